@@ -1,0 +1,94 @@
+"""kb's own errors. The core raises these; only the CLI and the MkDocs plugin translate them.
+
+The tree::
+
+    KbError                      base of everything kb raises on purpose
+    ├── RecordError              one located problem in one record file (path, line, field)
+    ├── InvalidRecords           a collection of RecordError, raised once after collecting them all
+    ├── RecordExists             a write would overwrite an existing record
+    ├── WriteError               a record could not be written (disk full, read-only tree, ...)
+    ├── QueryError               a query could not be answered (unknown id, bad change spec, ...)
+    └── LogFormatError           a session log could not be read (path, line)
+
+Every message names what was expected and how to fix it, so a person can act on it without
+reading kb's source.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+
+class KbError(Exception):
+    """Base class of the errors kb raises on purpose (never a bare traceback for bad input)."""
+
+
+@dataclass(eq=True, frozen=True)
+class Problem:
+    """One located problem: ``path:line: field: message``.
+
+    ``path`` is shown as given (relative to the records root when the store produced it);
+    ``line`` is 1-based, or ``None`` when the problem has no single line (a missing file);
+    ``field`` is a dotted path inside the record (``metrics.output_throughput.value``), or ``""``
+    for a whole-file problem.
+    """
+
+    path: str
+    line: int | None
+    field: str
+    message: str
+
+    def __str__(self) -> str:
+        where = f"{self.path}:{self.line}" if self.line is not None else self.path
+        return f"{where}: {self.field}: {self.message}" if self.field else f"{where}: {self.message}"
+
+
+class RecordError(KbError):
+    """A single located problem in a record file; ``problem`` carries the location."""
+
+    def __init__(self, problem: Problem):
+        super().__init__(str(problem))
+        self.problem = problem
+
+
+class InvalidRecords(KbError):
+    """Raised once after every record was read, holding every problem found (never the first only).
+
+    ``problems`` is a list of :class:`Problem`, sorted by path and line.
+    """
+
+    def __init__(self, problems: list[Problem]):
+        self.problems = sorted(problems, key=lambda p: (p.path, p.line or 0, p.field, p.message))
+        n = len(self.problems)
+        super().__init__(f"{n} problem{'s' if n != 1 else ''} in records")
+
+
+class RecordExists(KbError):
+    """A write would replace an existing record; kb never overwrites without being asked."""
+
+    def __init__(self, path: Path):
+        super().__init__(f"{path}: already exists; kb does not overwrite records (pick another id)")
+        self.path = path
+
+
+class WriteError(KbError):
+    """Writing a record failed (no space, read-only tree, permissions); nothing was changed."""
+
+
+class QueryError(KbError):
+    """A query could not be answered: an unknown id, a malformed change, an unknown stack."""
+
+
+class LogFormatError(KbError):
+    """A session log could not be read at all (empty, not UTF-8, unknown format).
+
+    ``path`` and ``line`` locate the problem (``line`` may be ``None``).
+    """
+
+    def __init__(self, path: str | Path, line: int | None, message: str):
+        where = f"{path}:{line}" if line is not None else str(path)
+        super().__init__(f"{where}: {message}")
+        self.path = str(path)
+        self.line = line
+        self.message = message

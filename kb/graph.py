@@ -1,0 +1,241 @@
+"""The knowledge graph: records as nodes, typed references as edges (networkx).
+
+Built once per load, after :func:`check_references` found nothing wrong. Edge types (edge key,
+source → target):
+
+=============  ================================  ===========================================
+type           from → to                         field
+=============  ================================  ===========================================
+blocked_by     attempt → blocker                 ``attempt.blocked_by``
+caused_by      blocker → blocker                 ``blocker.caused_by`` (parent cause)
+resolves       decision → blocker                ``decision.resolves``
+supersedes     decision → decision               ``decision.supersedes``
+evidence       decision → attempt                ``considered_options[].evidence``
+uses_stack     attempt/campaign → stack          ``stack``
+based_on       stack → stack                     ``stack.base``
+runs_on        attempt/campaign → platform       ``platform``
+baseline       attempt/campaign → attempt        ``baseline`` / ``baseline_attempt``
+part_of        attempt/decision → campaign       ``campaign``
+=============  ================================  ===========================================
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Iterator
+
+import networkx as nx
+
+from kb.errors import Problem
+from kb.models import Attempt, Blocker, Campaign, Component, Decision, Platform, Record, Stack
+from kb.store import RecordSet
+
+_KIND_NAMES = {Attempt: "attempt", Blocker: "blocker", Campaign: "campaign", Decision: "decision",
+               Platform: "platform", Stack: "stack"}
+
+
+def references(record: Record) -> Iterator[tuple[tuple[Any, ...], str, type[Record], str]]:
+    """Yield ``(field_path, target_id, expected_kind, edge_type)`` for every reference in ``record``."""
+    if isinstance(record, Attempt):
+        yield ("campaign",), record.campaign, Campaign, "part_of"
+        if record.platform:
+            yield ("platform",), record.platform, Platform, "runs_on"
+        if record.stack:
+            yield ("stack",), record.stack, Stack, "uses_stack"
+        if record.baseline:
+            yield ("baseline",), record.baseline, Attempt, "baseline"
+        for i, b in enumerate(record.blocked_by):
+            yield ("blocked_by", i), b, Blocker, "blocked_by"
+    elif isinstance(record, Blocker):
+        for i, b in enumerate(record.caused_by):
+            yield ("caused_by", i), b, Blocker, "caused_by"
+    elif isinstance(record, Stack):
+        if record.base:
+            yield ("base",), record.base, Stack, "based_on"
+    elif isinstance(record, Campaign):
+        yield ("platform",), record.platform, Platform, "runs_on"
+        if record.stack:
+            yield ("stack",), record.stack, Stack, "uses_stack"
+        if record.baseline_attempt:
+            yield ("baseline_attempt",), record.baseline_attempt, Attempt, "baseline"
+    elif isinstance(record, Decision):
+        if record.campaign:
+            yield ("campaign",), record.campaign, Campaign, "part_of"
+        for i, b in enumerate(record.resolves):
+            yield ("resolves", i), b, Blocker, "resolves"
+        for i, d in enumerate(record.supersedes):
+            yield ("supersedes", i), d, Decision, "supersedes"
+        for i, opt in enumerate(record.considered_options):
+            for j, a in enumerate(opt.evidence):
+                yield ("considered_options", i, "evidence", j), a, Attempt, "evidence"
+        if record.stack_change:
+            if record.stack_change.from_:
+                yield ("stack_change", "from"), record.stack_change.from_, Stack, "uses_stack"
+            if record.stack_change.to:
+                yield ("stack_change", "to"), record.stack_change.to, Stack, "uses_stack"
+
+
+def check_references(records: RecordSet) -> list[Problem]:
+    """Every problem between records: unknown ids, references to the wrong kind, a record
+    referring to itself, cycles in ``caused_by``, ``stack.base`` and ``supersedes``, and
+    decision statuses that contradict ``supersedes``.
+
+    Returns a list of :class:`Problem` (empty when the records are consistent).
+    """
+    problems: list[Problem] = []
+    ids = records.records
+    for rid, rec in ids.items():
+        for path, target, kind, _edge in references(rec):
+            other = ids.get(target)
+            field_ = path[0]
+            if other is None:
+                hint = _closest(target, [r.id for r in ids.values() if isinstance(r, kind)])
+                problems.append(records.problem(rid, path, f"unknown {_KIND_NAMES[kind]} '{target}'" + hint))
+            elif not isinstance(other, kind):
+                problems.append(records.problem(
+                    rid, path,
+                    f"'{target}' is a {other.kind}, but {field_} must name a {_KIND_NAMES[kind]}"))
+            elif target == rid:
+                problems.append(records.problem(rid, path, f"{rec.kind} '{rid}' refers to itself in {field_}"))
+    for edge, label in (("caused_by", "caused_by"), ("based_on", "base"), ("supersedes", "supersedes")):
+        g = nx.DiGraph()
+        for rid, rec in ids.items():
+            for path, target, kind, e in references(rec):
+                if e == edge and isinstance(ids.get(target), kind) and target != rid:
+                    g.add_edge(rid, target, path=path)
+        for cycle in _cycles(g):
+            first = cycle[0]
+            path = g.edges[first, cycle[1 % len(cycle)]]["path"]
+            chain = " → ".join(cycle + [first])
+            problems.append(records.problem(first, path, f"cycle in {label}: {chain}; a cause cannot cause itself: remove one link"
+                                            if edge == "caused_by" else f"cycle in {label}: {chain}; remove one link"))
+    superseded = {t for rec in ids.values() if isinstance(rec, Decision) for t in rec.supersedes}
+    for rec in records.of_kind(Decision):
+        if rec.status == "superseded" and rec.id not in superseded:
+            problems.append(records.problem(rec.id, ("status",),
+                                            "status is 'superseded' but no decision lists it in 'supersedes'; "
+                                            "add it to the newer decision's supersedes"))
+        for i, t in enumerate(rec.supersedes):
+            other = ids.get(t)
+            if isinstance(other, Decision) and other.status != "superseded":
+                problems.append(records.problem(rec.id, ("supersedes", i),
+                                                f"supersedes '{t}', whose status is '{other.status}'; set its status to 'superseded'"))
+    return problems
+
+
+def _cycles(g: nx.DiGraph) -> list[list[str]]:
+    out = []
+    for comp in nx.strongly_connected_components(g):
+        if len(comp) > 1:
+            start = min(comp)
+            out.append(nx.find_cycle(g.subgraph(comp), source=start))
+    return [[u for u, _v in c] for c in sorted(out)]
+
+
+def _closest(target: str, candidates: list[str]) -> str:
+    import difflib
+
+    hint = difflib.get_close_matches(target, candidates, n=1, cutoff=0.6)
+    return f"; did you mean '{hint[0]}'?" if hint else ""
+
+
+@dataclass
+class KnowledgeGraph:
+    """The records and the graph over them; queries in :mod:`kb.queries` take one of these.
+
+    ``g`` is a :class:`networkx.MultiDiGraph` whose nodes are record ids (attribute ``kind``)
+    and whose edges are keyed by edge type (see the module docstring).
+    """
+
+    records: RecordSet
+    g: nx.MultiDiGraph
+
+    def get(self, record_id: str) -> Record | None:
+        return self.records.get(record_id)
+
+    def of_kind(self, cls: type) -> list:
+        return self.records.of_kind(cls)
+
+    def out(self, node: str, edge: str) -> list[str]:
+        """Targets of ``node``'s edges of type ``edge``, in insertion order."""
+        return [v for _u, v, k in self.g.out_edges(node, keys=True) if k == edge]
+
+    def into(self, node: str, edge: str) -> list[str]:
+        """Sources of edges of type ``edge`` that point at ``node``, sorted."""
+        return sorted(u for u, _v, k in self.g.in_edges(node, keys=True) if k == edge)
+
+    def causes_closure(self, blocker_ids: list[str]) -> set[str]:
+        """The given blockers and every blocker they are (transitively) caused by."""
+        seen: set[str] = set()
+        stack = list(blocker_ids)
+        while stack:
+            b = stack.pop()
+            if b in seen:
+                continue
+            seen.add(b)
+            stack.extend(self.out(b, "caused_by"))
+        return seen
+
+    def stack_components(self, stack_id: str) -> dict[str, Component]:
+        """Components of ``stack_id`` with its ``base`` chain applied (base first, then overrides)."""
+        chain = []
+        cur: str | None = stack_id
+        while cur and cur not in chain:
+            chain.append(cur)
+            rec = self.records.get(cur)
+            cur = rec.base if isinstance(rec, Stack) else None
+        out: dict[str, Component] = {}
+        for sid in reversed(chain):
+            rec = self.records.get(sid)
+            if isinstance(rec, Stack):
+                out.update(rec.components)
+        return out
+
+    def attempt_components(self, attempt: Attempt) -> dict[str, Component]:
+        """The attempt's stack (with its base chain) plus the attempt's own overrides."""
+        comps = self.stack_components(attempt.stack) if attempt.stack else {}
+        return {**comps, **attempt.components}
+
+    def attempts_of(self, campaign_id: str) -> list[Attempt]:
+        """The campaign's attempts ordered by date, then id."""
+        return sorted((a for a in self.of_kind(Attempt) if a.campaign == campaign_id), key=lambda a: (a.date, a.id))
+
+
+def build_graph(records: RecordSet) -> KnowledgeGraph:
+    """Build the :class:`KnowledgeGraph` of ``records``; references to missing ids are skipped
+    (run :func:`check_references` first to report them)."""
+    g = nx.MultiDiGraph()
+    for rid, rec in records.records.items():
+        g.add_node(rid, kind=rec.kind)
+    for rid, rec in records.records.items():
+        for _path, target, kind, edge in references(rec):
+            if isinstance(records.records.get(target), kind):
+                g.add_edge(rid, target, key=edge)
+    return KnowledgeGraph(records, g)
+
+
+def check_records(root: str | Any) -> tuple[RecordSet, list[Problem]]:
+    """Load ``root`` and check it: ``(valid records, every problem)``, problems sorted by place.
+
+    Reference problems are only looked for among the records that loaded; a record that failed
+    to load is reported once, as its own problem, and references to it as unknown ids.
+    """
+    from kb.store import load_records
+
+    loaded = load_records(root)
+    problems = loaded.problems + check_references(loaded.records)
+    problems.sort(key=lambda p: (p.path, p.line or 0, p.field, p.message))
+    return loaded.records, problems
+
+
+def load_graph(root: str | Any) -> KnowledgeGraph:
+    """Load, check and link the records under ``root``.
+
+    Raises :class:`kb.errors.InvalidRecords` with every problem when any record is invalid.
+    """
+    from kb.errors import InvalidRecords
+
+    records, problems = check_records(root)
+    if problems:
+        raise InvalidRecords(problems)
+    return build_graph(records)

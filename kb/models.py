@@ -1,0 +1,493 @@
+"""Typed record models: platform, stack, campaign, attempt, blocker, decision.
+
+Strict pydantic 2 models (``extra="forbid"``): an unknown key is an error, a version must be a
+string, a constraint must be a PEP 440 specifier set. Cross-record rules (references, cycles) live
+in :mod:`kb.references`; this module checks one record at a time.
+
+Field names follow DESIGN.md and the field's terms (attempt, blocker, root cause, ADR/MADR,
+stack, compute capability, output throughput).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+import re
+from enum import Enum
+from typing import Annotated, Any, ClassVar, Literal
+
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    StrictStr,
+    field_validator,
+    model_validator,
+)
+
+from kb.versions import canonical_component, parse_specifier, parse_version
+
+ID_RE = re.compile(r"^[a-z0-9][a-z0-9._-]{0,119}$")
+"""Record ids: lowercase ASCII letters, digits, '.', '_', '-'; no path separators; ≤120 chars."""
+
+
+def _check_id(value: str) -> str:
+    if not ID_RE.match(value) or ".." in value:
+        raise ValueError(
+            f"'{value}' is not a valid id: use lowercase ASCII letters, digits, '-', '_' and '.' "
+            "(no spaces, slashes or '..'), e.g. '2026-02-21-eagle3-speculation'"
+        )
+    return value
+
+
+def _check_version(value: str) -> str:
+    parse_version(value)
+    return value
+
+
+def _check_specifier(value: str) -> str:
+    parse_specifier(value)
+    return value
+
+
+RecordId = Annotated[StrictStr, AfterValidator(_check_id)]
+VersionStr = Annotated[StrictStr, AfterValidator(_check_version)]
+SpecifierStr = Annotated[StrictStr, AfterValidator(_check_specifier)]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=False, str_strip_whitespace=False)
+
+
+# --------------------------------------------------------------------------- shared parts
+
+
+class Source(_Strict):
+    """Where a fact came from: a file (seed, log) with a locator, or a URL / ``owner/repo#n``.
+
+    ``locator`` is free-form but precise: ``msg 5256``, ``line 9``, ``lines 27-33``, a message uuid.
+    ``sha256`` and ``format`` are set by importers for the log a draft came from.
+    """
+
+    file: StrictStr | None = None
+    url: StrictStr | None = None
+    locator: StrictStr | None = None
+    quote: StrictStr | None = None
+    sha256: StrictStr | None = None
+    format: StrictStr | None = None
+
+    @model_validator(mode="after")
+    def _has_origin(self) -> "Source":
+        if not (self.file or self.url):
+            raise ValueError("a source needs 'file' (a seed or log file) or 'url' (a URL or owner/repo#123)")
+        return self
+
+
+def _listify(value: Any) -> Any:
+    """Accept a single mapping where a list of them is expected."""
+    return [value] if isinstance(value, dict) else value
+
+
+Sources = Annotated[list[Source], BeforeValidator(_listify)]
+
+UNITS: dict[str, str] = {
+    "tok/s": "tokens per second (output throughput)",
+    "req/s": "requests per second",
+    "ms": "milliseconds",
+    "s": "seconds",
+    "us": "microseconds",
+    "µs": "microseconds",
+    "%": "percent",
+    "x": "ratio",
+    "tokens": "tokens (e.g. acceptance length)",
+    "KB": "kilobytes",
+    "MB": "megabytes",
+    "GB": "gigabytes",
+    "GiB": "gibibytes",
+    "count": "a count",
+}
+"""Units a metric may carry; the unit is part of the metric, never implied."""
+
+_METRIC_TEXT = re.compile(r"^\s*([-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)\s*(\S.*)?$")
+
+
+class Metric(_Strict):
+    """One measured value: ``value`` (finite float, ≥ 0) in ``unit`` (one of :data:`UNITS`).
+
+    ``text`` keeps the number as written (``89.52`` stays ``89.52``, ``82.0`` stays ``82.0``).
+    Written in YAML either as ``"54.1 tok/s"`` or as ``{value: 54.1, unit: tok/s}``.
+    """
+
+    value: float
+    unit: StrictStr
+    text: StrictStr | None = None
+    note: StrictStr | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _from_text(cls, data: Any) -> Any:
+        if isinstance(data, str):
+            m = _METRIC_TEXT.match(data)
+            if not m or not m.group(2):
+                raise ValueError(
+                    f"'{data}' is not a metric; write a number and a unit, e.g. '54.1 tok/s' or '30 ms'"
+                )
+            return {"value": float(m.group(1)), "unit": m.group(2).strip(), "text": m.group(1)}
+        if isinstance(data, (int, float)) and not isinstance(data, bool):
+            raise ValueError(f"{data} has no unit; write it with its unit, e.g. '{data} tok/s' or '{data} ms'")
+        if isinstance(data, dict) and isinstance(data.get("value"), (int, float)) and "text" not in data:
+            data = {**data, "text": repr(data["value"]) if isinstance(data["value"], float) else str(data["value"])}
+        return data
+
+    @field_validator("value")
+    @classmethod
+    def _finite(cls, v: float) -> float:
+        if math.isnan(v) or math.isinf(v):
+            raise ValueError("a metric must be a finite number (not NaN or infinity)")
+        if v < 0:
+            raise ValueError(f"a metric must not be negative (got {v})")
+        return v
+
+    @field_validator("unit")
+    @classmethod
+    def _known_unit(cls, v: str) -> str:
+        if v not in UNITS:
+            raise ValueError(f"unknown unit '{v}'; use one of: {', '.join(UNITS)}")
+        return v
+
+    def display(self) -> str:
+        """``"54.1 tok/s"``: the number as written, then the unit."""
+        return f"{self.text or format(self.value, 'g')} {self.unit}"
+
+
+METRIC_NAMES = {
+    "output_throughput": "Output throughput",
+    "ttft": "TTFT",
+    "median_ttft": "Median TTFT",
+    "tpot": "TPOT",
+    "median_tpot": "Median TPOT",
+    "itl": "ITL",
+    "acceptance_length": "Acceptance length",
+    "request_throughput": "Request throughput",
+}
+"""Display names for the metric names the field uses; other names are shown as written."""
+
+
+def _component_map(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {canonical_component(str(k)): v for k, v in value.items()}
+    return value
+
+
+class Component(_Strict):
+    """One stack component: a PEP 440 ``version`` (may be unknown, e.g. built from source) and
+    where it came from (``source``: ``built from source``, ``cu130 wheel index``, a URL)."""
+
+    version: VersionStr | None = None
+    source: StrictStr | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _from_text(cls, data: Any) -> Any:
+        return {"version": data} if isinstance(data, str) else data
+
+
+Components = Annotated[dict[str, Component], BeforeValidator(_component_map)]
+Requirement = Annotated[dict[str, SpecifierStr], BeforeValidator(_component_map)]
+
+
+class Applicability(_Strict):
+    """Where a blocker stands: a ``compute_capability`` specifier (``">=12.0,<13"``), an
+    ``interconnect`` substring (``PCIe``), and component → specifier (``cuda: "<13"``).
+
+    Written flat in YAML: ``applies_when: {compute_capability: ">=12.0", cuda: "<12.9"}``.
+    An empty applicability holds everywhere.
+    """
+
+    compute_capability: SpecifierStr | None = None
+    interconnect: StrictStr | None = None
+    components: Requirement = Field(default_factory=dict)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _flat(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "components" not in data:
+            special = {k: data[k] for k in ("compute_capability", "interconnect") if k in data}
+            rest = {k: v for k, v in data.items() if k not in special}
+            return {**special, "components": rest}
+        return data
+
+
+class Record(_Strict):
+    """Fields every record may carry. ``id`` defaults to the file name without ``.yaml``."""
+
+    kind: ClassVar[str] = "record"
+    folder: ClassVar[str] = ""
+
+    id: RecordId
+    title: StrictStr = Field(min_length=1)
+    source: Sources = Field(default_factory=list)
+    notes: StrictStr | None = None
+    tags: list[StrictStr] = Field(default_factory=list)
+
+
+# --------------------------------------------------------------------------- kinds
+
+
+class Platform(Record):
+    """Hardware: GPU model and count, compute capability (``"12.0"``), arch (``sm_120``),
+    interconnect (``PCIe Gen5``, ``NVLink``), NVLink present or not, memory per GPU in GiB."""
+
+    kind: ClassVar[str] = "platform"
+    folder: ClassVar[str] = "platforms"
+
+    gpu: StrictStr
+    gpu_count: int = Field(ge=1, le=100_000)
+    compute_capability: Annotated[StrictStr, Field(pattern=r"^\d+\.\d+$")]
+    arch: Annotated[StrictStr, Field(pattern=r"^sm_\d+[a-z]?$")] | None = None
+    interconnect: StrictStr | None = None
+    nvlink: bool | None = None
+    memory_gib: float | None = Field(default=None, gt=0, le=1_000_000)
+    host: StrictStr | None = None
+
+    @model_validator(mode="after")
+    def _arch_matches(self) -> "Platform":
+        if self.arch:
+            major, minor = self.compute_capability.split(".")
+            expected = f"sm_{major}{minor}"
+            if not self.arch.startswith(expected):
+                raise ValueError(
+                    f"arch '{self.arch}' does not match compute capability {self.compute_capability} "
+                    f"(expected '{expected}')"
+                )
+        return self
+
+
+class Stack(Record):
+    """A named software stack: component → version, optionally ``base:`` another stack whose
+    components this one inherits and overrides."""
+
+    kind: ClassVar[str] = "stack"
+    folder: ClassVar[str] = "stacks"
+
+    base: RecordId | None = None
+    components: Components = Field(default_factory=dict)
+    captured: dict[str, StrictStr] | None = None
+
+
+class Direction(str, Enum):
+    higher = "higher"
+    lower = "lower"
+
+
+class HeadlineMetric(_Strict):
+    """The campaign's headline metric: ``name`` (``output_throughput``), ``unit``, ``direction``."""
+
+    name: StrictStr
+    unit: StrictStr
+    direction: Direction = Direction.higher
+
+    @field_validator("unit")
+    @classmethod
+    def _known_unit(cls, v: str) -> str:
+        return Metric._known_unit(v)
+
+
+class Campaign(Record):
+    """A goal: model, platform, headline metric and its direction, baseline and target values."""
+
+    kind: ClassVar[str] = "campaign"
+    folder: ClassVar[str] = "campaigns"
+
+    model: StrictStr
+    platform: RecordId
+    stack: RecordId | None = None
+    metric: HeadlineMetric
+    baseline: Metric
+    baseline_attempt: RecordId | None = None
+    target: Metric | None = None
+    result: Metric | None = None
+    started: dt.date | None = None
+    status: Literal["active", "done", "paused", "abandoned"] = "active"
+    goal: StrictStr | None = None
+
+
+class Outcome(str, Enum):
+    """What an attempt came to. ``baseline`` is the reference measurement others compare to."""
+
+    baseline = "baseline"
+    improved = "improved"
+    regressed = "regressed"
+    neutral = "neutral"
+    failed = "failed"
+    inconclusive = "inconclusive"
+
+
+class Config(_Strict):
+    """How the attempt ran: command-line ``flags`` (``["--tp", "8"]`` or ``["--tp 8"]``),
+    environment variables ``env`` (``NCCL_ALGO: Tree``), and the ``command`` if one was kept."""
+
+    command: StrictStr | None = None
+    flags: list[StrictStr] = Field(default_factory=list)
+    env: dict[str, StrictStr] = Field(default_factory=dict)
+
+
+class Attempt(Record):
+    """One thing tried: approach, stack, outcome, metrics, error text and what blocked it."""
+
+    kind: ClassVar[str] = "attempt"
+    folder: ClassVar[str] = "attempts"
+
+    date: dt.date
+    campaign: RecordId
+    approach: StrictStr
+    hypothesis: StrictStr | None = None
+    platform: RecordId | None = None
+    stack: RecordId | None = None
+    components: Components = Field(default_factory=dict)
+    config: Config = Field(default_factory=Config)
+    outcome: Outcome
+    metrics: dict[str, Metric] = Field(default_factory=dict)
+    baseline: RecordId | None = None
+    error: StrictStr | None = None
+    blocked_by: list[RecordId] = Field(default_factory=list)
+    status: Literal["draft", "reviewed"] = "reviewed"
+
+    @model_validator(mode="after")
+    def _failed_has_cause(self) -> "Attempt":
+        if self.outcome == Outcome.failed and not (self.error or self.blocked_by):
+            raise ValueError("a failed attempt needs 'error' (the error text) or 'blocked_by' (blocker ids)")
+        return self
+
+
+class Blocker(Record):
+    """A failure cause. ``caused_by`` lists parent blockers; a blocker with none is a root cause.
+
+    ``fixed_by`` is a list of alternatives; each maps component → PEP 440 specifier, all of which
+    must hold together. ``applies_when`` restricts where it stands: component → specifier, plus
+    ``compute_capability`` (a specifier over e.g. ``12.0``) and ``interconnect`` (substring match).
+    """
+
+    kind: ClassVar[str] = "blocker"
+    folder: ClassVar[str] = "blockers"
+
+    caused_by: list[RecordId] = Field(default_factory=list)
+    applies_when: Applicability = Field(default_factory=lambda: Applicability())
+    fixed_by: list[Requirement] = Field(default_factory=list)
+    signatures: list[Annotated[StrictStr, Field(min_length=3)]] = Field(default_factory=list)
+    upstream: list[StrictStr] = Field(default_factory=list)
+    workaround: StrictStr | None = None
+    status: Literal["open", "fixed", "wontfix"] = "open"
+    description: StrictStr | None = None
+
+    @field_validator("fixed_by")
+    @classmethod
+    def _non_empty(cls, v: list[dict[str, str]]) -> list[dict[str, str]]:
+        for i, alt in enumerate(v):
+            if not alt:
+                raise ValueError(
+                    f"alternative {i} is empty; each alternative names at least one component, "
+                    "e.g. {cuda: '>=13.0'} (remove it if there is no known fix)"
+                )
+        return v
+
+    @field_validator("upstream")
+    @classmethod
+    def _upstream(cls, v: list[str]) -> list[str]:
+        for ref in v:
+            if not (re.match(r"^[\w.-]+/[\w.-]+#\d+$", ref) or ref.startswith(("http://", "https://"))):
+                raise ValueError(f"'{ref}' is not 'owner/repo#123' or an http(s) URL")
+        return v
+
+    @property
+    def is_root(self) -> bool:
+        """A blocker with no ``caused_by`` is a root cause."""
+        return not self.caused_by
+
+
+class Option(_Strict):
+    """A considered option in an ADR: title, description, pros, cons, evidence (attempt ids)."""
+
+    title: StrictStr = Field(min_length=1)
+    description: StrictStr | None = None
+    pros: list[StrictStr] = Field(default_factory=list)
+    cons: list[StrictStr] = Field(default_factory=list)
+    evidence: list[RecordId] = Field(default_factory=list)
+
+
+class DecisionOutcome(_Strict):
+    """MADR "Decision Outcome": the chosen option (its title) and why."""
+
+    chosen: StrictStr
+    rationale: StrictStr | None = None
+
+
+class Consequences(_Strict):
+    """MADR consequences: good, bad (risks), neutral."""
+
+    good: list[StrictStr] = Field(default_factory=list)
+    bad: list[StrictStr] = Field(default_factory=list)
+    neutral: list[StrictStr] = Field(default_factory=list)
+
+
+class StackChange(_Strict):
+    """The stack change a decision makes: ``from`` stack, ``to`` stack, component versions."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+    from_: RecordId | None = Field(default=None, alias="from")
+    to: RecordId | None = None
+    components: Components = Field(default_factory=dict)
+
+
+DECISION_STATUSES = ("proposed", "accepted", "rejected", "deprecated", "superseded")
+
+
+class Decision(Record):
+    """An Architecture Decision Record in MADR's shape."""
+
+    kind: ClassVar[str] = "decision"
+    folder: ClassVar[str] = "decisions"
+
+    status: Literal["proposed", "accepted", "rejected", "deprecated", "superseded"]
+    date: dt.date
+    deciders: list[StrictStr] = Field(default_factory=list)
+    campaign: RecordId | None = None
+    context: StrictStr
+    decision_drivers: list[StrictStr] = Field(default_factory=list)
+    considered_options: list[Option] = Field(min_length=1)
+    outcome: DecisionOutcome
+    plan: list[StrictStr] = Field(default_factory=list)
+    consequences: Consequences = Field(default_factory=Consequences)
+    resolves: list[RecordId] = Field(default_factory=list)
+    supersedes: list[RecordId] = Field(default_factory=list)
+    stack_change: StackChange | None = None
+
+    @model_validator(mode="after")
+    def _chosen_is_an_option(self) -> "Decision":
+        titles = [o.title for o in self.considered_options]
+        if self.outcome.chosen not in titles:
+            raise ValueError(
+                f"outcome.chosen '{self.outcome.chosen}' is not one of the considered options: "
+                + ", ".join(repr(t) for t in titles)
+            )
+        return self
+
+    @property
+    def evidence(self) -> list[str]:
+        """Every attempt id cited by any option, in order, without repeats."""
+        seen: dict[str, None] = {}
+        for o in self.considered_options:
+            for a in o.evidence:
+                seen.setdefault(a, None)
+        return list(seen)
+
+
+KINDS: dict[str, type[Record]] = {
+    m.folder: m for m in (Platform, Stack, Campaign, Attempt, Blocker, Decision)
+}
+"""Folder under ``records/`` → model class."""
+
+KIND_BY_NAME: dict[str, type[Record]] = {m.kind: m for m in KINDS.values()}

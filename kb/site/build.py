@@ -1,0 +1,104 @@
+"""``kb build`` and ``kb serve``: run MkDocs with kb's plugin on a records folder.
+
+With a ``mkdocs.yml`` (given, or in the current folder) MkDocs reads it as usual and kb's plugin
+is pointed at the records folder; without one, kb uses its built-in configuration (Material
+theme, offline fonts, search, the kb plugin) in a temporary folder.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from kb.errors import KbError
+from kb.graph import load_graph
+
+DEFAULT_CONFIG: dict[str, Any] = {
+    "site_name": "kb",
+    "theme": {"name": "material", "font": False, "features": ["search.highlight", "navigation.top"]},
+    "plugins": ["search", {"kb": {"records": "records"}}],
+    "markdown_extensions": ["admonition", "tables", {"toc": {"permalink": True}}],
+}
+"""The site configuration used when there is no mkdocs.yml."""
+
+
+class BuildError(KbError):
+    """MkDocs could not build the site (its message says why)."""
+
+
+def _load_config(records: Path, config_file: str | None, site_dir: str | None, strict: bool,
+                 tmp: Path, **extra: Any) -> Any:
+    from mkdocs.config import load_config
+
+    records = records.resolve()
+    if config_file is None and Path("mkdocs.yml").is_file():
+        config_file = "mkdocs.yml"
+    if config_file is None:
+        docs = tmp / "docs"
+        docs.mkdir()
+        data = {**DEFAULT_CONFIG, "docs_dir": str(docs)}
+        cfg_path = tmp / "mkdocs.yml"
+        cfg_path.write_text(yaml.safe_dump(data), encoding="utf-8")
+        config_file = str(cfg_path)
+        site_dir = site_dir or str(Path("site").resolve())
+    kwargs: dict[str, Any] = {"strict": strict, **extra}
+    if site_dir:
+        kwargs["site_dir"] = str(Path(site_dir).resolve())
+    try:
+        cfg = load_config(config_file=config_file, **kwargs)
+    except Exception as exc:  # mkdocs raises ConfigurationError / Abort (click exceptions)
+        raise BuildError(f"{config_file}: {getattr(exc, 'message', exc)}") from None
+    plugin = cfg.plugins.get("kb")
+    if plugin is None:
+        raise BuildError(f"{config_file}: the kb plugin is not enabled; add '- kb' under 'plugins:'")
+    plugin.config.records = str(records)
+    return cfg
+
+
+def build_site(records: str | Path, *, config_file: str | None = None, site_dir: str | None = None,
+               strict: bool = False) -> Path:
+    """Check ``records`` then build the site; returns the site folder.
+
+    Raises :class:`kb.errors.InvalidRecords` (with every problem) before MkDocs runs when a record
+    is invalid, and :class:`BuildError` when MkDocs fails (``--strict`` warnings included).
+    """
+    from mkdocs.commands.build import build
+
+    load_graph(records)  # fail with kb check's messages before MkDocs starts
+    with tempfile.TemporaryDirectory(prefix="kb-build-") as tmp:
+        cfg = _load_config(Path(records), config_file, site_dir, strict, Path(tmp))
+        try:
+            build(cfg)
+        except Exception as exc:
+            raise BuildError(f"site build failed: {getattr(exc, 'message', None) or exc}") from None
+        return Path(cfg.site_dir)
+
+
+def serve_site(records: str | Path, *, config_file: str | None = None, dev_addr: str = "127.0.0.1:8000") -> None:
+    """Serve the site with MkDocs' live-reloading server until interrupted."""
+    from mkdocs.commands.serve import serve
+
+    load_graph(records)
+    records = Path(records).resolve()
+    with tempfile.TemporaryDirectory(prefix="kb-serve-") as tmp:
+        cfg_file = config_file
+        if cfg_file is None and not Path("mkdocs.yml").is_file():
+            _load_config(records, None, None, False, Path(tmp))  # writes tmp/mkdocs.yml
+            cfg_file = str(Path(tmp) / "mkdocs.yml")
+        cfg_file = cfg_file or "mkdocs.yml"
+        # mkdocs serve re-reads its config file; point the plugin at the records through it
+        data = yaml.safe_load(Path(cfg_file).read_text(encoding="utf-8")) or {}
+        base_dir = Path(cfg_file).resolve().parent
+        data.setdefault("docs_dir", "docs")
+        data["docs_dir"] = str((base_dir / data["docs_dir"]).resolve())
+        data["plugins"] = [({"kb": {"records": str(records)}} if (p == "kb" or (isinstance(p, dict) and "kb" in p)) else p)
+                           for p in data.get("plugins", ["search", "kb"])]
+        served = Path(tmp) / "serve.yml"
+        served.write_text(yaml.safe_dump(data), encoding="utf-8")
+        try:
+            serve(config_file=str(served), dev_addr=dev_addr)
+        except Exception as exc:
+            raise BuildError(f"serve failed: {getattr(exc, 'message', None) or exc}") from None

@@ -1,0 +1,77 @@
+"""The MkDocs plugin (``plugins: [kb]``): wiring only; the pages come from :mod:`kb.site.render`.
+
+Events: ``on_config`` loads and checks the records (an invalid record aborts the build with
+``kb check``'s messages) and sets the navigation when the site has none; ``on_files`` adds every
+generated page as a virtual file (MkDocs 1.6 ``File.generated``); ``on_serve`` watches the records
+folder so ``mkdocs serve`` rebuilds when a record changes.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Any
+
+from mkdocs.config import base
+from mkdocs.config import config_options as c
+from mkdocs.exceptions import PluginError
+from mkdocs.plugins import BasePlugin
+from mkdocs.structure.files import File, Files
+
+from kb.errors import InvalidRecords, KbError
+from kb.graph import KnowledgeGraph, load_graph
+from kb.site.render import NAV, render_site
+
+log = logging.getLogger("mkdocs.plugins.kb")
+
+CSS = """
+.kb-chart-box, .kb-diagram-box { overflow-x: auto; margin: 1em 0; }
+.kb-chart text, .kb-diagram text { font-family: var(--md-text-font-family, sans-serif); }
+.kb-chart a:hover circle, .kb-diagram a:hover rect { stroke-width: 3; }
+.kb-md { margin: 0.5em 0; }
+"""
+
+
+class KbPluginConfig(base.Config):
+    """``records``: the records folder, relative to mkdocs.yml (default ``records``)."""
+
+    records = c.Type(str, default="records")
+
+
+class KbPlugin(BasePlugin[KbPluginConfig]):
+    """Adds kb's pages (dashboard, attempts, root causes, decision log, ...) to an MkDocs site."""
+
+    def __init__(self) -> None:
+        self.kg: KnowledgeGraph | None = None
+        self.records_dir: Path | None = None
+
+    def on_config(self, config: Any) -> Any:
+        base_dir = Path(config.config_file_path).parent if config.config_file_path else Path.cwd()
+        self.records_dir = (base_dir / self.config.records).resolve()
+        try:
+            self.kg = load_graph(self.records_dir)
+        except InvalidRecords as exc:
+            lines = [str(p) for p in exc.problems]
+            raise PluginError("invalid records:\n" + "\n".join(lines) + f"\n{exc}; run 'kb check' for details") from None
+        except KbError as exc:
+            raise PluginError(str(exc)) from None
+        if not config.nav:
+            config.nav = [{title: src} for title, src in NAV]
+        config.extra_css = [*config.extra_css, "assets/kb.css"]
+        return config
+
+    def on_files(self, files: Files, config: Any) -> Files:
+        assert self.kg is not None
+        pages = render_site(self.kg, directory_urls=config.use_directory_urls)
+        for src, content in pages.items():
+            if files.get_file_from_path(src) is not None:
+                log.warning("kb: %s exists in docs_dir; keeping it instead of kb's generated page", src)
+                continue
+            files.append(File.generated(config, src, content=content))
+        files.append(File.generated(config, "assets/kb.css", content=CSS))
+        return files
+
+    def on_serve(self, server: Any, config: Any, builder: Any) -> Any:
+        if self.records_dir is not None:
+            server.watch(str(self.records_dir))
+        return server

@@ -1,0 +1,92 @@
+"""Making record text safe in generated Markdown pages.
+
+Record fields and imported log text are untrusted: they may hold HTML, ``<script>``, ``onerror=``
+attributes, ``javascript:`` links, Markdown link and image tricks, or attribute-list syntax. Every
+value reaches a page through one of these functions:
+
+* :func:`inline` — one line of plain text: HTML-escaped and with every Markdown-significant
+  character written as a numeric character reference, so neither Python-Markdown (MkDocs) nor
+  Zensical gives it meaning.
+* :func:`code_block` — verbatim text (error output) in a fenced block longer than any backtick run
+  inside it.
+* :func:`markdown_block` — a field meant as Markdown (notes, context): rendered by markdown-it-py
+  with raw HTML disabled, unsafe link schemes refused (markdown-it's ``validateLink``), and images
+  shown as links instead of being fetched (no request leaves the site).
+
+The Jinja environment of :mod:`kb.site.render` applies :func:`inline` to every ``{{ value }}`` that
+is not already :class:`markupsafe.Markup`, so a template cannot forget to escape.
+"""
+
+from __future__ import annotations
+
+import re
+from html import escape
+
+from markdown_it import MarkdownIt
+from markupsafe import Markup
+
+_MD_SPECIAL = set("\\`*_{}[]()#+-!|~^=<>&:\"'$")
+
+
+def inline(value: object) -> Markup:
+    """``value`` as inert inline Markdown: newlines folded to spaces, special characters as
+    numeric character references (``[`` → ``&#91;``). Returns :class:`Markup` (already safe)."""
+    text = " ".join(str(value).split())
+    return Markup("".join(f"&#{ord(c)};" if c in _MD_SPECIAL else c for c in text))
+
+
+def mono(value: object) -> Markup:
+    """``value`` as inline code: an HTML ``<code>`` element around :func:`inline` text (a Markdown
+    code span would show the character references literally)."""
+    return Markup(f"<code>{inline(value)}</code>")
+
+
+def join(items: object, sep: str = "") -> Markup:
+    """Join ``items`` with ``sep``, escaping with :func:`inline` each item that is not Markup."""
+    return Markup("".join(f"&#{ord(c)};" if c in _MD_SPECIAL else c for c in sep)).join(
+        x if isinstance(x, Markup) else inline(x) for x in items  # type: ignore[attr-defined]
+    )
+
+
+def code_block(text: str, lang: str = "text") -> Markup:
+    """``text`` in a fenced code block whose fence is longer than any backtick run inside it."""
+    longest = max((len(m) for m in re.findall(r"`+", text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    body = text.replace("\r\n", "\n").rstrip("\n")
+    return Markup(f"{fence} {lang}\n{body}\n{fence}")
+
+
+def _md() -> MarkdownIt:
+    md = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False})
+    md.enable("table")
+    md.enable("strikethrough")
+
+    def image(self, tokens, idx, options, env):  # noqa: ANN001 - markdown-it renderer signature
+        tok = tokens[idx]
+        src = tok.attrGet("src") or ""
+        alt = escape(tok.content or "image")
+        return f'<a href="{escape(src)}" rel="nofollow noopener">[image: {alt}]</a>'
+
+    def link_open(self, tokens, idx, options, env):  # noqa: ANN001
+        tokens[idx].attrSet("rel", "nofollow noopener")
+        return self.renderToken(tokens, idx, options, env)
+
+    md.add_render_rule("image", image)
+    md.add_render_rule("link_open", link_open)
+    return md
+
+
+_MARKDOWN = _md()
+
+
+def markdown_block(text: str | None) -> Markup:
+    """Markdown ``text`` rendered to safe HTML inside a ``<div class="kb-md">`` raw block.
+
+    Headings inside are demoted by two levels (``#`` → ``<h3>``) so they sit under the page's own
+    sections. Returns ``Markup("")`` for empty text.
+    """
+    if not text or not text.strip():
+        return Markup("")
+    html = _MARKDOWN.render(text)
+    html = re.sub(r"<(/?)h([1-6])>", lambda m: f"<{m.group(1)}h{min(int(m.group(2)) + 2, 6)}>", html)
+    return Markup(f'<div class="kb-md">\n{html.strip()}\n</div>')

@@ -1,0 +1,406 @@
+"""The store: the only code that reads or writes ``records/`` on disk.
+
+Layout: one YAML file per record, one folder per kind (``records/attempts/<id>.yaml``, see
+:data:`kb.models.KINDS`). Loading collects every problem of every file and never stops at the
+first; a bad file costs only itself. Writing is atomic (temporary file in the same folder, then a
+hard link that fails if the name exists, so a record is never overwritten and two concurrent
+writers never take the same id).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import difflib
+import errno
+import os
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterator, TypeVar
+
+import yaml
+from pydantic import ValidationError
+
+from kb.errors import InvalidRecords, Problem, RecordError, RecordExists, WriteError
+from kb.models import KINDS, Record
+from kb.yamldoc import Document, parse_document
+
+R = TypeVar("R", bound=Record)
+
+MAX_FILE_BYTES = 2 * 1024 * 1024
+"""Largest record file read (2 MiB); records are small, a bigger file is a mistake."""
+
+
+@dataclass
+class Origin:
+    """Where a record was read from: ``path`` relative to the records root, and its line map."""
+
+    path: str
+    doc: Document
+
+    def line(self, *field_path: Any) -> int:
+        """1-based line of ``field_path`` in the file (nearest located ancestor)."""
+        return self.doc.line_of(tuple(field_path))
+
+
+@dataclass
+class RecordSet:
+    """Every valid record, by id, with where each came from.
+
+    ``records``: id → record (ids are unique across kinds). ``origins``: id → :class:`Origin`.
+    """
+
+    records: dict[str, Record] = field(default_factory=dict)
+    origins: dict[str, Origin] = field(default_factory=dict)
+
+    def of_kind(self, cls: type[R]) -> list[R]:
+        """Records of one model class, sorted by id."""
+        return sorted((r for r in self.records.values() if isinstance(r, cls)), key=lambda r: r.id)
+
+    def get(self, record_id: str) -> Record | None:
+        return self.records.get(record_id)
+
+    def problem(self, record_id: str, field_path: tuple[Any, ...], message: str) -> Problem:
+        """A :class:`Problem` located at ``field_path`` of record ``record_id``."""
+        origin = self.origins[record_id]
+        return Problem(origin.path, origin.line(*field_path), ".".join(map(str, field_path)), message)
+
+    def __len__(self) -> int:
+        return len(self.records)
+
+
+@dataclass
+class LoadResult:
+    """What :func:`load_records` read: the valid records and every problem found."""
+
+    records: RecordSet
+    problems: list[Problem]
+
+    def raise_if_invalid(self) -> RecordSet:
+        """Return the records, or raise :class:`InvalidRecords` with every problem."""
+        if self.problems:
+            raise InvalidRecords(self.problems)
+        return self.records
+
+
+def record_files(root: Path) -> Iterator[tuple[str, Path]]:
+    """Yield ``(folder, path)`` for every ``*.yaml``/``*.yml`` under the kind folders of ``root``."""
+    for folder in KINDS:
+        d = root / folder
+        if d.is_dir():
+            for p in sorted(d.iterdir()):
+                if p.suffix in (".yaml", ".yml"):
+                    yield folder, p
+
+
+def load_records(root: str | Path) -> LoadResult:
+    """Read and validate every record under ``root`` (a ``records/`` folder).
+
+    Returns a :class:`LoadResult`; never raises for bad records (they become problems). Raises
+    :class:`kb.errors.RecordError` only when ``root`` itself is not a folder.
+    """
+    root = Path(root)
+    if not root.is_dir():
+        raise RecordError(Problem(str(root), None, "", "records folder not found; create it or pass --records PATH"))
+    problems: list[Problem] = []
+    result = RecordSet()
+    first_seen: dict[str, str] = {}
+    real_root = root.resolve()
+    for entry in sorted(root.iterdir()):
+        if entry.name.startswith("."):
+            continue
+        if entry.is_dir() and entry.name not in KINDS:
+            hint = difflib.get_close_matches(entry.name, list(KINDS), n=1)
+            problems.append(
+                Problem(
+                    _rel(entry, root), None, "",
+                    f"unknown folder; records live in {', '.join(KINDS)}"
+                    + (f" (did you mean '{hint[0]}'?)" if hint else ""),
+                )
+            )
+        elif entry.is_file() and entry.suffix in (".yaml", ".yml"):
+            problems.append(
+                Problem(_rel(entry, root), None, "", f"record outside a kind folder; move it into one of {', '.join(KINDS)}")
+            )
+    for folder, path in record_files(root):
+        rel = _rel(path, root)
+        try:
+            doc, data = _read_document(path, rel, folder, real_root)
+        except RecordError as exc:
+            problems.append(exc.problem)
+            continue
+        try:
+            record = KINDS[folder].model_validate(data)
+        except ValidationError as exc:
+            problems.extend(_validation_problems(exc, rel, doc, KINDS[folder]))
+            continue
+        origin = Origin(rel, doc)
+        if record.id in first_seen:
+            problems.append(
+                Problem(rel, origin.line("id"), "id",
+                        f"duplicate id '{record.id}' (also {first_seen[record.id]}); ids are unique across all kinds: rename one")
+            )
+            continue
+        first_seen[record.id] = rel
+        result.records[record.id] = record
+        result.origins[record.id] = origin
+    return LoadResult(result, problems)
+
+
+def _rel(path: Path, root: Path) -> str:
+    try:
+        return str(path.relative_to(root.parent)) if root.name else str(path)
+    except ValueError:
+        return str(path)
+
+
+def _read_text(path: Path, rel: str, real_root: Path) -> str:
+    if path.is_symlink():
+        target = path.resolve()
+        if not target.is_relative_to(real_root):
+            raise RecordError(Problem(rel, None, "", f"symlink points outside the records folder ({target}); copy the file in instead"))
+    try:
+        size = path.stat().st_size
+        if size > MAX_FILE_BYTES:
+            raise RecordError(Problem(rel, None, "", f"file is {size} bytes; a record is at most {MAX_FILE_BYTES} bytes: move large text (logs) out of the record"))
+        data = path.read_bytes()
+    except OSError as exc:
+        raise RecordError(Problem(rel, None, "", f"cannot read: {exc.strerror}")) from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise RecordError(Problem(rel, line, "", f"not UTF-8 (byte 0x{data[exc.start]:02x} at offset {exc.start}); save the file as UTF-8")) from None
+    if text.startswith("\ufeff"):
+        text = text[1:]  # a UTF-8 byte order mark is harmless: drop it
+    if "\x00" in text:
+        raise RecordError(Problem(rel, text[: text.index("\x00")].count("\n") + 1, "", "file holds NUL bytes; a record is text"))
+    return text
+
+
+def _read_document(path: Path, rel: str, folder: str, real_root: Path) -> tuple[Document, dict[str, Any]]:
+    text = _read_text(path, rel, real_root)
+    doc = parse_document(text, rel)
+    if doc.data is None:
+        raise RecordError(Problem(rel, None, "", f"empty file; a {KINDS[folder].kind} record is a YAML mapping (e.g. 'title: ...')"))
+    if not isinstance(doc.data, dict):
+        what = "a list" if isinstance(doc.data, list) else f"a single value ({type(doc.data).__name__})"
+        raise RecordError(Problem(rel, 1, "", f"the file holds {what}; a record is a YAML mapping of field: value"))
+    stem = path.stem
+    data = dict(doc.data)
+    if "id" in data:
+        if data["id"] != stem:
+            raise RecordError(Problem(rel, doc.line_of(("id",)), "id",
+                                      f"id '{data['id']}' differs from the file name '{stem}'; rename the file or fix the id"))
+    else:
+        data["id"] = stem
+    return doc, data
+
+
+def _validation_problems(exc: ValidationError, rel: str, doc: Document | None, model: type[Record]) -> list[Problem]:
+    out = []
+    for err in exc.errors():
+        loc = tuple(err["loc"])
+        line = doc.line_of(loc) if doc else None
+        field_ = ".".join(str(p) for p in loc)
+        out.append(Problem(rel, line, field_, _message(err, loc, doc, model)))
+    return out
+
+
+def _fields_at(model: type, loc: tuple[Any, ...]) -> list[str]:
+    """Field names valid at the mapping that contains ``loc[-1]``."""
+    from pydantic import BaseModel
+
+    cur: Any = model
+    for part in loc[:-1]:
+        if isinstance(part, int):
+            continue
+        if isinstance(cur, type) and issubclass(cur, BaseModel) and part in cur.model_fields:
+            ann = cur.model_fields[part].annotation
+            cur = _inner_model(ann)
+        else:
+            return []
+    if isinstance(cur, type) and issubclass(cur, BaseModel):
+        return [f.alias or n for n, f in cur.model_fields.items()]
+    return []
+
+
+def _inner_model(ann: Any) -> Any:
+    from typing import get_args
+
+    from pydantic import BaseModel
+
+    if isinstance(ann, type) and issubclass(ann, BaseModel):
+        return ann
+    for a in get_args(ann):
+        m = _inner_model(a)
+        if m is not None:
+            return m
+    return None
+
+
+def _raw_for(doc: Document | None, loc: tuple[Any, ...]) -> tuple[str, str] | None:
+    if doc is None:
+        return None
+    path = loc
+    while path:
+        if path in doc.raw:
+            return doc.raw[path]
+        path = path[:-1]
+    return None
+
+
+def _message(err: dict[str, Any], loc: tuple[Any, ...], doc: Document | None, model: type[Record]) -> str:
+    kind = err["type"]
+    if kind == "extra_forbidden":
+        key = str(loc[-1])
+        valid = [f for f in _fields_at(model, loc) if f != "id"]
+        hint = difflib.get_close_matches(key, valid, n=1, cutoff=0.6)
+        msg = f"unknown key '{key}'"
+        msg += f"; did you mean '{hint[0]}'?" if hint else ""
+        return msg + (f" (valid keys: {', '.join(valid)})" if valid else "")
+    if kind == "missing":
+        return f"required field '{loc[-1]}' is missing; add it"
+    raw = _raw_for(doc, loc)
+    if raw and kind in ("string_type", "value_error") and raw[1] != "a date":
+        text, what = raw
+        key = next((str(p) for p in reversed(loc) if isinstance(p, str) and p != "version"), "field")
+        if what == "a number":
+            return (f"'{text}' was read by YAML as a number ({err.get('input')!r}); versions and names are strings: "
+                    f"quote it, e.g. {key}: \"{text}\"")
+        if what == "a boolean":
+            return (f"'{text}' was read by YAML as the boolean {err.get('input')!r}; quote it: {key}: \"{text}\"")
+        return f"'{text}' was read by YAML as {what}; expected a string: quote it, e.g. {key}: \"{text}\""
+    msg = err["msg"]
+    if msg.startswith("Value error, "):
+        msg = msg[len("Value error, "):]
+    if kind == "literal_error":
+        return f"{msg} (got {err.get('input')!r})"
+    if kind in ("date_from_datetime_parsing", "date_parsing", "date_type"):
+        return f"{msg}: expected a date as YYYY-MM-DD (got {err.get('input')!r})"
+    if kind == "enum":
+        return f"{msg} (got {err.get('input')!r})"
+    if kind == "string_pattern_mismatch":
+        return f"{msg} (got {err.get('input')!r})"
+    return msg
+
+
+# --------------------------------------------------------------------------- writing
+
+
+class _Dumper(yaml.SafeDumper):
+    pass
+
+
+def _str_representer(dumper: yaml.SafeDumper, data: str) -> yaml.Node:
+    if "\n" in data:
+        return dumper.represent_scalar("tag:yaml.org,2002:str", data, style="|")
+    return dumper.represent_scalar("tag:yaml.org,2002:str", data)
+
+
+_Dumper.add_representer(str, _str_representer)
+
+
+def record_to_data(record: Record) -> dict[str, Any]:
+    """The record as the plain mapping its YAML file holds (defaults and ``None`` left out,
+    metrics and versions in their short forms, ``id`` omitted since it is the file name)."""
+    data = record.model_dump(mode="python", by_alias=True, exclude_defaults=True, exclude_none=True)
+    data.pop("id", None)
+    return _compact(data)
+
+
+def _compact(value: Any) -> Any:
+    if isinstance(value, dict):
+        if set(value) == {"version"} and isinstance(value["version"], str):
+            return value["version"]
+        if set(value) <= {"value", "unit", "text"} and "value" in value and "unit" in value:
+            return f"{value.get('text') or format(value['value'], 'g')} {value['unit']}"
+        if set(value) == {"components"}:
+            return _compact(value["components"])
+        return {k: _compact(v) for k, v in value.items() if v not in ({}, [], None)}
+    if isinstance(value, list):
+        return [_compact(v) for v in value]
+    if hasattr(value, "value") and not isinstance(value, (str, int, float, dt.date)):
+        return value.value  # enums
+    return value
+
+
+def dump_record(record: Record) -> str:
+    """YAML text for ``record`` (block style, keys in model order, multi-line strings as ``|``)."""
+    return yaml.dump(record_to_data(record), Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100)
+
+
+def record_path(root: str | Path, record: Record) -> Path:
+    """Where ``record`` lives under ``root``: ``<root>/<folder>/<id>.yaml``."""
+    return Path(root) / record.folder / f"{record.id}.yaml"
+
+
+def write_record(root: str | Path, record: Record, *, overwrite: bool = False) -> Path:
+    """Write ``record`` atomically under ``root``; return its path.
+
+    The text is written to a temporary file in the target folder, flushed and fsynced, then
+    hard-linked to its final name (which fails if the name exists) and the temporary removed; a
+    crash at any point leaves either no record or the complete one. With ``overwrite=True`` the
+    temporary file replaces an existing record with :func:`os.replace`.
+
+    Raises :class:`RecordExists` if the record exists and ``overwrite`` is false, and
+    :class:`WriteError` when the disk is full, the folder read-only, or similar.
+    """
+    target = record_path(root, record)
+    text = dump_record(record)
+    return write_text_atomic(target, text, overwrite=overwrite)
+
+
+def write_text_atomic(target: Path, text: str, *, overwrite: bool = False) -> Path:
+    """Atomically create ``target`` with ``text`` (see :func:`write_record`)."""
+    target = Path(target)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if not overwrite and target.exists():
+            raise RecordExists(target)
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.stem}.", suffix=".tmp", dir=target.parent)
+    except RecordExists:
+        raise
+    except OSError as exc:
+        raise WriteError(f"{target}: cannot write ({exc.strerror}); check the folder is writable and has space") from None
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        if overwrite:
+            os.replace(tmp, target)
+        else:
+            try:
+                os.link(tmp, target)
+            except FileExistsError:
+                raise RecordExists(target) from None
+            except OSError as exc:
+                if exc.errno not in (errno.EPERM, errno.ENOTSUP, errno.EXDEV):
+                    raise
+                # file systems without hard links: O_EXCL create is still exclusive
+                fd2 = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+                with os.fdopen(fd2, "w", encoding="utf-8") as fh2:
+                    fh2.write(text)
+        _fsync_dir(target.parent)
+    except RecordExists:
+        raise
+    except OSError as exc:
+        raise WriteError(f"{target}: cannot write ({exc.strerror}); nothing was changed") from None
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+    return target
+
+
+def _fsync_dir(path: Path) -> None:
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)

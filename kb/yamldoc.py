@@ -1,0 +1,167 @@
+"""Parse one YAML document into plain Python data plus the line of every node.
+
+PyYAML's constructors lose line numbers and silently keep the last of two duplicate keys, so kb
+composes the node tree (libyaml's C composer when available) and builds the data itself:
+
+* every value's 1-based line is kept under its path (``("metrics", "output_throughput")``);
+* a duplicate key in a mapping is an error naming both lines;
+* anchors and aliases are refused (records never need them, and they make "billion laughs"
+  expansion possible);
+* nesting deeper than :data:`MAX_DEPTH` is refused;
+* scalars YAML resolved to something other than a string (``2.10`` → float 2.1, ``no`` → False)
+  keep their source text, so a later "expected a string" can say what YAML did and how to quote it.
+
+Errors are :class:`kb.errors.RecordError` with the file and line.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import yaml
+
+from kb.errors import Problem, RecordError
+
+try:  # libyaml is much faster; fall back to the pure-Python composer when it is missing
+    from yaml import CSafeLoader as _Loader
+except ImportError:  # pragma: no cover - depends on how PyYAML was built
+    from yaml import SafeLoader as _Loader  # type: ignore[assignment]
+
+MAX_DEPTH = 32
+"""Deepest nesting accepted in a record (records need about 5 levels)."""
+
+Path_ = tuple[Any, ...]
+
+_TAG_WORDS = {
+    "tag:yaml.org,2002:float": "a number",
+    "tag:yaml.org,2002:int": "an integer",
+    "tag:yaml.org,2002:bool": "a boolean",
+    "tag:yaml.org,2002:null": "null (empty)",
+    "tag:yaml.org,2002:timestamp": "a date",
+}
+
+
+@dataclass
+class Document:
+    """Data read from one YAML file with the location of each value.
+
+    ``data``: the top-level value (dict for a record). ``lines``: path tuple → 1-based line.
+    ``raw``: path tuple → (source text, what YAML read it as) for non-string scalars.
+    """
+
+    data: Any
+    lines: dict[Path_, int] = field(default_factory=dict)
+    raw: dict[Path_, tuple[str, str]] = field(default_factory=dict)
+
+    def line_of(self, path: Path_) -> int:
+        """Line of ``path``, or of its nearest located ancestor, or 1."""
+        path = tuple(path)
+        while path:
+            if path in self.lines:
+                return self.lines[path]
+            path = path[:-1]
+        return self.lines.get((), 1)
+
+
+def _describe_yaml_error(exc: yaml.YAMLError) -> tuple[int | None, str]:
+    mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+    line = mark.line + 1 if mark is not None else None
+    problem = getattr(exc, "problem", None) or str(exc)
+    context = getattr(exc, "context", None)
+    msg = f"{context}, {problem}" if context else str(problem)
+    if "'\\t'" in msg or "\\t" in msg:
+        msg += "; YAML does not allow tabs for indentation: indent with spaces"
+    elif "single document" in msg:
+        msg += "; a record file holds one YAML document: remove the extra '---'"
+    else:
+        msg += "; fix the YAML syntax at this line"
+    return line, "invalid YAML: " + msg
+
+
+def parse_document(text: str, path: str) -> Document:
+    """Parse ``text`` (the content of ``path``) into a :class:`Document`.
+
+    Raises :class:`RecordError` for invalid YAML, duplicate keys, aliases, too deep nesting and
+    scalars YAML cannot construct (an impossible date such as ``2026-02-30``).
+    """
+    try:
+        node = yaml.compose(text, Loader=_Loader)
+    except yaml.YAMLError as exc:
+        line, msg = _describe_yaml_error(exc)
+        raise RecordError(Problem(path, line, "", msg)) from None
+    except RecursionError:
+        raise RecordError(
+            Problem(path, None, "", f"nesting too deep for a record (more than {MAX_DEPTH} levels)")
+        ) from None
+    doc = Document(data=None)
+    if node is None:
+        return doc
+    doc.data = _Builder(path, doc).build(node, (), 0)
+    return doc
+
+
+class _Builder:
+    def __init__(self, path: str, doc: Document):
+        self.path = path
+        self.doc = doc
+        self.seen: set[int] = set()
+        self.constructor = yaml.constructor.SafeConstructor()
+
+    def fail(self, node: yaml.Node, path: Path_, message: str) -> RecordError:
+        field_ = ".".join(str(p) for p in path)
+        return RecordError(Problem(self.path, node.start_mark.line + 1, field_, message))
+
+    def build(self, node: yaml.Node, path: Path_, depth: int) -> Any:
+        if depth > MAX_DEPTH:
+            raise self.fail(node, path, f"nesting deeper than {MAX_DEPTH} levels; records are shallow")
+        if id(node) in self.seen:
+            raise self.fail(
+                node, path, "YAML aliases (*name) are not allowed in records; write the value out"
+            )
+        self.seen.add(id(node))
+        self.doc.lines.setdefault(path, node.start_mark.line + 1)
+        if isinstance(node, yaml.MappingNode):
+            return self._mapping(node, path, depth)
+        if isinstance(node, yaml.SequenceNode):
+            return [self.build(item, path + (i,), depth + 1) for i, item in enumerate(node.value)]
+        return self._scalar(node, path)
+
+    def _mapping(self, node: yaml.MappingNode, path: Path_, depth: int) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        first_line: dict[str, int] = {}
+        for key_node, value_node in node.value:
+            if not isinstance(key_node, yaml.ScalarNode):
+                raise self.fail(key_node, path, "a mapping key must be a plain name, not a list or mapping")
+            if key_node.tag == "tag:yaml.org,2002:merge":
+                raise self.fail(key_node, path, "YAML merge keys (<<) are not allowed in records")
+            key = key_node.value  # the text as written: `on:` stays "on", `12:` stays "12"
+            line = key_node.start_mark.line + 1
+            if key in first_line:
+                raise self.fail(
+                    key_node,
+                    path + (key,),
+                    f"duplicate key '{key}' (first on line {first_line[key]}); "
+                    "YAML would silently keep only the last one: remove or rename one of them",
+                )
+            first_line[key] = line
+            self.doc.lines[path + (key,)] = line
+            out[key] = self.build(value_node, path + (key,), depth + 1)
+        return out
+
+    def _scalar(self, node: yaml.ScalarNode, path: Path_) -> Any:
+        if node.tag == "tag:yaml.org,2002:str":
+            return node.value
+        try:
+            value = self.constructor.construct_object(node, deep=True)
+        except (yaml.YAMLError, ValueError, OverflowError) as exc:
+            what = _TAG_WORDS.get(node.tag, node.tag)
+            raise self.fail(
+                node, path, f"'{node.value}' looks like {what} but is not a valid one ({exc}); quote it or fix it"
+            ) from None
+        if node.tag in _TAG_WORDS:
+            self.doc.raw[path] = (node.value, _TAG_WORDS[node.tag])
+        if isinstance(value, float) and (math.isnan(value) or math.isinf(value)):
+            self.doc.raw[path] = (node.value, "a non-finite number")
+        return value
