@@ -1,0 +1,34 @@
+"""Importers: session logs (agent transcripts, lab notebooks, plan documents) → draft records.
+
+Step 1, reading: :func:`read_session` turns any format of FORMATS.md into one
+:class:`Session` of :class:`Event` objects, each with a :class:`Locator` to its source.
+"""
+
+from kb.importers.events import (
+    FORMATS,
+    Event,
+    EventKind,
+    Locator,
+    LogFormatError,
+    ReadWarning,
+    Role,
+    Session,
+    Table,
+    TableRow,
+)
+from kb.importers.readers import detect_format, read_session
+
+__all__ = [
+    "FORMATS",
+    "Event",
+    "EventKind",
+    "Locator",
+    "LogFormatError",
+    "ReadWarning",
+    "Role",
+    "Session",
+    "Table",
+    "TableRow",
+    "detect_format",
+    "read_session",
+]

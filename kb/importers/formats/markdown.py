@@ -1,0 +1,153 @@
+"""Lab notebooks and plan documents in Markdown, parsed with markdown-it-py (CommonMark plus
+tables). Format facts: FORMATS.md.
+
+Events, in document order, each located by its 1-based inclusive line range (trailing blank
+lines trimmed):
+
+- ``heading``: ``text`` the heading, ``level``; the locator spans the whole section (up to
+  the next heading of the same or a higher level); a date ``YYYY-MM-DD`` in the text becomes
+  the (naive) ``timestamp``.
+- ``text``: a paragraph outside lists (in block quotes too).
+- ``list_item``: one per item, ``text`` its own paragraphs (sub-items are their own events).
+- ``table``: ``table.headers`` and ``table.rows`` (header → cell, with each row's line);
+  ``text`` is the table's source.
+- ``code``: fenced or indented code, ``attrs["language"]`` from the fence info.
+
+Every event's ``section`` is the text of the innermost heading above it.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+
+from kb.importers.events import Event, Locator, Table, TableRow
+from kb.importers.formats._common import Reading, read_text
+
+_DATE = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
+
+
+def read(reading: Reading) -> None:
+    """Fill ``reading`` from a Markdown document."""
+    from markdown_it import MarkdownIt  # imported here: only Markdown reading needs it
+
+    text = read_text(reading)
+    lines = text.split("\n")
+    tokens = MarkdownIt("commonmark").enable("table").parse(text)
+
+    def where(start: int, end: int) -> Locator:
+        while end > start + 1 and not lines[end - 1].strip():
+            end -= 1
+        return Locator(reading.name, line_start=start + 1, line_end=end)
+
+    headings: list[Event] = []
+    stack: list[Event] = []
+    items: list[Event] = []
+    i = 0
+    while i < len(tokens):
+        token = tokens[i]
+        section = stack[-1].text if stack else None
+        if token.type == "heading_open" and token.map:
+            level = int(token.tag[1:])
+            title = tokens[i + 1].content.strip()
+            while stack and (stack[-1].level or 0) >= level:
+                stack.pop()
+            event = Event("heading", where(*token.map), text=title, level=level,
+                          timestamp=_date_of(title), section=title)
+            headings.append(event)
+            stack.append(event)
+            reading.events.append(event)
+        elif token.type == "paragraph_open" and token.map:
+            content = tokens[i + 1].content
+            if items:
+                owner = items[-1]
+                owner.text = f"{owner.text}\n{content}" if owner.text else content
+            else:
+                reading.events.append(Event("text", where(*token.map), text=content, section=section))
+        elif token.type == "list_item_open" and token.map:
+            event = Event("list_item", where(*token.map), section=section)
+            items.append(event)
+            reading.events.append(event)
+        elif token.type == "list_item_close":
+            items.pop()
+        elif token.type in ("fence", "code_block") and token.map:
+            attrs = {"language": token.info.strip()} if token.info.strip() else {}
+            reading.events.append(
+                Event("code", where(*token.map), text=token.content, section=section, attrs=attrs)
+            )
+        elif token.type == "table_open" and token.map:
+            i, table = _table(tokens, i)
+            start, end = token.map
+            reading.events.append(
+                Event("table", where(start, end), text="\n".join(lines[start:end]).rstrip(),
+                      table=table, section=section)
+            )
+            continue
+        i += 1
+    _section_ends(headings, lines, reading.name)
+
+
+def _date_of(text: str) -> datetime | None:
+    match = _DATE.search(text)
+    if not match:
+        return None
+    try:
+        return datetime(*(int(g) for g in match.groups()))
+    except ValueError:
+        return None
+
+
+def _table(tokens: list, i: int) -> tuple[int, Table]:
+    """Read the table starting at ``tokens[i]``; return the index after it and the table."""
+    headers: list[str] = []
+    rows: list[TableRow] = []
+    row: list[str] = []
+    row_line = 0
+    in_head = False
+    while tokens[i].type != "table_close":
+        token = tokens[i]
+        if token.type == "thead_open":
+            in_head = True
+        elif token.type == "thead_close":
+            in_head = False
+        elif token.type == "tr_open":
+            row = []
+            row_line = token.map[0] + 1 if token.map else 0
+        elif token.type == "inline":
+            row.append(token.content.strip())
+        elif token.type == "tr_close":
+            if in_head:
+                headers = _unique(row)
+            else:
+                cells = dict(zip(headers, row + [""] * (len(headers) - len(row))))
+                rows.append(TableRow(cells=cells, line=row_line))
+        i += 1
+    return i + 1, Table(headers=headers, rows=rows)
+
+
+def _unique(names: list[str]) -> list[str]:
+    seen: set[str] = set()
+    result = []
+    for position, name in enumerate(names, 1):
+        if not name or name in seen:
+            name = f"column {position}"
+        seen.add(name)
+        result.append(name)
+    return result
+
+
+def _section_ends(headings: list[Event], lines: list[str], name: str) -> None:
+    """Stretch each heading's locator over its section."""
+    last = len(lines)
+    while last > 0 and not lines[last - 1].strip():
+        last -= 1
+    for position, heading in enumerate(headings):
+        end = last
+        for later in headings[position + 1:]:
+            if (later.level or 0) <= (heading.level or 0):
+                end = (later.locator.line_start or 1) - 1
+                break
+        start = heading.locator.line_start or 1
+        while end > start and not lines[end - 1].strip():
+            end -= 1
+        heading.locator = Locator(name, line_start=start, line_end=end)
