@@ -88,13 +88,15 @@ def check_references(records: RecordSet) -> list[Problem]:
         for path, target, kind, _edge in references(rec):
             other = ids.get(target)
             field_ = path[0]
+            if other is None and target in records.broken:
+                continue  # the target's own file is invalid and already reported
             if other is None:
                 hint = _closest(target, [r.id for r in ids.values() if isinstance(r, kind)])
                 problems.append(records.problem(rid, path, f"unknown {_KIND_NAMES[kind]} '{target}'" + hint))
             elif not isinstance(other, kind):
                 problems.append(records.problem(
                     rid, path,
-                    f"'{target}' is a {other.kind}, but {field_} must name a {_KIND_NAMES[kind]}"))
+                    f"'{target}' is {_a(other.kind)}, but {field_} must name {_a(_KIND_NAMES[kind])}"))
             elif target == rid:
                 problems.append(records.problem(rid, path, f"{rec.kind} '{rid}' refers to itself in {field_}"))
     for edge, label in (("caused_by", "caused_by"), ("based_on", "base"), ("supersedes", "supersedes")):
@@ -121,6 +123,10 @@ def check_references(records: RecordSet) -> list[Problem]:
                 problems.append(records.problem(rec.id, ("supersedes", i),
                                                 f"supersedes '{t}', whose status is '{other.status}'; set its status to 'superseded'"))
     return problems
+
+
+def _a(noun: str) -> str:
+    return f"an {noun}" if noun[0] in "aeiou" else f"a {noun}"
 
 
 def _cycles(g: nx.DiGraph) -> list[list[str]]:

@@ -9,12 +9,12 @@ writers never take the same id).
 
 from __future__ import annotations
 
-import datetime as dt
 import difflib
 import errno
 import os
 import tempfile
 from dataclasses import dataclass, field
+from enum import Enum
 from pathlib import Path
 from typing import Any, Iterator, TypeVar
 
@@ -52,6 +52,9 @@ class RecordSet:
 
     records: dict[str, Record] = field(default_factory=dict)
     origins: dict[str, Origin] = field(default_factory=dict)
+    broken: set[str] = field(default_factory=set)
+    """Ids (file names) of record files that exist but failed to load: already reported, so
+    references to them are not reported again as unknown."""
 
     def of_kind(self, cls: type[R]) -> list[R]:
         """Records of one model class, sorted by id."""
@@ -128,11 +131,13 @@ def load_records(root: str | Path) -> LoadResult:
             doc, data = _read_document(path, rel, folder, real_root)
         except RecordError as exc:
             problems.append(exc.problem)
+            result.broken.add(path.stem)
             continue
         try:
             record = KINDS[folder].model_validate(data)
         except ValidationError as exc:
             problems.extend(_validation_problems(exc, rel, doc, KINDS[folder]))
+            result.broken.add(path.stem)
             continue
         origin = Origin(rel, doc)
         if record.id in first_seen:
@@ -262,7 +267,7 @@ def _message(err: dict[str, Any], loc: tuple[Any, ...], doc: Document | None, mo
     if kind == "missing":
         return f"required field '{loc[-1]}' is missing; add it"
     raw = _raw_for(doc, loc)
-    if raw and kind in ("string_type", "value_error") and raw[1] != "a date":
+    if raw and kind in ("string_type", "value_error", "model_type", "dict_type") and raw[1] != "a date":
         text, what = raw
         key = next((str(p) for p in reversed(loc) if isinstance(p, str) and p != "version"), "field")
         if what == "a number":
@@ -310,6 +315,8 @@ def record_to_data(record: Record) -> dict[str, Any]:
 
 
 def _compact(value: Any) -> Any:
+    if isinstance(value, Enum):
+        return value.value
     if isinstance(value, dict):
         if set(value) == {"version"} and isinstance(value["version"], str):
             return value["version"]
@@ -320,8 +327,6 @@ def _compact(value: Any) -> Any:
         return {k: _compact(v) for k, v in value.items() if v not in ({}, [], None)}
     if isinstance(value, list):
         return [_compact(v) for v in value]
-    if hasattr(value, "value") and not isinstance(value, (str, int, float, dt.date)):
-        return value.value  # enums
     return value
 
 

@@ -1,0 +1,115 @@
+"""The kb command through click's CliRunner: check, roots, build, help."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+from click.testing import CliRunner
+
+from kb.cli import cli
+
+from conftest import CAMPAIGN_RECORDS, ROOT
+
+
+def run(*args: str):
+    return CliRunner().invoke(cli, list(args), catch_exceptions=False)
+
+
+def test_check_passes_on_the_campaign_records():
+    res = run("--records", str(CAMPAIGN_RECORDS), "check")
+    assert res.exit_code == 0
+    assert res.stdout == ""
+    assert "21 records OK" in res.stderr
+
+
+@pytest.mark.parametrize("rel,old,new,expected", [
+    ("attempts/2026-02-23-torch-symm-mem.yaml", "outcome: failed", "outcome: failed\noutcom: typo",
+     "records/attempts/2026-02-23-torch-symm-mem.yaml:11: outcom: unknown key 'outcom'; did you mean 'outcome'?"),
+    ("stacks/cuda-12.8.yaml", 'torch: "2.10.0+cu128"', "torch: 2.10",
+     "records/stacks/cuda-12.8.yaml:6: components.torch: '2.10' was read by YAML as a number (2.1)"),
+    ("blockers/eagle3-verify-allreduce-latency.yaml", "  - torch-symm-mem-no-capability-12",
+     "  - torch-symm-mem-no-capability-13",
+     "records/blockers/eagle3-verify-allreduce-latency.yaml:9: caused_by.1: unknown blocker 'torch-symm-mem-no-capability-13'; did you mean 'torch-symm-mem-no-capability-12'?"),
+])
+def test_check_fails_with_file_and_line_on_a_broken_copy(campaign_copy, rel, old, new, expected):
+    path = campaign_copy / rel
+    text = path.read_text(encoding="utf-8")
+    assert old in text
+    path.write_text(text.replace(old, new), encoding="utf-8")
+    res = run("--records", str(campaign_copy), "check")
+    assert res.exit_code == 1
+    assert res.stdout.splitlines()[0].startswith(expected), res.stdout
+    assert "1 problem in" in res.stderr
+
+
+def test_check_json(campaign_copy):
+    (campaign_copy / "attempts" / "x.yaml").write_text("title: [", encoding="utf-8")
+    res = run("--records", str(campaign_copy), "check", "--json")
+    data = json.loads(res.stdout)
+    assert res.exit_code == 1
+    assert data["records"] == 21
+    assert data["problems"][0]["path"] == "records/attempts/x.yaml" and data["problems"][0]["line"] == 2
+
+
+def test_check_without_a_records_folder(tmp_path):
+    res = run("--records", str(tmp_path / "nope"), "check")
+    assert res.exit_code == 1
+    assert "records folder not found" in res.stderr
+
+
+def test_roots_text_and_json():
+    res = run("--records", str(CAMPAIGN_RECORDS), "roots")
+    assert res.exit_code == 0
+    assert res.stdout.splitlines()[0] == "1. sm120-unsupported-by-cuda-12.8-stack  (3 attempts blocked)"
+    data = json.loads(run("--records", str(CAMPAIGN_RECORDS), "roots", "--json").stdout)
+    assert data[0]["id"] == "sm120-unsupported-by-cuda-12.8-stack"
+    assert data[0]["fixed_by"] == [{"cuda": ">=13.0"}]
+    assert [len(r["attempts"]) for r in data] == [3, 1, 1, 1]
+
+
+def test_roots_on_invalid_records_exits_1_with_the_problems(campaign_copy):
+    (campaign_copy / "attempts" / "x.yaml").write_text("title: [", encoding="utf-8")
+    res = run("--records", str(campaign_copy), "roots")
+    assert res.exit_code == 1
+    assert "records/attempts/x.yaml:2: invalid YAML" in res.stderr
+
+
+def test_build_writes_the_site_and_says_where(tmp_path, monkeypatch):
+    monkeypatch.chdir(ROOT)
+    site = tmp_path / "site"
+    res = run("--records", str(CAMPAIGN_RECORDS), "build", "--site-dir", str(site))
+    assert res.exit_code == 0, res.stderr
+    assert res.stdout.strip() == str(site)
+    assert f"site written to {site}/" in res.stderr
+    assert (site / "decisions" / "2026-02-26-upgrade-to-cuda-13" / "index.html").is_file()
+
+
+def test_build_fails_on_an_invalid_record_with_checks_messages(campaign_copy, tmp_path, monkeypatch):
+    monkeypatch.chdir(ROOT)
+    (campaign_copy / "attempts" / "x.yaml").write_text("title: [", encoding="utf-8")
+    res = run("--records", str(campaign_copy), "build", "--site-dir", str(tmp_path / "site"))
+    assert res.exit_code == 1
+    assert "records/attempts/x.yaml:2: invalid YAML" in res.stderr
+    assert not (tmp_path / "site").exists()
+
+
+def test_every_command_has_help():
+    for name, cmd in cli.commands.items():
+        res = run(name, "--help")
+        assert res.exit_code == 0, name
+        assert cmd.help and cmd.help.strip(), f"kb {name} has no help text"
+
+
+def test_bad_usage_exits_2():
+    assert run("roots", "--limit", "0").exit_code == 2
+    assert run("no-such-command").exit_code == 2
+
+
+def test_python_m_kb_help():
+    out = subprocess.run([sys.executable, "-m", "kb", "--help"], capture_output=True, text=True, check=True)
+    assert "kb: attempts, blockers, root causes and decisions" in out.stdout
+    for command in ("check", "roots", "build", "why", "unblocks"):
+        assert f"  {command}" in out.stdout
