@@ -34,6 +34,15 @@ ID_RE = re.compile(r"^[a-z0-9][a-z0-9._-]{0,119}$")
 
 
 def _check_id(value: str) -> str:
+    odd = next((c for c in value if ord(c) > 127), None)
+    if odd is not None:
+        import unicodedata
+
+        name = unicodedata.name(odd, "unknown")
+        raise ValueError(
+            f"'{value}' is not a valid id: it contains U+{ord(odd):04X} ({name}), which only looks like an "
+            "ASCII letter; ids use lowercase ASCII letters, digits, '-', '_' and '.'"
+        )
     if not ID_RE.match(value) or ".." in value:
         raise ValueError(
             f"'{value}' is not a valid id: use lowercase ASCII letters, digits, '-', '_' and '.' "

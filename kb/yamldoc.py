@@ -43,6 +43,9 @@ _TAG_WORDS = {
 }
 
 
+_PLAIN_TAGS = {"tag:yaml.org,2002:str"}
+
+
 @dataclass
 class Document:
     """Data read from one YAML file with the location of each value.
@@ -65,13 +68,15 @@ class Document:
         return self.lines.get((), 1)
 
 
-def _describe_yaml_error(exc: yaml.YAMLError) -> tuple[int | None, str]:
+def _describe_yaml_error(exc: yaml.YAMLError, text: str = "") -> tuple[int | None, str]:
     mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
     line = mark.line + 1 if mark is not None else None
     problem = getattr(exc, "problem", None) or str(exc)
     context = getattr(exc, "context", None)
     msg = f"{context}, {problem}" if context else str(problem)
-    if "'\\t'" in msg or "\\t" in msg:
+    lines = text.splitlines()
+    bad_line = lines[line - 1] if line is not None and 0 < line <= len(lines) else ""
+    if "\\t" in msg or "\t" in bad_line[: (mark.column + 1) if mark is not None else None]:
         msg += "; YAML does not allow tabs for indentation: indent with spaces"
     elif "single document" in msg:
         msg += "; a record file holds one YAML document: remove the extra '---'"
@@ -87,9 +92,10 @@ def parse_document(text: str, path: str) -> Document:
     scalars YAML cannot construct (an impossible date such as ``2026-02-30``).
     """
     try:
+        _prescan(text, path)
         node = yaml.compose(text, Loader=_Loader)
     except yaml.YAMLError as exc:
-        line, msg = _describe_yaml_error(exc)
+        line, msg = _describe_yaml_error(exc, text)
         raise RecordError(Problem(path, line, "", msg)) from None
     except RecursionError:
         raise RecordError(
@@ -100,6 +106,26 @@ def parse_document(text: str, path: str) -> Document:
         return doc
     doc.data = _Builder(path, doc).build(node, (), 0)
     return doc
+
+
+def _prescan(text: str, path: str) -> None:
+    """Refuse too deep nesting and aliases from the event stream, before composing.
+
+    libyaml's parser keeps its own stack, but composing a node tree recurses once per level:
+    100,000 nested ``[`` crash the interpreter. Events are flat, so this scan is safe.
+    """
+    depth = 0
+    for event in yaml.parse(text, Loader=_Loader):
+        if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
+            depth += 1
+            if depth > MAX_DEPTH:
+                raise RecordError(Problem(path, event.start_mark.line + 1, "",
+                                          f"nesting deeper than {MAX_DEPTH} levels; records are shallow"))
+        elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
+            depth -= 1
+        elif isinstance(event, yaml.AliasEvent):
+            raise RecordError(Problem(path, event.start_mark.line + 1, "",
+                                      f"YAML aliases (*{event.anchor}) are not allowed in records; write the value out"))
 
 
 class _Builder:
@@ -122,6 +148,9 @@ class _Builder:
             )
         self.seen.add(id(node))
         self.doc.lines.setdefault(path, node.start_mark.line + 1)
+        if isinstance(node, (yaml.MappingNode, yaml.SequenceNode)) and node.tag not in (
+                "tag:yaml.org,2002:map", "tag:yaml.org,2002:seq", "tag:yaml.org,2002:omap"):
+            raise self.fail(node, path, f"the YAML tag {node.tag} is not allowed; records hold plain values")
         if isinstance(node, yaml.MappingNode):
             return self._mapping(node, path, depth)
         if isinstance(node, yaml.SequenceNode):
@@ -153,6 +182,9 @@ class _Builder:
     def _scalar(self, node: yaml.ScalarNode, path: Path_) -> Any:
         if node.tag == "tag:yaml.org,2002:str":
             return node.value
+        if node.tag not in _TAG_WORDS and node.tag not in _PLAIN_TAGS:
+            raise self.fail(node, path, f"the YAML tag {node.tag.replace('tag:yaml.org,2002:', '!!')} is not allowed; "
+                                        "records hold plain strings, numbers, lists and mappings")
         try:
             value = self.constructor.construct_object(node, deep=True)
         except (yaml.YAMLError, ValueError, OverflowError) as exc:
