@@ -16,7 +16,7 @@ import tempfile
 from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
-from typing import Any, Iterator, TypeVar
+from typing import Any, Iterable, Iterator, TypeVar
 
 import yaml
 from pydantic import ValidationError
@@ -128,15 +128,14 @@ def load_records(root: str | Path) -> LoadResult:
     for folder, path in record_files(root):
         rel = _rel(path, root)
         try:
-            doc, data = _read_document(path, rel, folder, real_root)
+            text = _read_text(path, rel, real_root)
         except RecordError as exc:
             problems.append(exc.problem)
             result.broken.add(path.stem)
             continue
-        try:
-            record = KINDS[folder].model_validate(data)
-        except ValidationError as exc:
-            problems.extend(_validation_problems(exc, rel, doc, KINDS[folder]))
+        record, doc, found = parse_record(text, rel, folder, path.stem)
+        if record is None or doc is None:
+            problems.extend(found)
             result.broken.add(path.stem)
             continue
         origin = Origin(rel, doc)
@@ -183,23 +182,34 @@ def _read_text(path: Path, rel: str, real_root: Path) -> str:
     return text
 
 
-def _read_document(path: Path, rel: str, folder: str, real_root: Path) -> tuple[Document, dict[str, Any]]:
-    text = _read_text(path, rel, real_root)
-    doc = parse_document(text, rel)
+def parse_record(text: str, rel: str, folder: str, stem: str) -> tuple[Record | None, Document | None, list[Problem]]:
+    """Parse and validate the text of one record file.
+
+    ``rel`` is the path shown in problems, ``folder`` the kind folder (``attempts``), ``stem`` the
+    file name without extension (the id). Returns ``(record, document, [])`` or
+    ``(None, document or None, problems)``; never raises for bad text.
+    """
+    model = KINDS[folder]
+    try:
+        doc = parse_document(text, rel)
+    except RecordError as exc:
+        return None, None, [exc.problem]
     if doc.data is None:
-        raise RecordError(Problem(rel, None, "", f"empty file; a {KINDS[folder].kind} record is a YAML mapping (e.g. 'title: ...')"))
+        return None, doc, [Problem(rel, None, "", f"empty file; a {model.kind} record is a YAML mapping (e.g. 'title: ...')")]
     if not isinstance(doc.data, dict):
         what = "a list" if isinstance(doc.data, list) else f"a single value ({type(doc.data).__name__})"
-        raise RecordError(Problem(rel, 1, "", f"the file holds {what}; a record is a YAML mapping of field: value"))
-    stem = path.stem
+        return None, doc, [Problem(rel, 1, "", f"the file holds {what}; a record is a YAML mapping of field: value")]
     data = dict(doc.data)
     if "id" in data:
         if data["id"] != stem:
-            raise RecordError(Problem(rel, doc.line_of(("id",)), "id",
-                                      f"id '{data['id']}' differs from the file name '{stem}'; rename the file or fix the id"))
+            return None, doc, [Problem(rel, doc.line_of(("id",)), "id",
+                                       f"id '{data['id']}' differs from the file name '{stem}'; rename the file or fix the id")]
     else:
         data["id"] = stem
-    return doc, data
+    try:
+        return model.model_validate(data), doc, []
+    except ValidationError as exc:
+        return None, doc, _validation_problems(exc, rel, doc, model)
 
 
 def _validation_problems(exc: ValidationError, rel: str, doc: Document | None, model: type[Record]) -> list[Problem]:
@@ -409,3 +419,33 @@ def _fsync_dir(path: Path) -> None:
         pass
     finally:
         os.close(fd)
+
+
+def create_record(root: str | Path, record: R, *, taken: Iterable[str] = (), max_tries: int = 1000) -> tuple[R, Path]:
+    """Write a *new* ``record`` under ``root``, suffixing its id on collision; return it and its path.
+
+    ``record.id`` is tried first, then ``<id>-2``, ``<id>-3``, … . An id is skipped when it is in
+    ``taken`` (ids of other kinds: ids are unique across all kinds) or when the file exists. The
+    check that decides is the exclusive hard link of :func:`write_text_atomic`, so two processes
+    writing the same id at the same moment both succeed, under distinct ids. The suffixed id is
+    shortened from the end of its slug if it would pass the 120-character id limit.
+
+    Raises :class:`WriteError` after ``max_tries`` taken ids, or when the disk refuses the write.
+    """
+    taken = set(taken)
+    base = record.id
+    for n in range(1, max_tries + 1):
+        rid = base if n == 1 else _suffixed(base, n)
+        if rid in taken:
+            continue
+        candidate = record.model_copy(update={"id": rid})
+        try:
+            return candidate, write_record(root, candidate)
+        except RecordExists:
+            continue
+    raise WriteError(f"{Path(root) / record.folder}: ids {base} to {base}-{max_tries} are all taken; pick another title")
+
+
+def _suffixed(base: str, n: int) -> str:
+    suffix = f"-{n}"
+    return base[: 120 - len(suffix)].rstrip("-._") + suffix
