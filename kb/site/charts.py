@@ -8,6 +8,7 @@ kb from record ids.
 from __future__ import annotations
 
 import datetime as dt
+import math
 from dataclasses import dataclass
 from html import escape
 
@@ -38,92 +39,172 @@ _OUTCOME_COLOURS = {
 }
 
 
-def metric_chart(points: list[ChartPoint], *, metric: str, unit: str, baseline: float | None,
-                 target: float | None, higher_is_better: bool = True, width: int = 720,
-                 height: int = 300) -> str:
-    """An SVG scatter/step chart of ``points`` over time, with dashed baseline and target lines.
+def nice_ticks(lo: float, hi: float, max_ticks: int = 8) -> list[float]:
+    """Evenly spaced "nice" tick values (1, 2, 2.5 or 5 × 10^k apart) covering ``[lo, hi]``.
 
-    Attempts without a figure are drawn as crosses on the bottom axis, so failed attempts stay
-    visible. The best value so far (by ``higher_is_better``) is drawn as a step line. Returns an
-    ``<svg>`` element as a string (``role="img"`` with a ``<title>``).
+    The first tick is at or below ``lo`` and the last at or above ``hi``; of the nice steps that
+    give 4 to ``max_ticks`` ticks, the one wasting the least range wins, then the one with fewer
+    ticks (Heckbert's "nice numbers" for graph labels, Graphics Gems, 1990).
+
+    >>> nice_ticks(33.5, 99.9)
+    [30.0, 40.0, 50.0, 60.0, 70.0, 80.0, 90.0, 100.0]
+    >>> nice_ticks(0, 1)
+    [0.0, 0.25, 0.5, 0.75, 1.0]
+    >>> nice_ticks(5, 5)
+    [5.0, 5.25, 5.5, 5.75, 6.0]
     """
-    left, right, top, bottom = 56, 16, 20, 44
-    pw, ph = width - left - right, height - top - bottom
-    values = [p.value for p in points if p.value is not None]
-    refs = [v for v in (baseline, target) if v is not None]
-    lo = min(values + refs, default=0.0)
-    hi = max(values + refs, default=1.0)
+    if hi < lo:
+        lo, hi = hi, lo
     if hi == lo:
         hi = lo + 1.0
-    pad = (hi - lo) * 0.1
-    lo, hi = max(0.0, lo - pad), hi + pad
-    dates = [p.date for p in points] or [dt.date.today()]
-    d0, d1 = min(dates), max(dates)
-    span = max((d1 - d0).days, 1)
+    base = 10.0 ** math.floor(math.log10((hi - lo) / 4))
+    best: tuple[float, int, list[float]] | None = None
+    for mag in (base / 10, base, base * 10):
+        for m in (1, 2, 2.5, 5):
+            step = m * mag
+            first = math.floor(lo / step + 1e-9) * step
+            last = math.ceil(hi / step - 1e-9) * step
+            n = round((last - first) / step) + 1
+            if not 4 <= n <= max_ticks:
+                continue
+            ticks = [float(round(first + i * step, 10)) for i in range(n)]
+            key = (round(last - first, 10), n, ticks)
+            if best is None or key[:2] < best[:2]:
+                best = key
+    if best is None:  # unreachable for finite input; keep the ends
+        return [float(lo), float(hi)]
+    return best[2]
 
-    def x(d: dt.date, i: int = 0) -> float:
-        return left + pw * ((d - d0).days / span) if d1 != d0 else left + pw / 2 + i * 0
+
+def _fmt(v: float) -> str:
+    return f"{v:.0f}" if abs(v - round(v)) < 1e-9 else f"{v:g}"
+
+
+def metric_chart(points: list[ChartPoint], *, metric: str, unit: str, baseline: float | None,
+                 target: float | None, higher_is_better: bool = True, width: int = 720,
+                 height: int = 320) -> str:
+    """An SVG chart of ``points`` over time, with dashed baseline and target lines.
+
+    Each attempt with a figure is a dot coloured by outcome; attempts without one (failed) are
+    crosses in a "failed" lane under the plot, so failed attempts stay visible. Several attempts
+    on one day are spread side by side. The best value so far (by ``higher_is_better``) is a
+    pale step line. The y axis has "nice" ticks (:func:`nice_ticks`) and the plot is padded so
+    no point sits on its border. Every point is a link with a ``<title>`` and an ``aria-label``.
+    Returns an ``<svg role="img">`` element as a string.
+    """
+    left, right, top = 56, 28, 16
+    lane_h, axis_h, legend_h = 26, 26, 22
+    pw = width - left - right
+    ph = height - top - lane_h - axis_h - legend_h
+    lane_y = top + ph + lane_h / 2
+    values = [p.value for p in points if p.value is not None]
+    refs = [v for v in (baseline, target) if v is not None]
+    vmin = min(values + refs, default=0.0)
+    vmax = max(values + refs, default=1.0)
+    pad = (vmax - vmin) * 0.04 or max(abs(vmax) * 0.1, 1.0)
+    ticks = nice_ticks(max(0.0, vmin - pad) if vmin >= 0 else vmin - pad, vmax + pad)
+    lo, hi = ticks[0], ticks[-1]
+    dates = sorted({p.date for p in points}) or [dt.date.today()]
+    d0, d1 = dates[0], dates[-1]
+    span = max((d1 - d0).days, 1)
+    inset = 36.0  # keeps the first and last day (and the points spread around them) off the border
+
+    def x(d: dt.date) -> float:
+        if d0 == d1:
+            return left + pw / 2
+        return left + inset + (pw - 2 * inset) * ((d - d0).days / span)
 
     def y(v: float) -> float:
         return top + ph * (1 - (v - lo) / (hi - lo))
 
-    out = [f'<svg class="kb-chart" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" '
-           f'width="100%" role="img" aria-label="{_e(metric)} per attempt over time">',
-           f"<title>{_e(metric)} ({_e(unit)}) per attempt over time</title>",
-           f'<rect x="{left}" y="{top}" width="{pw}" height="{ph}" fill="none" stroke="#9e9e9e" stroke-width="1"/>']
-    for k in range(5):
-        v = lo + (hi - lo) * k / 4
+    out = [(f'<svg class="kb-chart" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" '
+            f'width="100%" style="max-width:{width}px" role="img" '
+            f'aria-label="{_e(metric)} ({_e(unit)}) per attempt over time">'),
+           f"<title>{_e(metric)} ({_e(unit)}) per attempt over time</title>"]
+    for v in ticks:
         yy = y(v)
-        out.append(f'<line x1="{left}" y1="{yy:.1f}" x2="{left + pw}" y2="{yy:.1f}" stroke="#e0e0e0"/>')
-        out.append(f'<text x="{left - 6}" y="{yy + 4:.1f}" font-size="11" text-anchor="end" fill="currentColor">{v:.0f}</text>')
-    out.append(f'<text x="12" y="{top + ph / 2:.0f}" font-size="11" fill="currentColor" '
-               f'transform="rotate(-90 12 {top + ph / 2:.0f})" text-anchor="middle">{_e(unit)}</text>')
-    seen_dates: list[dt.date] = []
-    for p in points:
-        if p.date not in seen_dates:
-            seen_dates.append(p.date)
-    for d in seen_dates:
-        out.append(f'<text x="{x(d):.1f}" y="{top + ph + 16}" font-size="11" text-anchor="middle" '
-                   f'fill="currentColor">{d.isoformat()}</text>')
+        out.append(f'<line class="kb-grid" x1="{left}" y1="{yy:.1f}" x2="{left + pw}" y2="{yy:.1f}" '
+                   'stroke="#9e9e9e" stroke-opacity="0.3"/>')
+        out.append(f'<text class="kb-tick" x="{left - 6}" y="{yy + 4:.1f}" font-size="11" text-anchor="end" '
+                   f'fill="currentColor">{_fmt(v)}</text>')
+    out.append(f'<line x1="{left}" y1="{top + ph}" x2="{left + pw}" y2="{top + ph}" stroke="#9e9e9e"/>')
+    out.append(f'<text x="14" y="{top + ph / 2:.0f}" font-size="11" fill="currentColor" '
+               f'transform="rotate(-90 14 {top + ph / 2:.0f})" text-anchor="middle">{_e(unit)}</text>')
+    if any(p.value is None for p in points):
+        out.append(f'<rect x="{left}" y="{top + ph + 3}" width="{pw}" height="{lane_h - 6}" fill="#c62828" '
+                   'fill-opacity="0.06"/>')
+        out.append(f'<text x="{left - 6}" y="{lane_y + 4:.1f}" font-size="11" text-anchor="end" '
+                   'fill="#c62828">failed</text>')
+    # date labels: every distinct day, thinned so labels never overlap (about 72 px each)
+    last_x = -1e9
+    for d in dates:
+        xx = x(d)
+        if xx - last_x < 72 and d != dates[-1]:
+            continue
+        if xx - last_x < 72:  # keep the last day: drop the label before it instead
+            out.pop()
+        out.append(f'<text class="kb-date" x="{xx:.1f}" y="{top + ph + lane_h + 16}" font-size="11" '
+                   f'text-anchor="middle" fill="currentColor">{d.isoformat()}</text>')
+        last_x = xx
     for value, name, colour in ((baseline, "baseline", "#546e7a"), (target, "target", "#2e7d32")):
         if value is None:
             continue
         yy = y(value)
         out.append(f'<line class="kb-{name}" x1="{left}" y1="{yy:.1f}" x2="{left + pw}" y2="{yy:.1f}" '
-                   f'stroke="{colour}" stroke-dasharray="6 4" stroke-width="1.5"/>')
-        out.append(f'<text x="{left + pw - 4}" y="{yy - 4:.1f}" font-size="11" text-anchor="end" '
+                   f'stroke="{colour}" stroke-dasharray="6 4" stroke-width="1.5"><title>{name} {value:g} '
+                   f'{_e(unit)}</title></line>')
+        out.append(f'<text x="{left + pw - 4}" y="{yy - 5:.1f}" font-size="11" text-anchor="end" '
                    f'fill="{colour}">{name} {value:g}</text>')
     best: float | None = None
-    step = []
+    step: list[tuple[float, float]] = []
     for p in sorted((p for p in points if p.value is not None), key=lambda p: p.date):
         assert p.value is not None
         if best is None or (p.value > best if higher_is_better else p.value < best):
             best = p.value
-        step.append((x(p.date), y(best)))
+            if step:
+                step.append((x(p.date), step[-1][1]))
+            step.append((x(p.date), y(best)))
     if len(step) > 1:
+        step.append((left + pw - 4, step[-1][1]))
         path = " ".join(f"{'M' if i == 0 else 'L'}{a:.1f},{b:.1f}" for i, (a, b) in enumerate(step))
-        out.append(f'<path class="kb-best" d="{path}" fill="none" stroke="#2e7d32" stroke-opacity="0.35" stroke-width="2"/>')
-    per_date: dict[dt.date, int] = {}
+        out.append(f'<path class="kb-best" d="{path}" fill="none" stroke="#2e7d32" stroke-opacity="0.35" '
+                   'stroke-width="2"><title>best so far</title></path>')
+    per_day: dict[tuple[dt.date, bool], list[ChartPoint]] = {}
     for p in points:
-        i = per_date.get(p.date, 0)
-        per_date[p.date] = i + 1
-        colour = _OUTCOME_COLOURS.get(p.outcome, "#000")
-        cx = x(p.date) + (i % 5 - 2) * 7 * (1 if p.value is None else 0.4)
-        label = f"{p.label}: {p.value:g} {unit} ({p.outcome})" if p.value is not None else f"{p.label}: {p.outcome}, no figure"
-        out.append(f'<a href="{_e(p.href)}"><g class="kb-point kb-{_e(p.outcome)}">')
-        out.append(f"<title>{_e(label)}</title>")
-        if p.value is None:
-            cy = top + ph - 8
-            out.append(f'<path d="M{cx - 5:.1f},{cy - 5:.1f} l10,10 m0,-10 l-10,10" stroke="{colour}" stroke-width="2.5"/>')
-        else:
-            out.append(f'<circle cx="{cx:.1f}" cy="{y(p.value):.1f}" r="5.5" fill="{colour}" stroke="#fff" stroke-width="1"/>')
-        out.append("</g></a>")
+        per_day.setdefault((p.date, p.value is None), []).append(p)
+    for (day, failed), group in per_day.items():
+        gap = 14.0 if failed else 9.0
+        for i, p in enumerate(group):
+            colour = _OUTCOME_COLOURS.get(p.outcome, "#000")
+            cx = x(day) + (i - (len(group) - 1) / 2) * gap
+            label = (f"{p.label}: {p.value:g} {unit} ({p.outcome}, {day.isoformat()})" if p.value is not None
+                     else f"{p.label}: {p.outcome}, no figure ({day.isoformat()})")
+            out.append(f'<a href="{_e(p.href)}" aria-label="{_e(label)}">'
+                       f'<g class="kb-point kb-{_e(p.outcome)}">')
+            out.append(f"<title>{_e(label)}</title>")
+            if p.value is None:
+                out.append(f'<path d="M{cx - 4.5:.1f},{lane_y - 4.5:.1f} l9,9 m0,-9 l-9,9" stroke="{colour}" '
+                           'stroke-width="2.5" stroke-linecap="round"/>')
+            else:
+                out.append(f'<circle cx="{cx:.1f}" cy="{y(p.value):.1f}" r="5.5" fill="{colour}" '
+                           'stroke="#fff" stroke-width="1"/>')
+            out.append("</g></a>")
     lx = left
+    ly = height - 8
     for name, colour in _OUTCOME_COLOURS.items():
         if any(p.outcome == name for p in points):
-            out.append(f'<circle cx="{lx + 5}" cy="{height - 10}" r="4.5" fill="{colour}"/>'
-                       f'<text x="{lx + 13}" y="{height - 6}" font-size="11" fill="currentColor">{name}</text>')
-            lx += 22 + 7 * len(name)
+            mark = (f'<path d="M{lx},{ly - 8} l8,8 m0,-8 l-8,8" stroke="{colour}" stroke-width="2.5"/>'
+                    if name == "failed" else f'<circle cx="{lx + 4}" cy="{ly - 4}" r="4.5" fill="{colour}"/>')
+            out.append(f'{mark}<text x="{lx + 13}" y="{ly}" font-size="11" fill="currentColor">{name}</text>')
+            lx += 24 + 7 * len(name)
+    if baseline is not None or target is not None:
+        out.append(f'<path d="M{lx},{ly - 4} h18" stroke="#546e7a" stroke-dasharray="5 3" stroke-width="1.5"/>'
+                   f'<text x="{lx + 24}" y="{ly}" font-size="11" fill="currentColor">'
+                   f'{"campaign baseline / target" if baseline is not None and target is not None else ("campaign baseline" if baseline is not None else "target")}</text>')
+        lx += 190 if baseline is not None and target is not None else 150
+    if len(step) > 1:
+        out.append(f'<path d="M{lx},{ly - 4} h18" stroke="#2e7d32" stroke-opacity="0.35" stroke-width="2"/>'
+                   f'<text x="{lx + 24}" y="{ly}" font-size="11" fill="currentColor">best so far</text>')
     out.append("</svg>")
     return "".join(out)
 
@@ -194,11 +275,11 @@ def cause_diagram(nodes: list[DiagramNode], edges: list[tuple[str, str]], *, foc
         offset = (nrows - len(col)) * (box_h + gap_y) / 2
         return 10 + layer[n] * (box_w + gap_x), 10 + offset + pos[n] * (box_h + gap_y)
 
-    out = [f'<svg class="kb-diagram" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" '
-           f'width="100%" style="max-width:{width}px" role="img" aria-label="{_e(title)}">',
+    out = [(f'<svg class="kb-diagram" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" '
+            f'width="100%" style="max-width:{width}px" role="img" aria-label="{_e(title)}">'),
            f"<title>{_e(title)}</title>",
-           '<defs><marker id="kb-arrow" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="7" markerHeight="7" '
-           'orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="#78909c"/></marker></defs>']
+           ('<defs><marker id="kb-arrow" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="7" markerHeight="7" '
+            'orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="#78909c"/></marker></defs>')]
     for a, b in edges:
         if a not in by_id or b not in by_id:
             continue

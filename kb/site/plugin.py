@@ -2,7 +2,8 @@
 
 Events: ``on_config`` loads and checks the records (an invalid record aborts the build with
 ``kb check``'s messages) and sets the navigation when the site has none; ``on_files`` adds every
-generated page as a virtual file (MkDocs 1.6 ``File.generated``); ``on_serve`` watches the records
+generated page as a virtual file (MkDocs 1.6 ``File.generated``); ``on_page_content`` pins each
+generated page's title (see :meth:`KbPlugin.on_page_content`); ``on_serve`` watches the records
 folder so ``mkdocs serve`` rebuilds when a record changes.
 """
 
@@ -44,6 +45,7 @@ class KbPlugin(BasePlugin[KbPluginConfig]):
     def __init__(self) -> None:
         self.kg: KnowledgeGraph | None = None
         self.records_dir: Path | None = None
+        self.generated: set[str] = set()
 
     def on_config(self, config: Any) -> Any:
         base_dir = Path(config.config_file_path).parent if config.config_file_path else Path.cwd()
@@ -68,8 +70,24 @@ class KbPlugin(BasePlugin[KbPluginConfig]):
                 log.warning("kb: %s exists in docs_dir; keeping it instead of kb's generated page", src)
                 continue
             files.append(File.generated(config, src, content=content))
+            self.generated.add(src)
         files.append(File.generated(config, "assets/kb.css", content=CSS))
         return files
+
+    def on_page_content(self, html: str, page: Any, config: Any, files: Files) -> str:
+        """Pin a generated page's title to its rendered heading, kept HTML-escaped.
+
+        MkDocs takes a page's title from its first heading as escaped HTML text, and Material
+        writes it into ``<title>`` through Jinja's ``striptags``, which *unescapes* it: a record
+        titled ``</title><script>…`` would become live markup there. Material writes a
+        ``title`` from the page's metadata into ``<title>`` and the header as it is, so the
+        escaped heading text goes there instead. Returns ``html`` unchanged.
+        """
+        if page.file.src_uri in self.generated and "title" not in page.meta and not page.is_homepage:
+            title = page.title
+            if title:
+                page.meta["title"] = title
+        return html
 
     def on_serve(self, server: Any, config: Any, builder: Any) -> Any:
         if self.records_dir is not None:

@@ -287,7 +287,7 @@ def render_attempt(c: _Ctx, a: Attempt) -> str:
                           "workaround": b.workaround})
     stack = kg.get(a.stack) if a.stack else None
     return _render(
-        "attempt.md.j2", a=a, src=src,
+        "attempt.md.j2", a=a, src=src, summary=_attempt_summary(a, m),
         campaign=c.link(src, camp, a.campaign),
         platform=c.link(src, kg.get(a.platform), a.platform) if a.platform else None,
         stack=c.link(src, stack, a.stack or "") if a.stack else None,
@@ -311,14 +311,46 @@ def render_attempt(c: _Ctx, a: Attempt) -> str:
     )
 
 
+ADMONITIONS = {
+    "baseline": "info",
+    "improved": "success",
+    "regressed": "warning",
+    "neutral": "note",
+    "failed": "failure",
+    "inconclusive": "question",
+}
+"""The Material admonition type that frames an attempt's summary, by outcome."""
+
+
+def _attempt_summary(a: Attempt, m: Metric | None) -> dict[str, Any]:
+    """The one-screen answer at the top of an attempt page: admonition type and title, the
+    first line of the error, and whether the full error needs its own section."""
+    outcome = a.outcome.value
+    title = outcome.capitalize() + (f": {m.display()}" if m else "")
+    lines = (a.error or "").strip().splitlines()
+    first = lines[0].strip() if lines else ""
+    return {
+        "kind": ADMONITIONS.get(outcome, "note"),
+        "title": title,
+        "error": (first[:157] + "…") if len(first) > 160 else first,
+        "error_in_full": len(lines) > 1 or len(first) > 160,
+        "why_label": "Why it failed" if a.outcome == Outcome.failed else "Held back by",
+    }
+
+
 def _command_line(a: Attempt) -> str:
-    """The attempt's configuration as one shell line: env vars, then the command or flags."""
+    """The attempt's configuration as shell text: env vars, then the command or flags; a line
+    longer than 80 characters is continued with backslashes, one flag per line."""
     parts = [f"{k}={v}" for k, v in a.config.env.items()]
     if a.config.command:
         parts.append(a.config.command)
     elif a.config.flags:
-        parts.append("… " + " ".join(a.config.flags))
-    return " ".join(parts)
+        parts.append("… " + a.config.flags[0])
+        parts.extend(a.config.flags[1:])
+    line = " ".join(parts)
+    if len(line) <= 80 or a.config.command:
+        return line
+    return " \\\n    ".join(parts)
 
 
 def _diagram_for(c: _Ctx, src: str, blocker_ids: set[str], attempt_ids: set[str], focus: str | None,
