@@ -8,7 +8,8 @@ The tree::
     ├── RecordExists             a write would overwrite an existing record
     ├── WriteError               a record could not be written (disk full, read-only tree, ...)
     ├── QueryError               a query could not be answered (unknown id, bad change spec, ...)
-    └── LogFormatError           a session log could not be read (path, line)
+    ├── LogFormatError           a session log could not be read (path, line)
+    └── UsageError               a request kb cannot carry out as asked (which campaign?)
 
 Every message names what was expected and how to fix it, so a person can act on it without
 reading kb's source.
@@ -92,3 +93,8 @@ class LogFormatError(KbError):
         self.path = str(path)
         self.line = line
         self.message = message
+
+
+class UsageError(KbError):
+    """A request that cannot be carried out as given: an unknown campaign, several campaigns
+    and none chosen. The CLI exits 2 for it, as for bad usage; the message says what to pass."""

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
 from kb.graph import KnowledgeGraph
@@ -12,8 +11,23 @@ _SHAPES = {"attempt": ("[", "]"), "blocker": ("([", "])"), "decision": ("{{", "}
            "platform": ("[/", "/]"), "campaign": ("[[", "]]")}
 
 
+_MERMAID_ESCAPES = {"-": "_", "_": "_U", ".": "_D"}
+
+
 def _mermaid_id(rid: str) -> str:
-    return "n_" + re.sub(r"[^A-Za-z0-9_]", "_", rid)
+    """A Mermaid node id for record id ``rid``, distinct for distinct ids.
+
+    Record ids are lowercase (:data:`kb.models.ID_RE`), so uppercase escapes after ``_`` cannot be
+    confused with a ``-`` followed by a letter: ``a-b`` → ``n_a_b``, ``a_b`` → ``n_a_Ub``,
+    ``a.b`` → ``n_a_Db``; any other character becomes ``_X<hex>_``.
+
+    >>> _mermaid_id("2026-02-19-cuda-12.8"), _mermaid_id("a_b") != _mermaid_id("a-b")
+    ('n_2026_02_19_cuda_12_D8', True)
+    """
+    return "n_" + "".join(
+        c if c.isascii() and (c.isdigit() or c.islower()) else _MERMAID_ESCAPES.get(c, f"_X{ord(c):x}_")
+        for c in rid
+    )
 
 
 def _mermaid_label(text: str) -> str:

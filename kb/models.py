@@ -61,6 +61,17 @@ def _check_specifier(value: str) -> str:
     return value
 
 
+def _date_not_number(value: Any) -> Any:
+    """Refuse a number where a date is meant: pydantic would read ``0`` or ``20260221`` as a
+    Unix time (1970-01-01 + seconds), silently giving a wrong date."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        raise ValueError(f"{value!r} is a number, not a date; write the date as YYYY-MM-DD, e.g. 2026-02-21")
+    return value
+
+
+Date = Annotated[dt.date, BeforeValidator(_date_not_number)]
+"""A calendar date written ``YYYY-MM-DD`` (YAML reads it as a date); never a number."""
+
 RecordId = Annotated[StrictStr, AfterValidator(_check_id)]
 VersionStr = Annotated[StrictStr, AfterValidator(_check_version)]
 SpecifierStr = Annotated[StrictStr, AfterValidator(_check_specifier)]
@@ -77,7 +88,9 @@ class Source(_Strict):
     """Where a fact came from: a file (seed, log) with a locator, or a URL / ``owner/repo#n``.
 
     ``locator`` is free-form but precise: ``msg 5256``, ``line 9``, ``lines 27-33``, a message uuid.
-    ``sha256`` and ``format`` are set by importers for the log a draft came from.
+    ``sha256`` and ``format`` are set by importers for the log a draft came from; ``field``
+    names the record field the source supports (``error``, ``metrics.output_throughput``,
+    ``stack.cuda``; ``attempt`` for the passage an imported attempt was drafted from).
     """
 
     file: StrictStr | None = None
@@ -86,6 +99,7 @@ class Source(_Strict):
     quote: StrictStr | None = None
     sha256: StrictStr | None = None
     format: StrictStr | None = None
+    field: StrictStr | None = None
 
     @model_validator(mode="after")
     def _has_origin(self) -> "Source":
@@ -200,6 +214,9 @@ class Component(_Strict):
     @model_validator(mode="before")
     @classmethod
     def _from_text(cls, data: Any) -> Any:
+        if isinstance(data, list):
+            raise ValueError("a component is a version string (e.g. \"13.0\") or a mapping "
+                             "{version: \"13.0\", source: ...}, not a list")
         return {"version": data} if isinstance(data, str) else data
 
 
@@ -318,7 +335,7 @@ class Campaign(Record):
     baseline_attempt: RecordId | None = None
     target: Metric | None = None
     result: Metric | None = None
-    started: dt.date | None = None
+    started: Date | None = None
     status: Literal["active", "done", "paused", "abandoned"] = "active"
     goal: StrictStr | None = None
 
@@ -349,7 +366,7 @@ class Attempt(Record):
     kind: ClassVar[str] = "attempt"
     folder: ClassVar[str] = "attempts"
 
-    date: dt.date
+    date: Date
     campaign: RecordId
     approach: StrictStr
     hypothesis: StrictStr | None = None
@@ -461,7 +478,7 @@ class Decision(Record):
     folder: ClassVar[str] = "decisions"
 
     status: Literal["proposed", "accepted", "rejected", "deprecated", "superseded"]
-    date: dt.date
+    date: Date
     deciders: list[StrictStr] = Field(default_factory=list)
     campaign: RecordId | None = None
     context: StrictStr

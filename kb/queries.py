@@ -242,15 +242,28 @@ def default_from_stack(kg: KnowledgeGraph, campaign: str | None = None) -> str |
 
 
 def _platform_for(kg: KnowledgeGraph, campaign: str | None) -> Platform | None:
+    """The platform whose ``applies_when`` facts count: the campaign's; without a campaign, the
+    only platform campaigns name, else the platform of the latest attempt (the same attempt
+    :func:`default_from_stack` takes its stack from), else ``None`` (platform rules not checked)."""
     camps = kg.of_kind(Campaign)
     if campaign:
         c = kg.get(campaign)
         if not isinstance(c, Campaign):
-            raise QueryError(f"unknown campaign '{campaign}'")
+            import difflib
+
+            hint = difflib.get_close_matches(campaign, [x.id for x in camps], n=1)
+            raise QueryError(f"unknown campaign '{campaign}'" + (f"; did you mean '{hint[0]}'?" if hint else ""))
         camps = [c]
     platforms = {c.platform for c in camps}
     if len(platforms) == 1:
         p = kg.get(platforms.pop())
+        return p if isinstance(p, Platform) else None
+    attempts = [a for a in kg.of_kind(Attempt) if a.stack]
+    if campaign is None and attempts:
+        latest = max(attempts, key=lambda a: (a.date, a.id))
+        camp = kg.get(latest.campaign)
+        pid = latest.platform or (camp.platform if isinstance(camp, Campaign) else None)
+        p = kg.get(pid) if pid else None
         return p if isinstance(p, Platform) else None
     return None
 
@@ -300,7 +313,7 @@ def unblocks(kg: KnowledgeGraph, change: dict[str, str] | None = None, *, to_sta
         if not a.blocked_by or not set(a.blocked_by) & resolved_ids:
             continue
         if all(st_after[b].state != "stands" for b in a.blocked_by):
-            retry.append(RetryCandidate(a.id, a.title, a.outcome.value, _last_metric(kg, a),
+            retry.append(RetryCandidate(a.id, a.title, a.outcome.value, last_metric(kg, a),
                                         sorted(set(a.blocked_by) & resolved_ids)))
     retry.sort(key=lambda r: r.id)
     return UnblocksResult(
@@ -312,7 +325,9 @@ def unblocks(kg: KnowledgeGraph, change: dict[str, str] | None = None, *, to_sta
         resolved=resolved, retry=retry, still_blocked=still, notes=sorted(set(notes)))
 
 
-def _last_metric(kg: KnowledgeGraph, a: Attempt) -> str | None:
+def last_metric(kg: KnowledgeGraph, a: Attempt) -> str | None:
+    """The figure an attempt is remembered by: its campaign's headline metric
+    (``"output_throughput 54.1 tok/s"``), else its first metric, else ``None``."""
     camp = kg.get(a.campaign)
     name = camp.metric.name if isinstance(camp, Campaign) else None
     if name and name in a.metrics:
@@ -364,8 +379,12 @@ def why(kg: KnowledgeGraph, attempt_id: str) -> WhyResult:
     if not isinstance(a, Attempt):
         import difflib
 
+        if a is not None:
+            raise QueryError(f"'{attempt_id}' is {'an' if a.kind[0] in 'aeiou' else 'a'} {a.kind}, not an attempt; "
+                             "kb why explains an attempt (see 'kb roots' for what blockers block)")
         hint = difflib.get_close_matches(attempt_id, [x.id for x in kg.of_kind(Attempt)], n=1)
-        raise QueryError(f"unknown attempt '{attempt_id}'" + (f"; did you mean '{hint[0]}'?" if hint else ""))
+        raise QueryError(f"unknown attempt '{attempt_id}'" + (f"; did you mean '{hint[0]}'?" if hint else "")
+                         + " (the attempts are records/attempts/<id>.yaml)")
     chains: list[list[ChainLink]] = []
 
     def walk(bid: str, path: list[str]) -> None:

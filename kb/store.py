@@ -86,14 +86,34 @@ class LoadResult:
         return self.records
 
 
+RECORD_SUFFIXES = (".yaml", ".yml")
+"""File name endings of record files."""
+
+
 def record_files(root: Path) -> Iterator[tuple[str, Path]]:
-    """Yield ``(folder, path)`` for every ``*.yaml``/``*.yml`` under the kind folders of ``root``."""
+    """Yield ``(folder, path)`` for every ``*.yaml``/``*.yml`` under the kind folders of ``root``.
+
+    Hidden files (a name starting with ``.``: editor swap files, a killed writer's
+    ``.<id>.<pid>.<random>.tmp``) are not records and are skipped.
+    """
     for folder in KINDS:
         d = root / folder
         if d.is_dir():
             for p in sorted(d.iterdir()):
-                if p.suffix in (".yaml", ".yml"):
+                if p.suffix in RECORD_SUFFIXES and not p.name.startswith(".") and not p.is_dir():
                     yield folder, p
+
+
+def _stray_files(root: Path) -> Iterator[Path]:
+    """Files in a kind folder that kb would not read: not hidden and not ``.yaml``/``.yml``
+    (``x.YAML``, ``x.yaml.bak``, ``notes.txt``), or folders there. Reported, so that a record
+    saved under a wrong name is never silently left out."""
+    for folder in KINDS:
+        d = root / folder
+        if d.is_dir():
+            for p in sorted(d.iterdir()):
+                if not p.name.startswith(".") and (p.is_dir() or p.suffix not in RECORD_SUFFIXES):
+                    yield p
 
 
 def load_records(root: str | Path) -> LoadResult:
@@ -125,6 +145,14 @@ def load_records(root: str | Path) -> LoadResult:
             problems.append(
                 Problem(_rel(entry, root), None, "", f"record outside a kind folder; move it into one of {', '.join(KINDS)}")
             )
+    for stray in _stray_files(root):
+        if stray.is_dir():
+            msg = "a folder inside a kind folder is not read; records are files <id>.yaml: move its records up"
+        else:
+            wanted = stray.name[: -len(stray.suffix)] + ".yaml" if stray.suffix.lower() in RECORD_SUFFIXES else None
+            msg = ("not a record file, so kb does not read it; "
+                   + (f"rename it to {wanted}" if wanted else "records are named <id>.yaml: rename it or move it out of records/"))
+        problems.append(Problem(_rel(stray, root), None, "", msg))
     for folder, path in record_files(root):
         rel = _rel(path, root)
         try:
@@ -195,7 +223,9 @@ def parse_record(text: str, rel: str, folder: str, stem: str) -> tuple[Record | 
     except RecordError as exc:
         return None, None, [exc.problem]
     if doc.data is None:
-        return None, doc, [Problem(rel, None, "", f"empty file; a {model.kind} record is a YAML mapping (e.g. 'title: ...')")]
+        article = "an" if model.kind[0] in "aeiou" else "a"
+        return None, doc, [Problem(rel, None, "", f"empty file (no YAML data); {article} {model.kind} record is a YAML "
+                                                  "mapping (e.g. 'title: ...'): fill it in or delete the file")]
     if not isinstance(doc.data, dict):
         what = "a list" if isinstance(doc.data, list) else f"a single value ({type(doc.data).__name__})"
         return None, doc, [Problem(rel, 1, "", f"the file holds {what}; a record is a YAML mapping of field: value")]
@@ -277,9 +307,17 @@ def _message(err: dict[str, Any], loc: tuple[Any, ...], doc: Document | None, mo
     if kind == "missing":
         return f"required field '{loc[-1]}' is missing; add it"
     raw = _raw_for(doc, loc)
-    if raw and kind in ("string_type", "value_error", "model_type", "dict_type") and raw[1] != "a date":
+    key = next((str(p) for p in reversed(loc) if isinstance(p, str) and p != "version"), "field")
+    if raw and raw[1] == "null (empty)" and kind in ("string_type", "model_type", "dict_type", "list_type", "float_type"):
+        where = f"{key} item {loc[-1]}" if loc and isinstance(loc[-1], int) else key
+        return (f"{where} has no value (YAML reads an empty value or '{raw[0] or '~'}' as null); "
+                f"write a value, or remove the line if the field is optional")
+    if raw and kind in ("enum", "literal_error") and raw[1] in ("a boolean", "a number", "an integer"):
+        msg = err["msg"]
+        return (f"'{raw[0]}' was read by YAML as {raw[1]} ({err.get('input')!r}), not a word; "
+                f"{msg[0].lower() + msg[1:]}: quote it if you meant the word, e.g. {key}: \"{raw[0]}\"")
+    if raw and kind in ("string_type", "model_type", "dict_type") and raw[1] not in ("a date", "a non-finite number"):
         text, what = raw
-        key = next((str(p) for p in reversed(loc) if isinstance(p, str) and p != "version"), "field")
         if what == "a number":
             return (f"'{text}' was read by YAML as a number ({err.get('input')!r}); versions and names are strings: "
                     f"quote it, e.g. {key}: \"{text}\"")
@@ -291,13 +329,28 @@ def _message(err: dict[str, Any], loc: tuple[Any, ...], doc: Document | None, mo
         msg = msg[len("Value error, "):]
     if kind == "literal_error":
         return f"{msg} (got {err.get('input')!r})"
-    if kind in ("date_from_datetime_parsing", "date_parsing", "date_type"):
-        return f"{msg}: expected a date as YYYY-MM-DD (got {err.get('input')!r})"
+    if kind in ("date_from_datetime_parsing", "date_parsing", "date_type", "date_from_datetime_inexact"):
+        return f"{_short(err.get('input'))} is not a date; write it as YYYY-MM-DD, e.g. 2026-02-21"
     if kind == "enum":
         return f"{msg} (got {err.get('input')!r})"
     if kind == "string_pattern_mismatch":
         return f"{msg} (got {err.get('input')!r})"
+    value = err.get("input")
+    if kind == "float_type" and isinstance(value, int) and not isinstance(value, bool):
+        return f"a number of {len(str(abs(value)))} digits is too large to be a measurement; check the value"
+    if kind == "list_type":
+        return f"expected a list, e.g. {key}: [a, b] (got {_short(value)})"
+    if kind in ("dict_type", "model_type"):
+        return f"expected a mapping of name: value (got {_short(value)})"
+    if kind != "value_error" and isinstance(value, (int, float, str)) and not isinstance(value, bool) and "(got" not in msg:
+        return f"{msg} (got {_short(value)})"
     return msg
+
+
+def _short(value: Any, limit: int = 40) -> str:
+    """``repr(value)`` cut to ``limit`` characters (a 300-digit integer stays readable)."""
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 # --------------------------------------------------------------------------- writing
@@ -373,11 +426,12 @@ def write_text_atomic(target: Path, text: str, *, overwrite: bool = False) -> Pa
         target.parent.mkdir(parents=True, exist_ok=True)
         if not overwrite and target.exists():
             raise RecordExists(target)
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.stem}.", suffix=".tmp", dir=target.parent)
+        sweep_temp_files(target.parent)
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.stem}.{os.getpid()}.", suffix=TEMP_SUFFIX, dir=target.parent)
     except RecordExists:
         raise
     except OSError as exc:
-        raise WriteError(f"{target}: cannot write ({exc.strerror}); check the folder is writable and has space") from None
+        raise _write_error(target, exc) from None
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text)
@@ -401,11 +455,65 @@ def write_text_atomic(target: Path, text: str, *, overwrite: bool = False) -> Pa
     except RecordExists:
         raise
     except OSError as exc:
-        raise WriteError(f"{target}: cannot write ({exc.strerror}); nothing was changed") from None
+        raise _write_error(target, exc) from None
     finally:
         if os.path.exists(tmp):
             os.unlink(tmp)
     return target
+
+
+TEMP_SUFFIX = ".tmp"
+"""Temporary files are ``.<id>.<pid>.<random>.tmp`` in the record's folder: hidden, so never
+read as records, and naming the process that writes them."""
+
+
+def _write_error(target: Path, exc: OSError) -> WriteError:
+    reason = exc.strerror or str(exc)
+    hint = {errno.ENOSPC: "free some space", errno.EDQUOT: "free some space (disk quota exceeded)",
+            errno.EROFS: "the file system is mounted read-only: remount it read-write or use another --records"}.get(
+        exc.errno or 0, "check the folder exists and is writable")
+    return WriteError(f"{target}: cannot write ({reason}); nothing was changed: {hint}, then run the command again")
+
+
+def sweep_temp_files(folder: Path) -> list[Path]:
+    """Remove the temporary files a killed writer left in ``folder``; return those removed.
+
+    A temporary file names its writer's pid (``.<id>.<pid>.<random>.tmp``); it is removed only
+    when that process no longer exists on this machine, so a live writer's file is never
+    touched. (On a folder shared by several machines a pid means nothing elsewhere: leave such
+    files alone there, which the pid check cannot promise.) Files of other shapes are kept.
+    Errors are ignored: sweeping is housekeeping, never a reason to fail a write.
+    """
+    removed = []
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return removed
+    for entry in entries:
+        name = entry.name
+        if not (name.startswith(".") and name.endswith(TEMP_SUFFIX)):
+            continue
+        parts = name[: -len(TEMP_SUFFIX)].rsplit(".", 2)
+        if len(parts) != 3 or not parts[1].isdigit() or _alive(int(parts[1])):
+            continue
+        try:
+            os.unlink(entry.path)
+            removed.append(Path(entry.path))
+        except OSError:
+            pass
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError, ValueError):
+        return True
+    return True
 
 
 def _fsync_dir(path: Path) -> None:

@@ -92,9 +92,24 @@ class Verdict:
 def satisfies(version: str | None, spec: str) -> Verdict:
     """Whether component ``version`` satisfies PEP 440 specifier set ``spec``.
 
-    A missing version (``None``) or one that is not PEP 440 never satisfies. Pre-releases are
-    admitted only when the specifier names one (PEP 440's default); when the answer hinges on
-    a pre-release, ``note`` says so.
+    A missing version (``None``) or one that is not PEP 440 never satisfies. ``version`` is what
+    a stack *has installed*, so a pre-release is compared like any other version: PEP 440 says
+    tools should "accept already installed pre-releases for all version specifiers" (a torch
+    nightly ``2.11.0.dev...`` satisfies ``>=2.7.0``). The comparison is made explicitly with
+    ``prereleases=True`` because :mod:`packaging` changed its default (before 25.0 a bare
+    ``contains`` refused pre-releases, from 25.0 it admits them), and kb must not answer
+    differently with the version installed.
+
+    ``note`` says when a pre-release decided the answer: the release it precedes would have been
+    answered otherwise (``2.11.0.dev1`` fails ``>=2.11``, which ``2.11.0`` passes), or the
+    specifier names a pre-release itself (``>=2.11.0.dev0``).
+
+    Raises ``ValueError`` when ``spec`` is not a specifier set.
+
+    >>> satisfies("2.11.0.dev20260220+cu130", ">=2.7.0")
+    Verdict(ok=True, note='')
+    >>> satisfies("2.11.0.dev1", "<2.11").ok  # PEP 440: <V never admits V's own pre-releases
+    False
     """
     sset = parse_specifier(spec)
     if version is None:
@@ -103,11 +118,15 @@ def satisfies(version: str | None, spec: str) -> Verdict:
         v = Version(version)
     except InvalidVersion:
         return Verdict(False, f"'{version}' is not a PEP 440 version")
-    ok = sset.contains(v, prereleases=None)
-    if not ok and v.is_prerelease and sset.contains(v, prereleases=True):
-        return Verdict(False, f"{version} is a pre-release, which {spec} excludes unless it names one")
-    if not ok and v.is_prerelease and sset.contains(Version(v.base_version)):
+    ok = sset.contains(v, prereleases=True)
+    if not v.is_prerelease:
+        return Verdict(ok)
+    release = Version(v.base_version)
+    release_ok = sset.contains(release, prereleases=True)
+    if not ok and release_ok:
         return Verdict(False, f"{version} is a pre-release, which {spec} excludes")
-    if ok and v.is_prerelease:
+    if ok and not release_ok:
+        return Verdict(True, f"{version} is a pre-release, which {spec} admits (its release {release} would not)")
+    if ok and sset.prereleases:
         return Verdict(True, f"{version} is a pre-release, admitted because {spec} names one")
     return Verdict(ok)

@@ -17,6 +17,7 @@ Errors are :class:`kb.errors.RecordError` with the file and line.
 from __future__ import annotations
 
 import math
+import unicodedata
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -69,6 +70,18 @@ class Document:
 
 
 def _describe_yaml_error(exc: yaml.YAMLError, text: str = "") -> tuple[int | None, str]:
+    if isinstance(exc, yaml.reader.ReaderError):
+        # a character YAML refuses anywhere (a control character, a lone surrogate): the reader
+        # reports an offset into the text, not a line
+        pos = exc.position if isinstance(exc.position, int) else 0
+        line = text[:pos].count("\n") + 1
+        column = pos - (text.rfind("\n", 0, pos) + 1) + 1
+        char = exc.character if isinstance(exc.character, str) else chr(exc.character)
+        code = ord(char)
+        what = "control character" if unicodedata.category(char) == "Cc" else "character"
+        escape = f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+        return line, (f"invalid YAML: {what} U+{code:04X} at column {column} is not allowed in YAML text; "
+                      f"remove it, or write it as the escape \"{escape}\" inside a double-quoted string")
     mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
     line = mark.line + 1 if mark is not None else None
     problem = getattr(exc, "problem", None) or str(exc)
@@ -150,7 +163,8 @@ class _Builder:
         self.doc.lines.setdefault(path, node.start_mark.line + 1)
         if isinstance(node, (yaml.MappingNode, yaml.SequenceNode)) and node.tag not in (
                 "tag:yaml.org,2002:map", "tag:yaml.org,2002:seq", "tag:yaml.org,2002:omap"):
-            raise self.fail(node, path, f"the YAML tag {node.tag} is not allowed; records hold plain values")
+            raise self.fail(node, path, f"the YAML tag {node.tag.replace('tag:yaml.org,2002:', '!!')} is not allowed; "
+                                        "records hold plain strings, numbers, lists and mappings: remove the tag")
         if isinstance(node, yaml.MappingNode):
             return self._mapping(node, path, depth)
         if isinstance(node, yaml.SequenceNode):
@@ -164,7 +178,7 @@ class _Builder:
             if not isinstance(key_node, yaml.ScalarNode):
                 raise self.fail(key_node, path, "a mapping key must be a plain name, not a list or mapping")
             if key_node.tag == "tag:yaml.org,2002:merge":
-                raise self.fail(key_node, path, "YAML merge keys (<<) are not allowed in records")
+                raise self.fail(key_node, path, "YAML merge keys (<<) are not allowed in records; write the keys out")
             key = key_node.value  # the text as written: `on:` stays "on", `12:` stays "12"
             line = key_node.start_mark.line + 1
             if key in first_line:
@@ -184,7 +198,7 @@ class _Builder:
             return node.value
         if node.tag not in _TAG_WORDS and node.tag not in _PLAIN_TAGS:
             raise self.fail(node, path, f"the YAML tag {node.tag.replace('tag:yaml.org,2002:', '!!')} is not allowed; "
-                                        "records hold plain strings, numbers, lists and mappings")
+                                        "records hold plain strings, numbers, lists and mappings: remove the tag")
         try:
             value = self.constructor.construct_object(node, deep=True)
         except (yaml.YAMLError, ValueError, OverflowError) as exc:

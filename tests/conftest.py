@@ -41,3 +41,12 @@ def write_tree(tmp_path: Path) -> Callable[[dict[str, Any]], Path]:
         return root
 
     return write
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    """Print what the reliability tests did (tests/reliability_stats.py), when any of them ran."""
+    from reliability_stats import STATS
+
+    line = STATS.summary()
+    if line:
+        terminalreporter.write_line(line)

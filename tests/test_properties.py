@@ -1,19 +1,23 @@
-"""Property tests (hypothesis): the record loader never crashes; unblocks is monotonic and
-independent of record order."""
+"""Property tests (hypothesis): the record loader never crashes (on any text or any bytes on disk);
+unblocks is monotonic and independent of record order (for any specifier operator)."""
 
 from __future__ import annotations
 
 import random
+import tempfile
+from pathlib import Path
 
 import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from packaging.specifiers import SpecifierSet
+from packaging.version import Version
 
 from kb.errors import Problem
 from kb.graph import build_graph
 from kb.models import KINDS, Blocker, Component
 from kb.queries import resolve_blockers
-from kb.store import RecordSet, parse_record
+from kb.store import RecordSet, load_records, parse_record
 
 # ---------------------------------------------------------------- loader: record or located error
 
@@ -110,4 +114,90 @@ def test_an_upgrade_never_unresolves_a_blocker(blockers, before, bump):
 def test_resolution_does_not_depend_on_record_order(blockers, vs, seed):
     a = resolve_blockers(_graph(blockers), _stack(vs))
     b = resolve_blockers(_graph(blockers, order_seed=seed), _stack(vs))
+    assert {k: (v.state, v.missing) for k, v in a.items()} == {k: (v.state, v.missing) for k, v in b.items()}
+
+
+# ---------------------------------------------------------------- loader over bytes (the file as read from disk)
+
+_VALID = "title: t\nsignatures: [abc]\n".encode()
+byte_soup = st.one_of(
+    st.binary(max_size=200),
+    st.tuples(st.binary(max_size=20), st.binary(max_size=20)).map(lambda t: t[0] + _VALID + t[1]),
+    st.lists(st.sampled_from([b"\xef\xbb\xbf", b"\r\n", b"\r", b"\n", b"\t", b"\x00", b"\xff", b"\xc3", b"\xa9",
+                              b"title: ", b"x", b": ", b"- ", b"[", b"]", b"&a ", b"*a", b'"', b"\x85", b"\xe2\x80\xa8"]),
+             max_size=40).map(b"".join),
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(data=byte_soup)
+def test_any_bytes_on_disk_are_a_record_or_a_located_error(data):
+    """The whole read path (size, UTF-8, BOM, NUL, YAML, model), from bytes in a record file."""
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp) / "records"
+        (root / "blockers").mkdir(parents=True)
+        (root / "blockers" / "x.yaml").write_bytes(data)
+        res = load_records(root)
+    if res.problems:
+        assert res.records.get("x") is None
+        for p in res.problems:
+            assert p.path == "records/blockers/x.yaml" and p.message
+            assert p.line is None or p.line >= 1
+    else:
+        assert res.records.get("x") is not None
+
+
+# ---------------------------------------------------------------- unblocks: any specifier, absent components
+
+OPS = [">=", ">", "<", "<=", "==", "!=", "~="]
+ALL_VERSIONS = [f"{a}.{b}" for a in range(4) for b in range(4)]
+specs = st.builds(lambda op, a, b: f"{op}{a}.{b}", st.sampled_from(OPS), st.integers(0, 3), st.integers(0, 3))
+
+
+@st.composite
+def general_blockers(draw):
+    """Blockers whose alternatives use every specifier operator, with causes among earlier ones."""
+    n = draw(st.integers(min_value=1, max_value=10))
+    out = []
+    for i in range(n):
+        alts = draw(st.lists(st.dictionaries(st.sampled_from(COMPONENTS), specs, min_size=1, max_size=3), max_size=3))
+        causes = draw(st.lists(st.sampled_from([f"b{j}" for j in range(i)]), unique=True, max_size=3)) if i else []
+        out.append(Blocker(id=f"b{i}", title=f"b{i}", fixed_by=alts, caused_by=causes))
+    return out
+
+
+def _satisfied(blockers, name, version):
+    """The specifiers on component ``name`` (any blocker, any alternative) that ``version`` meets."""
+    found = {alt[name] for b in blockers for alt in b.fixed_by if name in alt}
+    if version is None:
+        return set()
+    return {s for s in found if SpecifierSet(s).contains(Version(version), prereleases=True)}
+
+
+@settings(max_examples=300, deadline=None)
+@given(blockers=general_blockers(),
+       before=st.dictionaries(st.sampled_from(COMPONENTS), st.sampled_from(ALL_VERSIONS)),
+       data=st.data())
+def test_a_change_meeting_more_specifiers_never_unresolves_a_blocker(blockers, before, data):
+    """Change one component (or add one the stack lacked) to a version that meets every
+    specifier the old one met, and maybe more: no resolved blocker stands again."""
+    name = data.draw(st.sampled_from(COMPONENTS))
+    old = _satisfied(blockers, name, before.get(name))
+    candidates = [v for v in ALL_VERSIONS if _satisfied(blockers, name, v) >= old]
+    after = {**before, name: data.draw(st.sampled_from(candidates))}
+    kg = _graph(blockers)
+    st0 = resolve_blockers(kg, {k: Component(version=v) for k, v in before.items()})
+    st1 = resolve_blockers(kg, {k: Component(version=v) for k, v in after.items()})
+    for bid, s in st0.items():
+        if s.state == "resolved":
+            assert st1[bid].state == "resolved", (bid, before, after)
+
+
+@settings(max_examples=200, deadline=None)
+@given(blockers=general_blockers(), comps=st.dictionaries(st.sampled_from(COMPONENTS), st.sampled_from(ALL_VERSIONS)),
+       seed=st.integers(0, 1000))
+def test_resolution_with_any_specifiers_does_not_depend_on_record_order(blockers, comps, seed):
+    stack = {k: Component(version=v) for k, v in comps.items()}
+    a = resolve_blockers(_graph(blockers), stack)
+    b = resolve_blockers(_graph(blockers, order_seed=seed), stack)
     assert {k: (v.state, v.missing) for k, v in a.items()} == {k: (v.state, v.missing) for k, v in b.items()}

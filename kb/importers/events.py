@@ -21,6 +21,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal
 
+from kb.errors import LogFormatError as KbLogFormatError
+
 EventKind = Literal[
     "text",  # prose: a chat message's text, a Markdown paragraph
     "thinking",  # model reasoning (Claude "thinking", Codex "reasoning", Gemini "thoughts")
@@ -42,21 +44,21 @@ FORMATS = ("claude", "codex", "opencode", "gemini", "aider", "specstory", "markd
 """Format names accepted by ``read_session(format=...)`` and returned by ``detect_format``."""
 
 
-class LogFormatError(Exception):
+class LogFormatError(KbLogFormatError):
     """A session log that cannot be read at all (empty, unknown format, unreadable).
 
     Problems confined to one line or record are *not* errors: they become
     :class:`ReadWarning` entries and the rest of the file is still read.
 
-    Attributes: ``file`` (display name), ``line`` (1-based, or ``None`` when the whole file
-    is concerned), ``message``. ``str(error)`` reads ``file:line: message``.
+    Attributes: ``file`` (display name; also ``path``, as :class:`kb.errors.LogFormatError`
+    names it), ``line`` (1-based, or ``None`` when the whole file is concerned), ``message``.
+    ``str(error)`` reads ``file:line: message``. A :class:`kb.errors.KbError`, so the CLI
+    reports it like any other kb error.
     """
 
     def __init__(self, file: str, line: int | None, message: str) -> None:
+        super().__init__(file, line, message)
         self.file = file
-        self.line = line
-        self.message = message
-        super().__init__(f"{file}:{line}: {message}" if line is not None else f"{file}: {message}")
 
 
 @dataclass(frozen=True)

@@ -32,7 +32,7 @@ def read(reading: Reading) -> None:
     from markdown_it import MarkdownIt  # imported here: only Markdown reading needs it
 
     text = read_text(reading)
-    lines = text.split("\n")
+    lines = re.split(r"\r\n?|\n", text)  # markdown-it's own line breaks, so token.map fits
     tokens = MarkdownIt("commonmark").enable("table").parse(text)
 
     def where(start: int, end: int) -> Locator:

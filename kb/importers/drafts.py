@@ -1,0 +1,448 @@
+"""Step 3 of import: extracted attempts become draft attempt records, written through the store.
+
+The pipeline of :func:`import_logs`, one named step each::
+
+    load records → read each log (read_session) → extract → redact → draft (ids, stack,
+    platform, blockers, baseline) → validate every draft → write each (atomically)
+
+Guarantees:
+
+- Drafts are :class:`kb.models.Attempt` records with ``status: draft`` and the tag
+  ``imported``; every field's evidence is a ``source`` entry (file name, sha256, format,
+  locator, quote, ``field``).
+- *Idempotent*: a draft is identified by its log's sha256 and the locator of the passage it was
+  drafted from (its anchor); an attempt that already cites that pair (draft or reviewed) is
+  reported as ``exists`` and nothing is written for it. A record is never overwritten
+  (:func:`kb.store.write_record` refuses).
+- *No partial import*: every draft of every file is validated (model and references) before
+  the first is written; one invalid draft raises :class:`kb.errors.InvalidRecords` and
+  nothing is written. Each write is atomic.
+- *Redaction first*: everything extracted goes through one :class:`Redactor` before a record is
+  built, written or printed; :attr:`ImportReport.redactions` counts what it replaced by kind.
+- References only to what exists: ``stack``/``platform`` are set when exactly one existing
+  stack/platform agrees with the facts seen in the log; ``blocked_by`` holds the known blockers
+  whose signatures match the error text (:func:`kb.queries.match_signatures`); ``baseline``
+  names a draft of the same import, an existing attempt, or the campaign's baseline attempt.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections import Counter
+from dataclasses import dataclass, field, fields, is_dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from kb.errors import InvalidRecords, Problem, RecordExists, UsageError
+from kb.importers.events import LogFormatError
+from kb.importers.extract import ExtractedAttempt, Extraction, Fact, Headline, Statement, extract
+from kb.importers.readers import read_session
+from kb.importers.redact import SECRET, Redactor
+from kb.models import Attempt, Campaign, Platform, Stack
+from kb.store import RecordSet, load_records, record_to_data, write_record
+
+IMPORT_TAG = "imported"
+"""Tag every imported draft carries."""
+
+_SECRET_ENV = re.compile(r"(?:TOKEN(?!S)|SECRET|PASSWORD|PASSWD|API_?KEY|ACCESS_KEY|PRIVATE_KEY|_KEY$|CREDENTIAL|AUTH)", re.I)
+_SKIP_REDACT = {"sha256", "format", "field", "scope", "unit", "kind", "position", "explicit_outcome", "outcome"}
+
+
+@dataclass
+class Draft:
+    """One attempt found in a log. ``state``: ``new`` (valid, not written: a dry run),
+    ``written``, or ``exists`` (an attempt already cites its source; ``record`` is then
+    ``None`` and ``id`` is the existing record's). ``anchor``: the locator it was drafted from."""
+
+    id: str
+    anchor: str
+    state: str
+    record: Attempt | None = None
+    blocked_by: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"id": self.id, "state": self.state, "anchor": self.anchor,
+                                "path": f"attempts/{self.id}.yaml"}
+        if self.record is not None:
+            data["record"] = _jsonable(record_to_data(self.record))
+        data["blocked_by"] = self.blocked_by
+        return data
+
+
+@dataclass
+class FileImport:
+    """What one log gave: its ``file`` name, ``format``, ``sha256``, reader ``warnings``
+    (``file:line: message``), ``drafts``, ``decisions`` and rejected ``options`` (statements a
+    person turns into ADRs with ``kb new decision``), ``facts`` seen, or the ``error`` that
+    stopped it being read."""
+
+    file: str
+    format: str | None = None
+    sha256: str | None = None
+    warnings: list[str] = field(default_factory=list)
+    drafts: list[Draft] = field(default_factory=list)
+    decisions: list[Statement] = field(default_factory=list)
+    options: list[Statement] = field(default_factory=list)
+    facts: list[Fact] = field(default_factory=list)
+    error: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        def statement(s: Statement) -> dict[str, str]:
+            return {"text": s.text, "locator": s.evidence.locator, "quote": s.evidence.quote}
+
+        return {
+            "file": self.file, "format": self.format, "sha256": self.sha256, "error": self.error,
+            "warnings": self.warnings, "drafts": [d.to_dict() for d in self.drafts],
+            "decisions": [statement(s) for s in self.decisions],
+            "options": [statement(s) for s in self.options],
+            "facts": [{"scope": f.scope, "name": f.name, "value": f.value, "locator": f.evidence.locator,
+                       "quote": f.evidence.quote} for f in self.facts],
+        }
+
+
+@dataclass
+class ImportReport:
+    """The result of :func:`import_logs`: one :class:`FileImport` per path, the campaign the
+    drafts joined, what was redacted (kind → count), whether it was a dry run, and
+    ``problems`` of the existing records (the import goes on; ``kb check`` reports them)."""
+
+    campaign: str
+    dry_run: bool
+    files: list[FileImport] = field(default_factory=list)
+    redactions: Counter[str] = field(default_factory=Counter)
+    record_problems: int = 0
+
+    @property
+    def drafts(self) -> list[Draft]:
+        return [d for f in self.files for d in f.drafts]
+
+    @property
+    def failed(self) -> list[FileImport]:
+        """Files that could not be read at all."""
+        return [f for f in self.files if f.error]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "campaign": self.campaign, "dry_run": self.dry_run,
+            "files": [f.to_dict() for f in self.files],
+            "redactions": dict(sorted(self.redactions.items())),
+            "counts": dict(Counter(d.state for d in self.drafts)),
+        }
+
+
+# --------------------------------------------------------------------------- pipeline
+
+
+def import_logs(root: str | Path, paths: list[str | Path], *, format: str = "auto",
+                campaign: str | None = None, dry_run: bool = False,
+                today: dt.date | None = None) -> ImportReport:
+    """Import the session logs at ``paths`` into draft attempts under ``root`` (records/).
+
+    ``format``: ``auto`` or a name of :data:`kb.importers.FORMATS`. ``campaign``: the id the
+    drafts join; optional when ``root`` holds exactly one campaign. ``dry_run``: build and
+    validate everything, write nothing. ``today`` dates an attempt whose log gives no date.
+
+    A log that cannot be read (empty, unknown format, undecodable container) is reported in its
+    :class:`FileImport` ``error`` and the others are still imported. Raises
+    :class:`kb.errors.UsageError` for a missing/unknown campaign,
+    :class:`kb.errors.RecordError` when ``root`` is not a folder, and
+    :class:`kb.errors.InvalidRecords` (before anything is written) when a draft does not
+    validate; :class:`kb.errors.WriteError` if the disk refuses a write (records written
+    before it are complete).
+    """
+    root = Path(root)
+    loaded = load_records(root)
+    records = loaded.records
+    camp = _campaign(records, campaign)
+    report = ImportReport(camp.id, dry_run, record_problems=len(loaded.problems))
+    from kb.graph import build_graph
+
+    kg = build_graph(records)
+    existing = _existing_sources(records)
+    taken = set(records.records)
+    redactor = Redactor()
+    headline = Headline(camp.metric.name, camp.metric.direction.value,
+                        camp.baseline.value if camp.baseline.unit == camp.metric.unit else None)
+    problems: list[Problem] = []
+    suffixes: dict[str, int] = {}
+    for path in paths:
+        path = Path(path)
+        item = FileImport(redactor.redact(path.name))
+        report.files.append(item)
+        try:
+            session = read_session(path, format)
+        except LogFormatError as exc:
+            item.error = redactor.redact(str(exc))
+            continue
+        redactor.learn(session.cwd)
+        item.format, item.sha256 = session.format, session.sha256
+        item.warnings = [redactor.redact(str(w)) for w in session.warnings]
+        extraction = extract(session, headline)
+        redact_extraction(extraction, redactor)
+        item.file = extraction.file
+        item.decisions, item.options, item.facts = extraction.decisions, extraction.options, extraction.facts
+        item.drafts, file_problems = _drafts(extraction, kg, camp, existing, taken, redactor, today, suffixes)
+        problems.extend(file_problems)
+    report.redactions = redactor.counts
+    if problems:
+        raise InvalidRecords(problems)
+    if not dry_run:
+        for draft in report.drafts:
+            if draft.state != "new" or draft.record is None:
+                continue
+            try:
+                write_record(root, draft.record)
+            except RecordExists:
+                draft.state = "exists"
+                continue
+            draft.state = "written"
+    return report
+
+
+def _campaign(records: RecordSet, wanted: str | None) -> Campaign:
+    campaigns = records.of_kind(Campaign)
+    if wanted:
+        found = records.get(wanted)
+        if isinstance(found, Campaign):
+            return found
+        known = ", ".join(c.id for c in campaigns) or "none yet"
+        raise UsageError(f"--campaign {wanted}: no such campaign (campaigns: {known})")
+    if len(campaigns) == 1:
+        return campaigns[0]
+    if not campaigns:
+        raise UsageError("attempts need a campaign and records/ has none: create one under "
+                         "records/campaigns/ first, then import")
+    raise UsageError("records/ holds several campaigns; choose one with --campaign ID (one of: "
+                     + ", ".join(c.id for c in campaigns) + ")")
+
+
+def _existing_sources(records: RecordSet) -> dict[tuple[str, str], str]:
+    """(sha256, locator) → id of the attempt citing it (anchors first, then any source)."""
+    found: dict[tuple[str, str], str] = {}
+    for attempt in records.of_kind(Attempt):
+        for source in sorted(attempt.source, key=lambda s: s.field != "attempt"):
+            if source.sha256 and source.locator:
+                found.setdefault((source.sha256, source.locator), attempt.id)
+    return found
+
+
+def redact_extraction(value: Any, redactor: Redactor) -> Any:
+    """Redact, in place, every string of an :class:`Extraction` (texts, quotes, commands,
+    flags, env values and keys), except identifiers such as ``sha256`` and ``format``."""
+    if is_dataclass(value) and not isinstance(value, type):
+        for f in fields(value):
+            if f.name in _SKIP_REDACT:
+                continue
+            setattr(value, f.name, redact_extraction(getattr(value, f.name), redactor))
+        return value
+    if isinstance(value, str):
+        return redactor.redact(value)
+    if isinstance(value, list):
+        return [redact_extraction(v, redactor) for v in value]
+    if isinstance(value, dict):
+        return {redact_extraction(k, redactor) if isinstance(k, str) and not k.isidentifier() else k:
+                redact_extraction(v, redactor) for k, v in value.items()}
+    return value
+
+
+# --------------------------------------------------------------------------- drafting
+
+
+def _drafts(x: Extraction, kg: Any, camp: Campaign, existing: dict[tuple[str, str], str],
+            taken: set[str], redactor: Redactor, today: dt.date | None,
+            suffixes: dict[str, int]) -> tuple[list[Draft], list[Problem]]:
+    drafts: list[Draft] = []
+    problems: list[Problem] = []
+    ids: list[str] = []
+    for attempt in x.attempts:
+        key = (x.sha256, attempt.anchor.locator)
+        date = attempt.date or today or dt.date.today()
+        if key in existing:
+            ids.append(existing[key])
+            drafts.append(Draft(existing[key], attempt.anchor.locator, "exists"))
+            continue
+        record_id = _new_id(date, attempt.title, taken, suffixes)
+        taken.add(record_id)
+        ids.append(record_id)
+        existing[key] = record_id  # the same log twice in one import drafts it once
+        drafts.append(Draft(record_id, attempt.anchor.locator, "new"))
+    for attempt, draft, record_id in zip(x.attempts, drafts, ids):
+        if draft.state == "exists":
+            continue
+        baseline = None
+        if attempt.reference is not None and attempt.reference >= 0:
+            baseline = ids[attempt.reference]
+        elif attempt.reference == -1 and isinstance(kg.get(camp.baseline_attempt or ""), Attempt):
+            baseline = camp.baseline_attempt
+        try:
+            draft.record = _record(x, attempt, record_id, kg, camp, baseline, redactor, attempt.date or today or dt.date.today())
+        except ValidationError as exc:
+            for err in exc.errors():
+                where = ".".join(str(p) for p in err["loc"])
+                problems.append(Problem(x.file, None, where,
+                                        f"draft {record_id} (from {attempt.anchor.locator}) is invalid: {err['msg']}"))
+            continue
+        draft.blocked_by = list(draft.record.blocked_by)
+        problems.extend(_reference_problems(draft.record, kg, set(ids), x.file))
+    return drafts, problems
+
+
+def _new_id(date: dt.date, title: str, taken: set[str], suffixes: dict[str, int]) -> str:
+    """``<date>-<slug of title>``, with ``-2``, ``-3``, ... when ``taken`` holds it already
+    (``suffixes`` remembers the next number per base, so many repeats stay linear)."""
+    slug = re.sub(r"[^a-z0-9]+", "-", title.lower()).strip("-")
+    if len(slug) > 60:
+        slug = slug[:60].rsplit("-", 1)[0]
+    base = f"{date.isoformat()}-{slug or 'imported-attempt'}"
+    if base not in taken:
+        return base
+    n = suffixes.get(base, 2)
+    while f"{base}-{n}" in taken:
+        n += 1
+    suffixes[base] = n + 1
+    return f"{base}-{n}"
+
+
+def _record(x: Extraction, a: ExtractedAttempt, record_id: str, kg: Any, camp: Campaign,
+            baseline: str | None, redactor: Redactor, date: dt.date) -> Attempt:
+    stack_id, components = _match_stack(kg, [f for f in a.facts if f.scope == "stack"])
+    platform_id, unmatched = _match_platform(kg, [f for f in a.facts if f.scope == "platform"])
+    env = {}
+    for name, value in a.env.items():
+        if _SECRET_ENV.search(name) or SECRET in value:
+            if SECRET not in value:
+                redactor.counts["env-secret"] += 1
+            continue  # a secret is no configuration: drop it
+        env[name] = value
+    evidence_text = "\n".join(t for t in (a.error, a.cause) if t)
+    from kb.queries import match_signatures
+
+    blocked_by = match_signatures(kg, evidence_text) if evidence_text else []
+    notes = [f"Drafted by `kb import` from {x.file} ({x.format}"
+             + (f" {x.tool_version}" if x.tool_version else "") + "). Check each field against its source, "
+             "then set `status: reviewed`."]
+    notes += a.notes
+    if unmatched:
+        notes.append("Platform seen in the log (no platform record matches): "
+                     + ", ".join(f"{f.name} {f.value}" for f in unmatched) + ".")
+    sources = [a.anchor] + a.evidence + [f.evidence for f in a.facts]
+    data: dict[str, Any] = {
+        "id": record_id,
+        "title": a.title,
+        "date": date,
+        "campaign": camp.id,
+        "approach": a.approach or a.title,
+        "platform": platform_id,
+        "stack": stack_id,
+        "components": components,
+        "config": {"command": a.command, "flags": a.flags, "env": env},
+        "outcome": a.outcome,
+        "metrics": {m.name: {"value": float(m.text), "unit": m.unit, "text": m.text} for m in a.metrics.values()},
+        "baseline": baseline,
+        "error": a.error,
+        "blocked_by": blocked_by,
+        "status": "draft",
+        "tags": [IMPORT_TAG],
+        "notes": "\n\n".join(notes) + "\n",
+        "source": [{"file": x.file, "locator": e.locator, "quote": e.quote or None, "sha256": x.sha256,
+                    "format": x.format, "field": e.field} for e in sources],
+    }
+    return Attempt.model_validate(data)
+
+
+def _reference_problems(record: Attempt, kg: Any, batch: set[str], file: str) -> list[Problem]:
+    problems = []
+    wanted = [("campaign", record.campaign, Campaign), ("platform", record.platform, Platform),
+              ("stack", record.stack, Stack)] + [("blocked_by", b, None) for b in record.blocked_by]
+    for name, target, kind in wanted:
+        if target is None:
+            continue
+        found = kg.get(target)
+        if found is None or (kind is not None and not isinstance(found, kind)):
+            problems.append(Problem(file, None, name, f"draft {record.id} refers to unknown '{target}'"))
+    if record.baseline and record.baseline not in batch and not isinstance(kg.get(record.baseline), Attempt):
+        problems.append(Problem(file, None, "baseline", f"draft {record.id} refers to unknown attempt '{record.baseline}'"))
+    return problems
+
+
+def _consistent(seen: str, recorded: str) -> bool:
+    """A version seen in a log agrees with a recorded one: equal, or a release prefix of it
+    (``12.8`` seen by ``nvcc`` agrees with toolkit ``12.8.1``)."""
+    return seen == recorded or recorded.startswith(seen + ".") or recorded.startswith(seen + "+")
+
+
+def _match_stack(kg: Any, facts: list[Fact]) -> tuple[str | None, dict[str, str]]:
+    """The one existing stack every stack fact agrees with (at least two agreeing), and the
+    facts it does not hold (attempt-level ``components``); without such a stack, no stack
+    and every fact as a component."""
+    from kb.versions import parse_version
+
+    seen: dict[str, str] = {}
+    for fact in facts:
+        try:
+            parse_version(fact.value)
+        except ValueError:
+            continue
+        seen[fact.name] = fact.value
+    best: list[tuple[int, str]] = []
+    for stack in kg.of_kind(Stack):
+        comps = kg.stack_components(stack.id)
+        agree, conflict = 0, False
+        for name, value in seen.items():
+            target = comps.get("cuda" if name == "torch-cuda" else name)
+            if target is None or target.version is None:
+                continue
+            if _consistent(value, target.version):
+                agree += 1
+            else:
+                conflict = True
+        if not conflict and agree >= 2:
+            best.append((agree, stack.id))
+    best.sort(reverse=True)
+    if best and (len(best) == 1 or best[0][0] > best[1][0]):
+        stack_id = best[0][1]
+        comps = kg.stack_components(stack_id)
+        return stack_id, {n: v for n, v in seen.items() if n not in comps and n != "torch-cuda"}
+    return None, seen
+
+
+def _match_platform(kg: Any, facts: list[Fact]) -> tuple[str | None, list[Fact]]:
+    """The one existing platform every platform fact agrees with, or ``None`` and the facts."""
+    if not facts:
+        return None, []
+    found = []
+    for platform in kg.of_kind(Platform):
+        agree, conflict = 0, False
+        for fact in facts:
+            if fact.name == "compute_capability":
+                ok = fact.value == platform.compute_capability
+            elif fact.name == "gpu_count":
+                ok = fact.value == str(platform.gpu_count)
+            elif fact.name == "nvlink":
+                ok = platform.nvlink is None or str(platform.nvlink).lower() == fact.value
+            elif fact.name == "interconnect":
+                ok = platform.interconnect is None or fact.value.lower().replace(" ", "") in platform.interconnect.lower().replace(" ", "")
+            elif fact.name == "gpu":
+                ok = fact.value.lower() in platform.gpu.lower() or platform.gpu.lower() in fact.value.lower()
+            else:
+                continue
+            agree += ok
+            conflict = conflict or not ok
+        if agree and not conflict:
+            found.append(platform.id)
+    if len(found) == 1:
+        return found[0], []
+    return None, facts
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _jsonable(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, dt.date):
+        return value.isoformat()
+    return value

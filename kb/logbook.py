@@ -1,0 +1,604 @@
+"""Recording a new attempt (``kb log``), and new decision and blocker skeletons (``kb new``).
+
+The pipeline of ``kb log``, each step a function:
+
+1. :func:`build_attempt` — parse what was given as text (:class:`AttemptDraft`: ``--metric
+   output_throughput=54.1tok/s``, ``--component cuda=13.0``, ``--env NCCL_ALGO=Tree``), fill the
+   defaults (today, the only campaign, the campaign's platform), validate through
+   :class:`kb.models.Attempt` and check every reference against the records (unknown campaign,
+   stack, platform, baseline or blocker ids are errors). Every problem is collected, then
+   :class:`kb.errors.InvalidRecords` is raised once; nothing has been written.
+2. :func:`match_blockers` — known blockers whose ``signatures`` occur in the error text, each
+   with its fix (``fixed by flashinfer>=0.6.17, cuda>=12.9``) or ``no known fix``.
+3. :func:`kb.store.create_record` — write atomically under a merge-safe id
+   ``YYYY-MM-DD-<slug of title>``, suffixed ``-2``, ``-3`` … on collision, never overwriting.
+
+:func:`log_attempt` runs the three. The CLI only prompts and prints.
+
+>>> slugify("FlashInfer allreduce fusion on CUDA 13.0!")
+'flashinfer-allreduce-fusion-on-cuda-13.0'
+>>> name, metric = parse_metric("output_throughput=54.1tok/s")
+>>> name, metric.display()
+('output_throughput', '54.1 tok/s')
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import difflib
+import re
+import unicodedata
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from kb.errors import InvalidRecords, Problem, QueryError
+from kb.graph import KnowledgeGraph, build_graph, check_records
+from kb.models import (
+    Attempt,
+    Blocker,
+    Campaign,
+    Component,
+    Decision,
+    Metric,
+    Outcome,
+    Platform,
+    Record,
+    Stack,
+)
+from kb.queries import last_metric, match_signatures, unblocks
+from kb.store import create_record
+from kb.versions import canonical_component, parse_version
+
+LOG_WHERE = "kb log"
+"""The ``path`` of problems in what ``kb log`` was given (there is no file yet)."""
+
+MAX_ERROR_CHARS = 20_000
+"""Longest error text kept in a record (characters); a longer one keeps its end, which is where
+tracebacks put the exception, behind a line saying how much was cut."""
+
+SLUG_MAX = 60
+"""Longest slug taken from a title (characters), cut at a word boundary."""
+
+REFERENCE_FIELDS: dict[str, tuple[type[Record], str]] = {
+    "campaign": (Campaign, "--campaign"),
+    "platform": (Platform, "--platform"),
+    "stack": (Stack, "--stack"),
+    "baseline": (Attempt, "--baseline"),
+    "blocked_by": (Blocker, "--blocked-by"),
+}
+"""Attempt field → (kind it must name, the ``kb log`` flag that sets it)."""
+
+_FLAGS = {"title": "--title", "approach": "--approach", "outcome": "--outcome", "date": "--date",
+          "hypothesis": "--hypothesis", "components": "--component", "metrics": "--metric",
+          "error": "--error", "notes": "--notes", "tags": "--tag", "config": "--flag/--env",
+          "id": "--title", **{k: flag for k, (_c, flag) in REFERENCE_FIELDS.items()}}
+
+_METRIC = re.compile(r"^\s*([A-Za-z][A-Za-z0-9_.-]*)\s*=\s*([-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)\s*(\S.*?)?\s*$")
+
+
+# --------------------------------------------------------------------------- parsing flags
+
+
+def slugify(text: str, max_len: int = SLUG_MAX) -> str:
+    """A lowercase ASCII slug of ``text`` for an id: words joined by ``-``, accents dropped,
+    dots kept between digits (``13.0``), at most ``max_len`` characters cut at a word boundary.
+
+    Returns ``"attempt"`` when nothing of ``text`` survives (a title in another script).
+    """
+    ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode().lower()
+    ascii_text = re.sub(r"(?<=\d)\.(?=\d)", "\0", ascii_text)  # keep 12.8, drop other dots
+    words = [w.replace("\0", ".") for w in re.split(r"[^a-z0-9\0]+", ascii_text) if w.strip("\0")]
+    slug = ""
+    for w in words:
+        nxt = f"{slug}-{w}" if slug else w
+        if len(nxt) > max_len:
+            slug = slug or w[:max_len]
+            break
+        slug = nxt
+    return slug.strip(".-") or "attempt"
+
+
+def parse_metric(text: str, default_units: dict[str, str] | None = None) -> tuple[str, Metric]:
+    """Parse ``NAME=VALUE[UNIT]`` (``output_throughput=54.1tok/s``, ``verify_time=30 ms``).
+
+    The unit may be left out for a name in ``default_units`` (the campaign's headline metric:
+    ``{"output_throughput": "tok/s"}``). Returns ``(name, Metric)`` with the number kept as
+    written. Raises ``ValueError`` naming the expected form, a missing unit or an unknown unit.
+    """
+    m = _METRIC.match(text)
+    if not m:
+        raise ValueError(f"'{text}' is not NAME=VALUE UNIT, e.g. output_throughput=54.1tok/s or verify_time=30ms")
+    name, number, unit = m.group(1), m.group(2), m.group(3)
+    if not unit:
+        unit = (default_units or {}).get(name)
+        if not unit:
+            raise ValueError(f"'{text}' has no unit; write it with one, e.g. {name}={number}tok/s or {name}={number}ms")
+    try:
+        return name, Metric.model_validate(f"{number} {unit}")
+    except ValidationError as exc:
+        msg = exc.errors()[0]["msg"].removeprefix("Value error, ")
+        raise ValueError(f"'{text}': {msg}") from None
+
+
+def parse_component(text: str) -> tuple[str, Component]:
+    """Parse ``NAME=VERSION`` (``cuda=13.0``, ``torch=2.10.0+cu128``) into ``(canonical name,
+    Component)``. Raises ``ValueError`` for a missing ``=`` or a version that is not PEP 440."""
+    name, sep, version = text.partition("=")
+    if not sep or not name.strip() or not version.strip():
+        raise ValueError(f"'{text}' is not NAME=VERSION, e.g. cuda=13.0 or flashinfer=0.6.17")
+    parse_version(version.strip())
+    return canonical_component(name), Component(version=version.strip())
+
+
+def parse_env(text: str) -> tuple[str, str]:
+    """Parse ``KEY=VALUE`` (``NCCL_ALGO=Tree``); the value may be empty. Raises ``ValueError``
+    when there is no ``=`` or the key is not an environment variable name."""
+    key, sep, value = text.partition("=")
+    if not sep or not re.match(r"^[A-Za-z_][A-Za-z0-9_]*$", key):
+        raise ValueError(f"'{text}' is not KEY=VALUE with KEY a variable name, e.g. NCCL_ALGO=Tree")
+    return key, value
+
+
+def parse_date(text: str | dt.date) -> dt.date:
+    """``YYYY-MM-DD`` (or a date) → date; ``"today"``/``"yesterday"`` are accepted.
+    Raises ``ValueError`` otherwise."""
+    if isinstance(text, dt.date):
+        return text
+    word = text.strip().lower()
+    if word in ("today", "yesterday"):
+        return dt.date.today() - dt.timedelta(days=1 if word == "yesterday" else 0)
+    try:
+        return dt.date.fromisoformat(text.strip())
+    except ValueError:
+        raise ValueError(f"'{text}' is not a date; write YYYY-MM-DD, e.g. {dt.date.today().isoformat()}") from None
+
+
+def check_reference(kg: KnowledgeGraph, field_name: str, value: str) -> str:
+    """Return ``value`` if it is the id of a record of the kind ``field_name`` must name
+    (:data:`REFERENCE_FIELDS`); raise :class:`QueryError` naming the kind, the closest id and the
+    known ids otherwise."""
+    cls, _flag = REFERENCE_FIELDS[field_name]
+    rec = kg.get(value)
+    if isinstance(rec, cls):
+        return value
+    ids = [r.id for r in kg.of_kind(cls)]
+    if rec is not None:
+        def a(noun: str) -> str:
+            return f"an {noun}" if noun[0] in "aeiou" else f"a {noun}"
+
+        raise QueryError(f"'{value}' is {a(rec.kind)}, not {a(cls.kind)}; give the id of {a(cls.kind)}"
+                         + (f" (known: {', '.join(ids[:20])}{', …' if len(ids) > 20 else ''})" if ids else ""))
+    hint = difflib.get_close_matches(value, ids, n=1, cutoff=0.5)
+    known = ", ".join(ids[:20]) + (", …" if len(ids) > 20 else "") if ids else f"none yet; add one under records/{cls.folder}/"
+    raise QueryError(f"unknown {cls.kind} '{value}'" + (f"; did you mean '{hint[0]}'?" if hint else "") + f" (known: {known})")
+
+
+# --------------------------------------------------------------------------- the draft
+
+
+@dataclass
+class AttemptDraft:
+    """What ``kb log`` was given, as text; :func:`build_attempt` parses and checks it.
+
+    List fields take one flag value per item: ``metrics`` ``["output_throughput=54.1tok/s"]``,
+    ``components`` ``["cuda=13.0"]``, ``env`` ``["NCCL_ALGO=Tree"]``. ``captured`` holds
+    components read from the machine (``kb log --capture``); ``components`` override them.
+    ``error_file`` is read when ``error`` is not given.
+    """
+
+    title: str | None = None
+    approach: str | None = None
+    outcome: str | None = None
+    campaign: str | None = None
+    date: str | dt.date | None = None
+    hypothesis: str | None = None
+    platform: str | None = None
+    stack: str | None = None
+    components: list[str] = field(default_factory=list)
+    captured: dict[str, Component] = field(default_factory=dict)
+    flags: list[str] = field(default_factory=list)
+    env: list[str] = field(default_factory=list)
+    command: str | None = None
+    metrics: list[str] = field(default_factory=list)
+    baseline: str | None = None
+    error: str | None = None
+    error_file: str | Path | None = None
+    blocked_by: list[str] = field(default_factory=list)
+    notes: str | None = None
+    tags: list[str] = field(default_factory=list)
+    status: str = "reviewed"
+
+
+def default_campaign(kg: KnowledgeGraph) -> str | None:
+    """The campaign an attempt belongs to when none is given: the only campaign, else the only
+    active one, else ``None``."""
+    camps = kg.of_kind(Campaign)
+    if len(camps) == 1:
+        return camps[0].id
+    active = [c for c in camps if c.status == "active"]
+    return active[0].id if len(active) == 1 else None
+
+
+def headline_units(kg: KnowledgeGraph, campaign: str | None) -> dict[str, str]:
+    """``{headline metric name: unit}`` of ``campaign`` (``{"output_throughput": "tok/s"}``), or ``{}``."""
+    c = kg.get(campaign) if campaign else None
+    return {c.metric.name: c.metric.unit} if isinstance(c, Campaign) else {}
+
+
+def read_error_file(path: str | Path) -> str:
+    """The text of an error log, decoded as UTF-8 (bad bytes replaced). Raises ``ValueError``
+    naming the file when it cannot be read."""
+    try:
+        return Path(path).read_bytes().decode("utf-8", errors="replace")
+    except OSError as exc:
+        raise ValueError(f"cannot read '{path}': {exc.strerror}") from None
+
+
+def clip_error(text: str, limit: int = MAX_ERROR_CHARS) -> str:
+    """``text`` stripped, or its last ``limit`` characters behind a line saying how many were cut."""
+    text = text.strip("\n")
+    if len(text) <= limit:
+        return text
+    cut = len(text) - limit
+    return f"[… {cut} earlier characters cut by kb log …]\n" + text[-limit:]
+
+
+def build_attempt(kg: KnowledgeGraph, draft: AttemptDraft, *, today: dt.date | None = None) -> Attempt:
+    """Parse, default and check ``draft`` into an :class:`Attempt` whose id is
+    ``YYYY-MM-DD-<slug of title>`` (not yet made unique: :func:`kb.store.create_record` does that).
+
+    Defaults: ``date`` today (or ``today``), ``campaign`` :func:`default_campaign`, ``platform``
+    the campaign's. A metric without a unit takes the campaign's headline unit when it is the
+    headline metric. Raises :class:`InvalidRecords` with every problem, each located at the flag
+    that caused it (``kb log: --campaign: unknown campaign 'x' …``).
+    """
+    problems: list[Problem] = []
+
+    def problem(flag: str, message: str) -> None:
+        problems.append(Problem(LOG_WHERE, None, flag, message))
+
+    data: dict[str, Any] = {}
+    for key in ("title", "approach", "outcome", "hypothesis", "notes", "status"):
+        value = getattr(draft, key)
+        if value is not None and str(value).strip() != "":
+            data[key] = str(value).strip() if key != "notes" else str(value)
+    for key in ("title", "approach", "outcome"):
+        if key not in data:
+            problem(_FLAGS[key], f"missing; give {_FLAGS[key]}"
+                    + (f" (one of: {', '.join(o.value for o in Outcome)})" if key == "outcome" else ""))
+    if "outcome" in data and data["outcome"] not in {o.value for o in Outcome}:
+        hint = difflib.get_close_matches(data["outcome"], [o.value for o in Outcome], n=1)
+        problem("--outcome", f"'{data['outcome']}' is not an outcome"
+                + (f"; did you mean '{hint[0]}'?" if hint else "")
+                + f" (one of: {', '.join(o.value for o in Outcome)})")
+        data.pop("outcome")
+    try:
+        date = parse_date(draft.date) if draft.date else (today or dt.date.today())
+    except ValueError as exc:
+        problem("--date", str(exc))
+        date = today or dt.date.today()
+    data["date"] = date
+
+    # references
+    campaign = draft.campaign or default_campaign(kg)
+    if campaign is None:
+        ids = [c.id for c in kg.of_kind(Campaign)]
+        problem("--campaign", "missing; give --campaign ID"
+                + (f" (one of: {', '.join(ids)})" if ids else " (no campaign yet: add one under records/campaigns/)"))
+    refs = {"campaign": campaign, "platform": draft.platform, "stack": draft.stack, "baseline": draft.baseline}
+    for key, value in refs.items():
+        if not value:
+            continue
+        try:
+            data[key] = check_reference(kg, key, value)
+        except QueryError as exc:
+            problem(REFERENCE_FIELDS[key][1], str(exc))
+    camp = kg.get(data.get("campaign", ""))
+    if "platform" not in data and not draft.platform and isinstance(camp, Campaign) and isinstance(kg.get(camp.platform), Platform):
+        data["platform"] = camp.platform
+    blocked: list[str] = []
+    for b in draft.blocked_by:
+        try:
+            ref = check_reference(kg, "blocked_by", b)
+        except QueryError as exc:
+            problem("--blocked-by", str(exc))
+            continue
+        if ref not in blocked:
+            blocked.append(ref)
+    data["blocked_by"] = blocked
+
+    # text items
+    components: dict[str, Component] = dict(draft.captured)
+    for item in draft.components:
+        try:
+            name, comp = parse_component(item)
+        except ValueError as exc:
+            problem("--component", str(exc))
+            continue
+        components[name] = comp
+    data["components"] = components
+    metrics: dict[str, Metric] = {}
+    for item in draft.metrics:
+        try:
+            name, metric = parse_metric(item, headline_units(kg, campaign))
+        except ValueError as exc:
+            problem("--metric", str(exc))
+            continue
+        if name in metrics:
+            problem("--metric", f"'{name}' given twice; give each metric once")
+        metrics[name] = metric
+    data["metrics"] = metrics
+    env: dict[str, str] = {}
+    for item in draft.env:
+        try:
+            key, value = parse_env(item)
+        except ValueError as exc:
+            problem("--env", str(exc))
+            continue
+        env[key] = value
+    data["config"] = {"flags": [f for f in draft.flags if f.strip()], "env": env,
+                      **({"command": draft.command} if draft.command else {})}
+    error = draft.error
+    if error is None and draft.error_file is not None:
+        try:
+            error = read_error_file(draft.error_file)
+        except ValueError as exc:
+            problem("--error-file", str(exc))
+    if error is not None and error.strip():
+        data["error"] = clip_error(error)
+    if draft.tags:
+        data["tags"] = list(dict.fromkeys(t.strip() for t in draft.tags if t.strip()))
+
+    data["id"] = f"{date.isoformat()}-{slugify(str(data.get('title') or 'attempt'))}"
+    if problems:
+        # still validate what is there, so that one run reports every problem
+        problems.extend(p for p in _model_problems(data, partial=True) if p not in problems)
+        raise InvalidRecords(problems)
+    model_problems = _model_problems(data, partial=False)
+    if model_problems:
+        raise InvalidRecords(model_problems)
+    return Attempt.model_validate(data)
+
+
+def _model_problems(data: dict[str, Any], *, partial: bool) -> list[Problem]:
+    """Problems pydantic finds in ``data``; with ``partial`` missing fields (already reported) are skipped."""
+    try:
+        Attempt.model_validate(data)
+    except ValidationError as exc:
+        out = []
+        for err in exc.errors():
+            loc = tuple(err["loc"])
+            if partial and err["type"] == "missing":
+                continue
+            msg = err["msg"].removeprefix("Value error, ")
+            if not loc:
+                if partial and "outcome" not in data:
+                    continue
+                flag = "--error/--blocked-by"
+                msg += " (give --error TEXT, --error-file PATH or --blocked-by ID)"
+            else:
+                flag = _FLAGS.get(str(loc[0]), str(loc[0]))
+                if loc[0] in ("metrics", "components") and len(loc) > 1:
+                    msg = f"{loc[1]}: {msg}"
+            out.append(Problem(LOG_WHERE, None, flag, msg))
+        return out
+    return []
+
+
+# --------------------------------------------------------------------------- known blockers
+
+
+@dataclass
+class BlockerMatch:
+    """A known blocker whose signature occurs in an error text.
+
+    ``fix``: ``"fixed by flashinfer>=0.6.17, cuda>=12.9"`` (alternatives joined by ``" or "``) or
+    ``"no known fix (workaround: …)"``; ``linked``: whether the new attempt names it in ``blocked_by``.
+    """
+
+    id: str
+    title: str
+    fix: str
+    linked: bool = False
+
+    def describe(self) -> str:
+        """``"matches <id>; fixed by cuda>=13.0"``."""
+        return f"matches {self.id}; {self.fix}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"id": self.id, "title": self.title, "fix": self.fix, "linked": self.linked}
+
+
+def describe_fix(blocker: Blocker) -> str:
+    """How ``blocker`` is fixed, in words: its ``fixed_by`` alternatives (``fixed by cuda>=13.0``),
+    else its causes' (``fixed with its causes: sm120-…``), else ``no known fix`` and its workaround."""
+    if blocker.fixed_by:
+        return "fixed by " + " or ".join(", ".join(f"{k}{v}" for k, v in alt.items()) for alt in blocker.fixed_by)
+    if blocker.caused_by:
+        return f"fixed with its cause{'s' if len(blocker.caused_by) > 1 else ''}: {', '.join(blocker.caused_by)}"
+    return "no known fix" + (f" (workaround: {blocker.workaround})" if blocker.workaround else "")
+
+
+def match_blockers(kg: KnowledgeGraph, error_text: str | None, linked: list[str] | tuple[str, ...] = ()) -> list[BlockerMatch]:
+    """Known blockers whose ``signatures`` occur in ``error_text``
+    (:func:`kb.queries.match_signatures`), sorted by id, each with :func:`describe_fix`;
+    ``linked`` marks those already named in ``blocked_by``."""
+    out = []
+    for bid in match_signatures(kg, error_text or ""):
+        b = kg.get(bid)
+        assert isinstance(b, Blocker)
+        out.append(BlockerMatch(b.id, b.title, describe_fix(b), bid in linked))
+    return out
+
+
+# --------------------------------------------------------------------------- logging
+
+
+@dataclass
+class LogResult:
+    """What :func:`log_attempt` wrote: the attempt (with its final id), its path, the matches."""
+
+    attempt: Attempt
+    path: Path
+    matches: list[BlockerMatch]
+
+    def to_dict(self) -> dict[str, Any]:
+        """``{"id", "path", "matches": [{"id", "title", "fix", "linked"}]}``."""
+        return {"id": self.attempt.id, "path": str(self.path), "matches": [m.to_dict() for m in self.matches]}
+
+
+def load_for_writing(root: str | Path) -> tuple[KnowledgeGraph, list[Problem]]:
+    """The graph of the valid records under ``root`` and the problems of the others.
+
+    A broken record elsewhere does not stop a new one from being written (its id still counts as
+    taken, through the file that exists); references are checked against the valid records.
+    Raises :class:`kb.errors.RecordError` when ``root`` is not a folder.
+    """
+    records, problems = check_records(root)
+    return build_graph(records), problems
+
+
+def log_attempt(root: str | Path, draft: AttemptDraft, *, kg: KnowledgeGraph | None = None,
+                link_matches: bool = False, today: dt.date | None = None) -> LogResult:
+    """Check ``draft`` (:func:`build_attempt`), match its error against known blockers, link
+    the matches when ``link_matches``, and write it under a new merge-safe id.
+
+    ``kg`` is the graph of ``root`` if already loaded. Raises :class:`InvalidRecords` (nothing
+    written) for bad input, :class:`kb.errors.WriteError` when the disk refuses.
+    """
+    if kg is None:
+        kg, _problems = load_for_writing(root)
+    attempt = build_attempt(kg, draft, today=today)
+    full_error = draft.error if draft.error is not None else attempt.error
+    if draft.error is None and draft.error_file is not None:
+        full_error = read_error_file(draft.error_file)
+    matches = match_blockers(kg, full_error, attempt.blocked_by)
+    if link_matches:
+        new = [m.id for m in matches if not m.linked]
+        if new:
+            attempt = attempt.model_copy(update={"blocked_by": attempt.blocked_by + new})
+        for m in matches:
+            m.linked = True
+    attempt, path = create_record(root, attempt, taken=kg.records.records)
+    return LogResult(attempt, path, matches)
+
+
+# --------------------------------------------------------------------------- kb new
+
+
+TODO = "TODO"
+
+
+def new_blocker(title: str) -> Blocker:
+    """A blocker skeleton titled ``title`` with id ``<slug of title>``: status open, and
+    placeholder description and workaround to fill in. Raises :class:`InvalidRecords` for an
+    empty title."""
+    data = {"id": slugify(title), "title": title.strip(), "status": "open",
+            "description": f"{TODO}: what fails, where, and the error text (add its stable part to signatures).",
+            "workaround": f"{TODO}: what to do meanwhile (or remove this line)."}
+    return _validated(Blocker, data)
+
+
+def new_decision(title: str, *, date: dt.date | None = None, campaign: str | None = None,
+                 context: str | None = None, resolves: list[str] | None = None,
+                 evidence: list[str] | None = None, stack_change: dict[str, Any] | None = None) -> Decision:
+    """A decision (ADR) skeleton in MADR's sections, status ``proposed``, dated ``date`` (today).
+
+    The one considered option is titled ``title`` and is the chosen one, so the record validates;
+    ``evidence`` (attempt ids) is cited by it. Placeholders start with ``TODO``. Raises
+    :class:`InvalidRecords` for an empty title.
+    """
+    date = date or dt.date.today()
+    data: dict[str, Any] = {
+        "id": f"{date.isoformat()}-{slugify(title)}",
+        "title": title.strip(),
+        "status": "proposed",
+        "date": date,
+        "context": context or f"{TODO}: the problem, the forces at play, and the attempts that show them.",
+        "decision_drivers": [f"{TODO}: what matters most in choosing"],
+        "considered_options": [{"title": title.strip(), "description": f"{TODO}: what this option changes",
+                                "pros": [f"{TODO}"], "cons": [f"{TODO}"], "evidence": list(evidence or [])}],
+        "outcome": {"chosen": title.strip(), "rationale": f"{TODO}: why this option, against the drivers."},
+        "consequences": {"good": [f"{TODO}"], "bad": [f"{TODO}"]},
+        "resolves": list(resolves or []),
+    }
+    if campaign:
+        data["campaign"] = campaign
+    if stack_change:
+        data["stack_change"] = stack_change
+    return _validated(Decision, data)
+
+
+def _validated(model: type[Record], data: dict[str, Any]) -> Any:
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        where = f"kb new {model.kind}"
+        raise InvalidRecords([Problem(where, None, ".".join(map(str, e["loc"])), e["msg"].removeprefix("Value error, "))
+                              for e in exc.errors()]) from None
+
+
+def decision_from_upgrade(kg: KnowledgeGraph, title: str, change: dict[str, str], *,
+                          from_stack: str | None = None, to_stack: str | None = None,
+                          campaign: str | None = None, date: dt.date | None = None) -> Decision:
+    """A proposed decision drafted from :func:`kb.queries.unblocks`: what moving to ``change``
+    (component → version, on top of ``from_stack``, or ``to_stack``) would resolve.
+
+    The context lists the blockers resolved and the attempts they block with their last
+    figures, and what stays blocked; ``resolves`` the resolved blockers; the option's evidence
+    those attempts; ``stack_change`` the ``from``/``to`` stacks and the component versions.
+
+    Raises :class:`QueryError` when the change resolves nothing (naming the ``--from`` stack
+    used), or for the errors of :func:`kb.queries.unblocks`.
+    """
+    res = unblocks(kg, change, to_stack=to_stack, from_stack=from_stack, campaign=campaign)
+    what = " ".join(f"{k}={v}" for k, v in res.change.items()) or (to_stack or "")
+    if not res.resolved:
+        raise QueryError(f"{what} resolves no standing blocker from stack {res.from_stack or '(none)'}; "
+                         "nothing to draft a decision from (try another --from STACK)")
+    resolved_ids = [r["id"] for r in res.resolved]
+    attempts: list[str] = []
+    for rid in resolved_ids:
+        for a in kg.into(rid, "blocked_by"):
+            if a not in attempts:
+                attempts.append(a)
+    attempts.sort(key=lambda a: (kg.get(a).date, a))  # type: ignore[union-attr]
+    retry = {r.id for r in res.retry}
+    lines = [f"Moving {'from stack ' + res.from_stack + ' ' if res.from_stack else ''}to {what} "
+             f"would resolve {len(res.resolved)} blocker{'s' if len(res.resolved) != 1 else ''}:", ""]
+    for r in res.resolved:
+        lines.append(f"- {r['id']}: {r['title']} ({r['by']})")
+    if attempts:
+        lines += ["", "They block these attempts (last figures):", ""]
+        for aid in attempts:
+            a = kg.get(aid)
+            assert isinstance(a, Attempt)
+            fig = last_metric(kg, a)
+            state = "worth retrying" if aid in retry else "still blocked by another blocker"
+            lines.append(f"- {aid}: {a.title} ({a.outcome.value}{', ' + fig if fig else ''}; {state})")
+    if res.still_blocked:
+        lines += ["", "Still blocked after the change:", ""]
+        for s in res.still_blocked:
+            need = "; ".join(s.missing)
+            lines.append(f"- {s.id}: " + (f"needs {need}" if need != "no known fix" else "no known fix"
+                                          + (f" (workaround: {s.workaround})" if s.workaround else "")))
+    for n in res.notes:
+        lines += ["", f"Note: {n}"]
+    camps = {kg.get(a).campaign for a in attempts}  # type: ignore[union-attr]
+    campaign = campaign or (camps.pop() if len(camps) == 1 else None)
+    sc: dict[str, Any] = {"components": dict(change)}
+    if res.from_stack:
+        sc["from"] = res.from_stack
+    if to_stack:
+        sc["to"] = to_stack
+    return new_decision(title, date=date, campaign=campaign, context="\n".join(lines) + "\n",
+                        resolves=resolved_ids, evidence=attempts, stack_change=sc)
+
+
+def write_new(root: str | Path, record: Record, kg: KnowledgeGraph | None = None) -> tuple[Record, Path]:
+    """Write a new record (``kb new``) under a free id (see :func:`kb.store.create_record`)."""
+    taken = kg.records.records if kg is not None else ()
+    return create_record(root, record, taken=taken)
