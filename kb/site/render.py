@@ -9,6 +9,7 @@ unless it is :class:`~markupsafe.Markup` built by this module.
 from __future__ import annotations
 
 import posixpath
+import re
 from collections import Counter
 from dataclasses import dataclass
 from functools import cached_property
@@ -258,8 +259,18 @@ def render_campaign(c: _Ctx, camp: Campaign) -> str:
 
 
 def _sources(r: Record) -> list[dict[str, Any]]:
-    return [{"file": s.file, "url": s.url, "locator": s.locator, "quote": s.quote, "format": s.format,
-             "sha256": s.sha256[:12] if s.sha256 else None} for s in r.source]
+    """The record's sources for display, in order, without repeats, each with the field it
+    supports (``error``, ``stack.cuda``) when the importer said so."""
+    out: list[dict[str, Any]] = []
+    seen: set[tuple[Any, ...]] = set()
+    for s in r.source:
+        key = (s.file, s.url, s.locator, s.quote, s.field)
+        if key in seen:
+            continue
+        seen.add(key)
+        out.append({"file": s.file, "url": s.url, "locator": s.locator, "quote": s.quote, "format": s.format,
+                    "sha256": s.sha256[:12] if s.sha256 else None, "field": s.field})
+    return out
 
 
 def _components_table(c: _Ctx, comps: dict[str, Any]) -> list[dict[str, Any]]:
@@ -322,13 +333,33 @@ ADMONITIONS = {
 """The Material admonition type that frames an attempt's summary, by outcome."""
 
 
+_EXCEPTION_LINE = re.compile(r"^\s*[A-Za-z_][\w.]*(Error|Exception|Interrupt|Warning)\b")
+
+
+def error_headline(text: str) -> str:
+    """The line of an error text that names the failure: the last exception line of a Python
+    traceback (``KeyError: 12``), else the last line that is not an exit-code note, else ``""``.
+
+    >>> error_headline("Traceback (most recent call last):\\n  File x\\nKeyError: 12\\n\\nExit code 1")
+    'KeyError: 12'
+    >>> error_headline("incompatible with CUDA graphs")
+    'incompatible with CUDA graphs'
+    """
+    lines = [ln.strip() for ln in text.strip().splitlines() if ln.strip()]
+    exc = [ln for ln in lines if _EXCEPTION_LINE.match(ln)]
+    if exc:
+        return exc[-1]
+    rest = [ln for ln in lines if not re.match(r"(?i)^exit code:? *-?\d+$", ln)]
+    return rest[-1] if rest else (lines[-1] if lines else "")
+
+
 def _attempt_summary(a: Attempt, m: Metric | None) -> dict[str, Any]:
     """The one-screen answer at the top of an attempt page: admonition type and title, the
     first line of the error, and whether the full error needs its own section."""
     outcome = a.outcome.value
     title = outcome.capitalize() + (f": {m.display()}" if m else "")
     lines = (a.error or "").strip().splitlines()
-    first = lines[0].strip() if lines else ""
+    first = error_headline(a.error or "")
     return {
         "kind": ADMONITIONS.get(outcome, "note"),
         "title": title,
