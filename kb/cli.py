@@ -178,6 +178,8 @@ def why(env: Env, attempt: str, as_json: bool) -> None:
             fixes = " or ".join(", ".join(f"{k}{v}" for k, v in alt.items()) for alt in link.fixed_by)
             if fixes:
                 click.echo(f"  {'  ' * depth}  fixed by {fixes}")
+            elif link.is_root:
+                click.echo(f"  {'  ' * depth}  no known fix")
             if link.workaround:
                 click.echo(f"  {'  ' * depth}  workaround: {link.workaround}")
     if res.matches:

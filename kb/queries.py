@@ -317,8 +317,8 @@ def unblocks(kg: KnowledgeGraph, change: dict[str, str] | None = None, *, to_sta
                                         sorted(set(a.blocked_by) & resolved_ids)))
     retry.sort(key=lambda r: r.id)
     return UnblocksResult(
-        change=change if not to_stack else {**{k: c.version or "" for k, c in after.items()
-                                               if before.get(k) != c}},
+        change=change if not to_stack else {k: c.version or c.source or "" for k, c in after.items()
+                                            if before.get(k) != c},
         from_stack=from_stack,
         from_components={k: c.version or "?" for k, c in sorted(before.items())},
         to_components={k: c.version or "?" for k, c in sorted(after.items())},

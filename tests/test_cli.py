@@ -113,3 +113,20 @@ def test_python_m_kb_help():
     assert "kb: attempts, blockers, root causes and decisions" in out.stdout
     for command in ("check", "roots", "build", "why", "unblocks"):
         assert f"  {command}" in out.stdout
+
+
+def test_why_names_a_root_cause_without_a_fix():
+    res = run("--records", str(CAMPAIGN_RECORDS), "why", "2026-02-23-custom-allreduce-pcie")
+    assert res.exit_code == 0
+    lines = [ln.strip() for ln in res.stdout.splitlines() if ln.strip()]
+    assert lines[1] == "→ pcie-bus-contention [root cause]: PCIe bus contention from all-to-all allreduce traffic (no NVLink)"
+    assert lines[2:] == ["no known fix", "workaround: Keep NCCL's ring allreduce on PCIe-only machines."]
+
+
+def test_unblocks_to_a_whole_stack_names_each_changed_component():
+    res = run("--records", str(CAMPAIGN_RECORDS), "unblocks", "--from", "cuda-12.8", "--to", "cuda-13.0", "--json")
+    data = json.loads(res.stdout)
+    assert data["change"] == {"cuda": "13.0.1", "torch": "2.11.0.dev20260220+cu130", "flashinfer": "0.6.9",
+                              "sgl-kernel": "cu130 wheel index", "sglang": "rebuilt from source against CUDA 13"}
+    assert [r["id"] for r in data["retry"]] == ["2026-02-21-eagle3-speculation", "2026-02-23-flashinfer-allreduce-fusion",
+                                                "2026-02-23-torch-symm-mem"]
