@@ -254,12 +254,12 @@ def graph(env: Env, fmt: str, as_json: bool) -> None:
         click.echo(export.to_mermaid(kg))
 
 
-def _mkdocs_logging(verbose: bool) -> None:
+def _mkdocs_logging(verbose: bool, level: int | None = None) -> None:
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(logging.Formatter("%(levelname)-7s -  %(message)s"))
     logger = logging.getLogger("mkdocs")
     logger.handlers[:] = [handler]
-    logger.setLevel(logging.DEBUG if verbose else logging.WARNING)
+    logger.setLevel(level if level is not None else (logging.DEBUG if verbose else logging.WARNING))
     logger.propagate = False
 
 
@@ -290,7 +290,7 @@ def serve(env: Env, config_file: str | None, dev_addr: str) -> None:
     """Serve the site locally and rebuild when a record changes."""
     from kb.site.build import serve_site
 
-    _mkdocs_logging(True)
+    _mkdocs_logging(False, logging.INFO)
     serve_site(env.records, config_file=config_file, dev_addr=dev_addr)
 
 
