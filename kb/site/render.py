@@ -556,7 +556,7 @@ def render_upgrades(c: _Ctx) -> str:
         for name in sorted(candidates):
             for version in sorted(candidates[name]):
                 cur = comps.get(name)
-                if cur and cur.version == version:
+                if cur and cur.version and not _is_upgrade(cur.version, version):
                     continue
                 res = unblocks(kg, {name: version}, from_stack=s.id)
                 if not res.resolved and not standing:
@@ -570,6 +570,16 @@ def render_upgrades(c: _Ctx) -> str:
                 })
         sections.append({"stack": c.link(src, s), "standing": len(standing), "rows": rows})
     return _render("upgrades.md.j2", sections=sections)
+
+
+def _is_upgrade(current: str, candidate: str) -> bool:
+    """Whether ``candidate`` is a newer PEP 440 version than ``current`` (local tags ignored)."""
+    from packaging.version import InvalidVersion, Version
+
+    try:
+        return Version(candidate) > Version(Version(current).public)
+    except InvalidVersion:
+        return True
 
 
 def render_tags(c: _Ctx) -> str:

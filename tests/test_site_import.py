@@ -1,0 +1,75 @@
+"""The site after `kb import`: drafts are marked as drafts, every field shows where it came from,
+and nothing redacted reaches the published HTML. Also the Upgrade paths page."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from bs4 import BeautifulSoup
+from click.testing import CliRunner
+
+from kb.cli import cli
+from kb.site.build import build_site
+
+from conftest import CAMPAIGN_RECORDS, ROOT
+
+SAMPLES = ROOT.parent / "shared" / "samples"
+LOGS = ROOT / "tests" / "fixtures" / "logs"
+
+
+@pytest.fixture(scope="module")
+def imported_site(tmp_path_factory) -> Path:
+    import shutil
+
+    tmp = tmp_path_factory.mktemp("imported")
+    records = tmp / "records"
+    shutil.copytree(CAMPAIGN_RECORDS, records)
+    res = CliRunner().invoke(cli, ["--records", str(records), "import", str(LOGS / "claude-campaign.jsonl")])
+    assert res.exit_code == 0, res.stderr
+    return build_site(records, config_file=str(ROOT / "mkdocs.yml"), site_dir=str(tmp / "site"), strict=True)
+
+
+def page(site: Path, rel: str) -> BeautifulSoup:
+    return BeautifulSoup((site / rel / "index.html").read_text(encoding="utf-8"), "html.parser")
+
+
+def test_a_draft_page_says_it_is_a_draft_and_cites_each_field(imported_site):
+    soup = page(imported_site, "attempts/2026-02-26-try-torch-symmetric-memory-allreduce")
+    article = soup.select_one("article")
+    assert article.select_one(".admonition.warning .admonition-title").get_text(strip=True) == "Draft"
+    sources = [li.get_text(" ", strip=True) for li in article.find(id="sources").find_next("ul").find_all("li")]
+    error_source = [s for s in sources if s.startswith("error")]
+    assert error_source and "claude-campaign.jsonl" in error_source[0] and "line 9" in error_source[0]
+    assert "KeyError: 12" in error_source[0]
+    assert all("sha256 112eaa35f9b4" in s for s in sources if "claude-campaign.jsonl" in s)
+
+
+def test_nothing_redacted_reaches_the_published_site(imported_site):
+    text = "\n".join(p.read_text(encoding="utf-8", errors="replace") for p in imported_site.rglob("*")
+                     if p.is_file() and p.suffix in (".html", ".json", ".xml"))
+    for secret in ("hf_Qm7rT2xVb9LpW4nZ8cK1dY6sA3fJ0gHeUo", "10.20.30.40", "/home/alex", "alex.moreau", "example.org"):
+        assert secret not in text, secret
+
+
+def test_reviewed_pages_carry_no_draft_warning(imported_site):
+    soup = page(imported_site, "attempts/2026-02-23-torch-symm-mem")
+    assert soup.select(".admonition.warning") == []
+
+
+def test_upgrade_paths_page_says_what_each_version_resolves(tmp_path):
+    site = build_site(CAMPAIGN_RECORDS, config_file=str(ROOT / "mkdocs.yml"), site_dir=str(tmp_path / "site"))
+    soup = page(site, "upgrades")
+    sections = {h2.get_text(strip=True).rstrip("¶"): h2 for h2 in soup.select("article h2")}
+    cuda128 = next(h for title, h in sections.items() if title.startswith("CUDA 12.8 stack"))
+    rows = {tr.find("td").get_text(strip=True): [td.get_text(" ", strip=True) for td in tr.find_all("td")]
+            for tr in cuda128.find_next("table").select("tbody tr")}
+    assert set(rows) == {"cuda=13.0"}
+    change, now, resolves, retry, still = rows["cuda=13.0"]
+    assert now == "12.8.1"
+    assert "SM120 not supported by the CUDA 12.8 software stack" in resolves
+    assert "EAGLE-3 speculative decoding on the CUDA 12.8 stack" in retry
+    assert still == "3"
+    cuda13 = next(h for title, h in sections.items() if title.startswith("CUDA 13 stack"))
+    # 13.0 is not an upgrade from 13.0.1: nothing to offer there
+    assert "No single-component upgrade" in cuda13.find_next("p").find_next("p").get_text()
