@@ -87,6 +87,8 @@ def _describe_yaml_error(exc: yaml.YAMLError, text: str = "") -> tuple[int | Non
     problem = getattr(exc, "problem", None) or str(exc)
     context = getattr(exc, "context", None)
     msg = f"{context}, {problem}" if context else str(problem)
+    if "maximum nesting depth" in msg:  # libyaml >= 0.2.5's own limit, reached before ours
+        return line, f"nesting deeper than {MAX_DEPTH} levels; records are shallow"
     lines = text.splitlines()
     bad_line = lines[line - 1] if line is not None and 0 < line <= len(lines) else ""
     if "\\t" in msg or "\t" in bad_line[: (mark.column + 1) if mark is not None else None]:
