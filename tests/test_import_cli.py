@@ -225,3 +225,34 @@ def test_library_report_shape(campaign_copy):
     data = report.to_dict()
     assert data["counts"] == {"new": 9}
     assert [o["text"] for o in data["files"][0]["options"]][:2] == ["installing DeepEP", "MSCCL++"]
+
+
+def test_a_log_over_the_size_limit_of_its_format_is_refused_and_writes_nothing(campaign_copy, tmp_path):
+    from kb.importers.formats._common import MAX_DOCUMENT_BYTES
+
+    big = tmp_path / "notebook-2026.md"
+    big.write_bytes((LOGS / "notebook.md").read_bytes() * 40)
+    with big.open("r+b") as handle:
+        handle.truncate(MAX_DOCUMENT_BYTES + 1)  # sparse
+    before = tree(campaign_copy)
+    result = run(campaign_copy, str(big))
+    assert result.exit_code == 1
+    assert ("error: notebook-2026.md: file is 64.0 MiB (67108865 bytes), over the 64 MiB limit for markdown "
+            "logs: a Markdown document is parsed whole") in result.stderr
+    assert "nothing imported from it" in result.stderr and "Traceback" not in result.output
+    assert "0 draft(s) written" in result.stderr
+    assert tree(campaign_copy) == before
+
+
+def test_a_streamed_log_is_imported_window_by_window_like_a_whole_one(campaign_copy, monkeypatch):
+    from kb.importers import drafts
+    from kb.importers import readers
+
+    whole = run(campaign_copy, str(LOGS / "claude-campaign.jsonl"), "--dry-run", "--json")
+    assert len(list(readers.iter_windows(LOGS / "claude-campaign.jsonl", window_events=2))) > 3
+    real = readers.iter_windows
+    monkeypatch.setattr(drafts, "iter_windows", lambda path, fmt: real(path, fmt, window_events=2))
+    windowed = run(campaign_copy, str(LOGS / "claude-campaign.jsonl"), "--dry-run", "--json")
+    assert windowed.exit_code == 0, windowed.output
+    assert json.loads(windowed.stdout) == json.loads(whole.stdout)
+    assert windowed.stderr == whole.stderr

@@ -217,3 +217,36 @@ def test_pip_freeze_keeps_known_components_only(tmp_path):
     assert [(f.name, f.value, f.evidence.locator) for f in found.facts] == [
         ("flashinfer", "0.6.4", "line 2"), ("torch", "2.10.0+cu128", "line 2")]
     assert found.attempts == []
+
+
+# --- windows: a long log is extracted a window at a time ------------------------------------
+
+
+@pytest.mark.parametrize("name", ["claude-campaign.jsonl", "notebook.md", "codex-rollout.jsonl"])
+@pytest.mark.parametrize("size", [1, 3, 7])
+def test_window_edges_do_not_change_what_a_log_yields(name, size):
+    from kb.importers.extract import as_dict, extract_windows
+    from kb.importers.readers import iter_windows
+
+    whole = extract(read_session(LOGS / name), HEADLINE)
+    windows = list(iter_windows(LOGS / name, window_events=size))
+    if name != "notebook.md":  # streamed formats are cut; a Markdown document stays whole
+        assert len(windows) > 1
+        assert sum(len(w.events) for w in windows) == len(read_session(LOGS / name).events)
+        assert [w.first_index for w in windows] == [
+            sum(len(v.events) for v in windows[:i]) for i in range(len(windows))]
+    else:
+        assert len(windows) == 1
+    windowed = extract_windows(iter(windows), HEADLINE)
+    assert as_dict(windowed) == as_dict(whole)
+    assert whole.attempts, "the sample yields attempts"
+
+
+def test_a_window_never_separates_a_call_from_its_result():
+    from kb.importers.readers import iter_windows
+
+    for window in iter_windows(LOGS / "claude-campaign.jsonl", window_events=1):
+        for call, result in window.tool_pairs():
+            assert result is not None and result.result_of == call.index
+        turns = [e.turn for e in window.events]
+        assert turns == sorted(turns)  # split replies (one turn) stay in one window

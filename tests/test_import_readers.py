@@ -563,3 +563,141 @@ def test_jsonl_is_streamed_not_loaded_whole(tmp_path):
         tracemalloc.stop()
     assert [(e.text, e.locator.line) for e in session.events] == [("kept", 2001)]
     assert peak < 2 * 2**20
+
+
+# --- bounded memory: text cap, line limit, size limit of formats read whole ---------------
+
+
+def _big_output_log(path, output):
+    call = {"type": "tool_use", "id": "toolu_big", "name": "Bash",
+            "input": {"command": "python -m sglang.bench_serving --num-prompts 64"}}
+    result = {"type": "tool_result", "tool_use_id": "toolu_big", "content": output}
+    lines = [
+        _claude_line("a", "2026-02-26T10:00:00Z", "assistant", [call], msg_id="msg_B"),
+        json.dumps({"type": "user", "uuid": "b", "sessionId": "s-1", "timestamp": "2026-02-26T10:05:00Z",
+                    "message": {"role": "user", "content": [result]},
+                    "toolUseResult": {"stdout": output, "stderr": "", "interrupted": False}}),
+    ]
+    path.write_text("\n".join(lines) + "\n")
+
+
+def test_a_long_tool_output_keeps_its_head_and_its_tail(tmp_path):
+    from kb.importers.extract import extract
+    from kb.importers.formats._common import TEXT_HEAD_CHARS, TEXT_TAIL_CHARS
+
+    body = "".join(f"[TP0] Decode batch {i}. gen throughput (token/s): 80.{i % 100:02d}\n" for i in range(90_000))
+    tail = ("Output token throughput (tok/s):         91.25\n"
+            "Median TTFT (ms):                        1790.55\n"
+            "RuntimeError: CUDA error: an illegal memory access was encountered")
+    output = "server started\n" + body + tail
+    assert len(output) > 5 * 10**6
+    log = tmp_path / "big-output.jsonl"
+    _big_output_log(log, output)
+    session = read_session(log)
+    result = session.events[1]
+    limit = TEXT_HEAD_CHARS + TEXT_TAIL_CHARS + 100  # the marker line
+    for text in (result.text, result.stdout):
+        assert len(text) < limit
+        assert text.startswith("server started\n[TP0] Decode batch 0.")
+        assert text.endswith(tail)
+        marker = [line for line in text.splitlines() if "omitted by kb import" in line]
+        omitted = int(marker[0].split()[1])
+        assert len(text) - len(marker[0]) - 2 + omitted == len(output)  # nothing lost unsaid
+    attempt = extract(session).attempts[0]
+    assert attempt.metrics["output_throughput"].text == "91.25"
+    assert attempt.metrics["median_ttft"].text == "1790.55"
+
+
+def test_short_texts_are_not_capped():
+    from kb.importers.formats._common import cap_text
+
+    assert cap_text("a\n" * 100, head=100, tail=100) == "a\n" * 100
+    capped = cap_text("".join(f"{i:04d}\n" for i in range(1000)), head=100, tail=300)
+    assert capped.startswith("0000\n") and capped.endswith("0998\n0999\n")
+    assert "\n[... " in capped and all(len(line) == 4 for line in capped.splitlines() if "omitted" not in line)
+
+
+def test_an_overlong_line_is_skipped_not_held(tmp_path, monkeypatch):
+    from kb.importers import readers
+
+    monkeypatch.setattr(readers, "MAX_LINE_BYTES", 4096)
+    log = tmp_path / "session.jsonl"
+    log.write_text("\n".join([
+        _claude_line("a", "2026-02-26T10:00:00Z", "user", "before"),
+        _claude_line("b", "2026-02-26T10:00:01Z", "user", "x" * 100_000),
+        _claude_line("c", "2026-02-26T10:00:02Z", "user", "after"),
+    ]) + "\n")
+    session = read_session(log)
+    assert [(e.text, e.locator.line) for e in session.events] == [("before", 1), ("after", 3)]
+    (warning,) = session.warnings
+    assert str(warning).startswith("session.jsonl:2: line of 100")
+    assert str(warning).endswith("bytes is over the 4 KiB limit for one line; skipped")
+
+
+def _oversized(path, head: bytes, size: int):
+    path.write_bytes(head + b"Some text.\n" * 8000)  # what format detection reads is text
+    with path.open("r+b") as handle:
+        handle.truncate(size)  # sparse: no disk used
+    return path
+
+
+@pytest.mark.parametrize(("name", "fmt", "head", "why"), [
+    ("plan.md", "markdown", b"# Plan\n\nText.\n", "a Markdown document is parsed whole"),
+    ("export.json", "opencode", b'{"info": {"id": "ses_1"}, "messages": []}\n', "an opencode export is one JSON document"),
+    ("chat.jsonl", "gemini", b'{"sessionId": "s", "projectHash": "p"}\n', "a Gemini CLI recording is replayed whole"),
+    ("x.aider.chat.history.md", "aider", b"# aider chat started at 2026-02-26 10:00:00\n", "Markdown chat history"),
+])
+def test_formats_read_whole_refuse_files_over_the_limit(tmp_path, name, fmt, head, why):
+    from kb.importers.formats._common import MAX_DOCUMENT_BYTES
+
+    log = _oversized(tmp_path / name, head, MAX_DOCUMENT_BYTES + 1)
+    with pytest.raises(LogFormatError) as caught:
+        read_session(log)
+    message = str(caught.value)
+    assert message.startswith(f"{name}: file is 64.0 MiB ({MAX_DOCUMENT_BYTES + 1} bytes), "
+                              f"over the 64 MiB limit for {fmt} logs: ")
+    assert why in message and message.endswith("nothing imported from it")
+
+
+def test_the_size_limit_also_holds_for_compressed_input(tmp_path, monkeypatch):
+    zstandard = pytest.importorskip("zstandard")
+    from kb.importers import readers
+
+    monkeypatch.setattr(readers, "MAX_DOCUMENT_BYTES", 1000)
+    packed = tmp_path / "notes.md.zst"
+    packed.write_bytes(zstandard.ZstdCompressor().compress(b"# Notes\n\n" + b"word " * 1000))
+    assert packed.stat().st_size < 1000
+    with pytest.raises(LogFormatError, match=r"notes.md.zst: file is larger \(decompressed\), over the "
+                                             r"1000 bytes limit for markdown logs"):
+        read_session(packed, format="markdown")
+
+
+def test_streamed_formats_have_no_size_limit(tmp_path, monkeypatch):
+    from kb.importers import readers
+
+    monkeypatch.setattr(readers, "MAX_DOCUMENT_BYTES", 1000)
+    assert len(read_session(LOGS / "claude-campaign.jsonl").events) == 22
+    assert len(read_session(LOGS / "codex-rollout.jsonl.zst").events) == 10
+
+
+@pytest.mark.parametrize("window", [None, 1])
+def test_codex_exec_end_after_its_output_still_fills_the_result(tmp_path, window):
+    from kb.importers.readers import iter_windows
+
+    def line(ts, rtype, payload):
+        return json.dumps({"timestamp": f"2026-02-24T08:00:0{ts}.000Z", "type": rtype, "payload": payload})
+
+    log = tmp_path / "rollout.jsonl"
+    log.write_text("\n".join([
+        line(0, "session_meta", {"id": "s", "cwd": "/srv/x", "cli_version": "0.104.0"}),
+        line(1, "response_item", {"type": "function_call", "name": "shell", "call_id": "c1",
+                                  "arguments": json.dumps({"command": ["bash", "-lc", "make"]})}),
+        line(2, "response_item", {"type": "function_call_output", "call_id": "c1", "output": "make: *** [all] Error 2"}),
+        line(3, "event_msg", {"type": "exec_command_end", "call_id": "c1", "exit_code": 2,
+                              "stdout": "", "stderr": "make: *** [all] Error 2"}),
+        line(4, "response_item", {"type": "message", "role": "assistant",
+                                  "content": [{"type": "output_text", "text": "The build failed."}]}),
+    ]) + "\n")
+    results = [e for w in iter_windows(log, window_events=window) for e in w.events if e.kind == "tool_result"]
+    assert [(r.exit_code, r.is_error, r.stderr, r.result_of) for r in results] == [
+        (2, True, "make: *** [all] Error 2", 0)]

@@ -2,10 +2,16 @@
 
 The pipeline of :func:`import_logs`, one named step each::
 
-    load records → read each log (read_session) → extract → redact → draft (ids, stack,
-    platform, blockers, baseline) → validate every draft → write each (atomically)
+    load records → read each log window by window (iter_windows) and extract from each
+    window (extract_windows) → redact → draft (ids, stack, platform, blockers, baseline) →
+    validate every draft → write each (atomically)
 
 Guarantees:
+
+- *Bounded memory*: Claude and Codex JSONL are read and extracted a window at a time, so a
+  1 GB transcript takes about the memory of one window plus the drafts; formats read whole
+  are refused above 64 MiB with a message naming the format (see
+  :mod:`kb.importers.readers`).
 
 - Drafts are :class:`kb.models.Attempt` records with ``status: draft`` and the tag
   ``imported``; every field's evidence is a ``source`` entry (file name, sha256, format,
@@ -30,6 +36,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass, field, fields, is_dataclass
 from pathlib import Path
 from typing import Any
@@ -37,9 +44,9 @@ from typing import Any
 from pydantic import ValidationError
 
 from kb.errors import InvalidRecords, Problem, RecordExists, UsageError
-from kb.importers.events import LogFormatError
-from kb.importers.extract import ExtractedAttempt, Extraction, Fact, Headline, Statement, extract
-from kb.importers.readers import read_session
+from kb.importers.events import LogFormatError, Session
+from kb.importers.extract import ExtractedAttempt, Extraction, Fact, Headline, Statement, extract_windows
+from kb.importers.readers import iter_windows
 from kb.importers.redact import SECRET, Redactor
 from kb.models import Attempt, Campaign, Platform, Stack
 from kb.store import RecordSet, load_records, record_to_data, write_record
@@ -145,8 +152,9 @@ def import_logs(root: str | Path, paths: list[str | Path], *, format: str = "aut
     drafts join; optional when ``root`` holds exactly one campaign. ``dry_run``: build and
     validate everything, write nothing. ``today`` dates an attempt whose log gives no date.
 
-    A log that cannot be read (empty, unknown format, undecodable container) is reported in its
-    :class:`FileImport` ``error`` and the others are still imported. Raises
+    A log that cannot be read (empty, unknown format, undecodable container, over the size
+    limit of a format read whole) is reported in its :class:`FileImport` ``error``, nothing is
+    drafted from it, and the others are still imported. Raises
     :class:`kb.errors.UsageError` for a missing/unknown campaign,
     :class:`kb.errors.RecordError` when ``root`` is not a folder, and
     :class:`kb.errors.InvalidRecords` (before anything is written) when a draft does not
@@ -172,15 +180,22 @@ def import_logs(root: str | Path, paths: list[str | Path], *, format: str = "aut
         path = Path(path)
         item = FileImport(redactor.redact(path.name))
         report.files.append(item)
+        last: list[Session] = []
+
+        def windows(path: Path = path, last: list[Session] = last) -> Iterator[Session]:
+            for window in iter_windows(path, format):
+                last[:] = [window]
+                yield window
+
         try:
-            session = read_session(path, format)
+            extraction = extract_windows(windows(), headline)
         except LogFormatError as exc:
             item.error = redactor.redact(str(exc))
             continue
+        session = last[0]  # the last window: the whole log's fields and warnings
         redactor.learn(session.cwd)
         item.format, item.sha256 = session.format, session.sha256
         item.warnings = [redactor.redact(str(w)) for w in session.warnings]
-        extraction = extract(session, headline)
         redact_extraction(extraction, redactor)
         item.file = extraction.file
         item.decisions, item.options, item.facts = extraction.decisions, extraction.options, extraction.facts

@@ -190,6 +190,12 @@ class Session:
     ``warnings`` list what was skipped. ``meta`` holds format extras (Claude ``summaries``,
     Codex ``git`` and ``model``, opencode ``title``, Gemini ``projectHash``, ...), which are
     context, not evidence.
+
+    A session may be one *window* of a longer log streamed by
+    :func:`kb.importers.readers.iter_windows`: then ``events`` holds only that window's events,
+    ``first_index`` is the ``index`` of its first event in the whole log (``0`` for a whole
+    session), and ``index``/``result``/``result_of`` stay positions in the whole log; the
+    lookups below answer ``None`` for an event outside the window.
     """
 
     path: Path
@@ -201,21 +207,30 @@ class Session:
     events: list[Event] = field(default_factory=list)
     warnings: list[ReadWarning] = field(default_factory=list)
     meta: dict[str, Any] = field(default_factory=dict)
+    first_index: int = 0
+
+    def event_at(self, index: int | None) -> Event | None:
+        """The event whose ``index`` is ``index``; ``None`` for ``None`` or an index outside
+        ``events`` (another window of a streamed log)."""
+        if index is None:
+            return None
+        position = index - self.first_index
+        return self.events[position] if 0 <= position < len(self.events) else None
 
     def tool_pairs(self) -> Iterator[tuple[Event, Event | None]]:
         """Yield ``(call, result)`` for every ``tool_call`` event in order; ``result`` is
         ``None`` when no result came back (the session ended or was killed first)."""
         for event in self.events:
             if event.kind == "tool_call":
-                yield event, (self.events[event.result] if event.result is not None else None)
+                yield event, self.event_at(event.result)
 
     def result_for(self, call: Event) -> Event | None:
         """The ``tool_result`` event answering ``call``, or ``None``."""
-        return self.events[call.result] if call.result is not None else None
+        return self.event_at(call.result)
 
     def call_for(self, result: Event) -> Event | None:
         """The ``tool_call`` event that ``result`` answers, or ``None``."""
-        return self.events[result.result_of] if result.result_of is not None else None
+        return self.event_at(result.result_of)
 
     def turns(self) -> list[list[Event]]:
         """Events grouped by ``turn`` (one group per source message), in order of each
@@ -228,17 +243,19 @@ class Session:
 
 
 def link_tool_results(session: Session) -> None:
-    """Number ``session.events`` (``index``) and link each ``tool_result`` to the
-    ``tool_call`` with the same ``call_id`` (the latest earlier call with that id; if the
-    result comes first in time, the first call with that id). A result whose call id matches
-    no call gets a warning; it stays in the session unlinked."""
+    """Number ``session.events`` (``index``, from ``session.first_index``) and link each
+    ``tool_result`` to the ``tool_call`` with the same ``call_id`` (the latest earlier call
+    with that id; if the result comes first in time, the first call with that id). A result
+    whose call id matches no call gets a warning; it stays in the session unlinked. For a
+    window of a streamed log, only calls of the same window are matched."""
+    first = session.first_index
     calls: dict[str, int] = {}
-    for i, event in enumerate(session.events):
+    for i, event in enumerate(session.events, first):
         event.index = i
         if event.kind == "tool_call" and event.call_id is not None:
             calls.setdefault(event.call_id, i)
     latest: dict[str, int] = {}
-    for i, event in enumerate(session.events):
+    for i, event in enumerate(session.events, first):
         if event.kind == "tool_call" and event.call_id is not None:
             latest[event.call_id] = i
         elif event.kind == "tool_result" and event.call_id is not None:
@@ -254,7 +271,7 @@ def link_tool_results(session: Session) -> None:
                 continue
             if event.is_error is None and event.exit_code is not None:
                 event.is_error = event.exit_code != 0
-            call = session.events[call_index]
+            call = session.events[call_index - first]
             if call.result is None:
                 call.result = i
             event.result_of = call_index

@@ -1,7 +1,9 @@
 """Step 2 of import: draft attempts, stack facts and decisions out of a read :class:`Session`.
 
 :func:`extract` is pure: it reads events and returns an :class:`Extraction`; it neither
-redacts (:mod:`kb.importers.redact`) nor writes (:mod:`kb.importers.drafts`). Every value it
+redacts (:mod:`kb.importers.redact`) nor writes (:mod:`kb.importers.drafts`).
+:func:`extract_windows` does the same for a log read window by window
+(:func:`kb.importers.readers.iter_windows`), with the same result. Every value it
 keeps carries :class:`Evidence`: the field it supports, a locator (``line 9``, ``lines
 27-33``, ``msg_a1/prt_a1b``) and a short quote, as written. Figures are kept as written
 (``89.52`` stays ``89.52``).
@@ -61,6 +63,7 @@ import datetime as dt
 import json
 import re
 import shlex
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -243,12 +246,40 @@ def extract(session: Session, headline: Headline | None = None) -> Extraction:
     without it, output throughput, higher is better, no baseline value. Never raises for odd
     content: what it cannot read it leaves out.
     """
+    return extract_windows([session], headline)
+
+
+def extract_windows(windows: Iterable[Session], headline: Headline | None = None) -> Extraction:
+    """Extract from a log read as consecutive windows (:func:`kb.importers.readers.iter_windows`),
+    one window at a time: what a chat extraction carries from one window to the next is only
+    its running state (the latest stack facts, the last person's message and date, assistant
+    text not yet followed by a tool call, a run waiting for a figure in prose), so memory is
+    bounded by a window plus what is extracted. Windows cut where ``iter_windows`` cuts them
+    (every call with its result) give the same :class:`Extraction` as :func:`extract` of the
+    whole session. The source fields (``file``, ``format``, ``sha256``, ``tool_version``) are
+    those of the last window. A Markdown document comes as one window.
+
+    ``headline`` as for :func:`extract`; outcomes are decided once every window is read.
+    Raises what iterating ``windows`` raises (a :class:`kb.importers.LogFormatError`); an
+    empty iterable gives ``ValueError``.
+    """
     headline = headline or Headline()
-    out = Extraction(session.path.name, session.format, session.sha256, session.tool_version)
-    if session.format == "markdown":
-        _extract_document(session, out)
-    else:
-        _extract_chat(session, out)
+    out: Extraction | None = None
+    chat: _ChatState | None = None
+    last: Session | None = None
+    for window in windows:
+        if out is None:
+            out = Extraction(window.path.name, window.format, window.sha256, window.tool_version)
+            chat = _ChatState(out) if window.format != "markdown" else None
+        if chat is None:
+            _extract_document(window, out)
+        else:
+            chat.feed(window)
+        last = window
+    if out is None or last is None:
+        raise ValueError("extract_windows needs at least one window")
+    out.file, out.format, out.sha256, out.tool_version = (last.path.name, last.format, last.sha256,
+                                                          last.tool_version)
     _decide_outcomes(out, headline)
     return out
 
@@ -273,47 +304,55 @@ def short_quote(text: str, limit: int = QUOTE_CHARS) -> str:
 # --------------------------------------------------------------------------- chats
 
 
-def _extract_chat(session: Session, out: Extraction) -> None:
-    context: list[Event] = []  # assistant texts since the last tool call
-    last_user: Event | None = None
-    last_date: dt.date | None = None
-    pending_prose: ExtractedAttempt | None = None  # a run without a figure, waiting for prose
-    latest: dict[tuple[str, str], Fact] = {}  # the latest fact per (scope, name) so far
-    for event in session.events:
-        if event.timestamp is not None:
-            last_date = event.timestamp.date()
-        if event.kind == "text" and event.role in ("assistant", "user"):
-            _decision_in(event, out)
-            if event.role == "user" and event.text.lstrip().startswith("/"):
-                continue  # an Aider command such as "/run ...": the call itself, not a request
-            if event.role == "user":
-                last_user = event
-                context = []
-                pending_prose = None
-            else:
-                context.append(event)
-                if pending_prose is not None:
-                    _prose_figure(pending_prose, event)
-                    pending_prose = None
-            continue
-        if event.kind != "tool_call":
-            continue
-        command = _command_of(event)
-        result = session.result_for(event)
-        output = result.text if result is not None else ""
-        if result is not None:
-            for fact in _output_facts(command, output, result, event.index):
-                out.facts.append(fact)
-                latest[(fact.scope, fact.name)] = fact
-        figures = _bench_figures(output, result) if result is not None else {}
-        if command is None or not (_RUN.search(command) or figures):
-            context = []
-            continue
-        attempt = _chat_attempt(session, event, result, command, figures, context, last_user, last_date)
-        attempt.facts = list(latest.values())
-        out.attempts.append(attempt)
-        pending_prose = attempt if "output_throughput" not in attempt.metrics and not attempt.error else None
-        context = []
+class _ChatState:
+    """A chat extraction in progress: :meth:`feed` it the windows of a session in order."""
+
+    def __init__(self, out: Extraction) -> None:
+        self.out = out
+        self.context: list[Event] = []  # assistant texts since the last tool call
+        self.last_user: Event | None = None
+        self.last_date: dt.date | None = None
+        self.pending_prose: ExtractedAttempt | None = None  # a run without a figure, waiting for prose
+        self.latest: dict[tuple[str, str], Fact] = {}  # the latest fact per (scope, name) so far
+
+    def feed(self, session: Session) -> None:
+        out = self.out
+        for event in session.events:
+            if event.timestamp is not None:
+                self.last_date = event.timestamp.date()
+            if event.kind == "text" and event.role in ("assistant", "user"):
+                _decision_in(event, out)
+                if event.role == "user" and event.text.lstrip().startswith("/"):
+                    continue  # an Aider command such as "/run ...": the call itself, not a request
+                if event.role == "user":
+                    self.last_user = event
+                    self.context = []
+                    self.pending_prose = None
+                else:
+                    self.context.append(event)
+                    if self.pending_prose is not None:
+                        _prose_figure(self.pending_prose, event)
+                        self.pending_prose = None
+                continue
+            if event.kind != "tool_call":
+                continue
+            command = _command_of(event)
+            result = session.result_for(event)
+            output = result.text if result is not None else ""
+            if result is not None:
+                for fact in _output_facts(command, output, result, event.index):
+                    out.facts.append(fact)
+                    self.latest[(fact.scope, fact.name)] = fact
+            figures = _bench_figures(output, result) if result is not None else {}
+            if command is None or not (_RUN.search(command) or figures):
+                self.context = []
+                continue
+            attempt = _chat_attempt(event, result, command, figures, self.context, self.last_user,
+                                    self.last_date)
+            attempt.facts = list(self.latest.values())
+            out.attempts.append(attempt)
+            self.pending_prose = attempt if "output_throughput" not in attempt.metrics and not attempt.error else None
+            self.context = []
 
 
 def _command_of(event: Event) -> str | None:
@@ -334,7 +373,7 @@ def _command_of(event: Event) -> str | None:
     return command if isinstance(command, str) and command.strip() else None
 
 
-def _chat_attempt(session: Session, call: Event, result: Event | None, command: str,
+def _chat_attempt(call: Event, result: Event | None, command: str,
                   figures: dict[str, Figure], context: list[Event], last_user: Event | None,
                   last_date: dt.date | None) -> ExtractedAttempt:
     description = call.tool_input.get("description") if isinstance(call.tool_input, dict) else None

@@ -2,19 +2,30 @@
 
 ``read_session(path)`` detects the format (:func:`detect_format`), streams the file through
 the format's reader (``kb/importers/formats/<format>.py``), links tool calls with their
-results and returns the session with its warnings. This is step 1 of import: no attempts
-are extracted here.
+results and returns the session with its warnings. :func:`iter_windows` reads the same log
+as a series of windows (sessions of a few hundred events each) so that a long transcript is
+imported in bounded memory. This is step 1 of import: no attempts are extracted here.
 
 Choices common to all formats:
 
 - JSONL formats are streamed line by line (a 1 GB transcript is never read whole); the
   single-document JSON formats (opencode export, old Gemini) and Markdown formats are
   parsed whole, as their parsers need.
+- Memory bounds (see ``kb/importers/formats/_common.py``): Claude Code and Codex JSONL
+  (:data:`STREAMED_FORMATS`) have no size limit; :func:`iter_windows` hands their events on
+  window by window, and a line over ``MAX_LINE_BYTES`` (32 MiB) is skipped with a warning.
+  Every other format is held whole and refused above ``MAX_DOCUMENT_BYTES`` (64 MiB) with a
+  :class:`~kb.importers.events.LogFormatError` naming the format and why (Gemini JSONL
+  included: its ``$rewindTo`` and checkpoint lines can drop any earlier message, so it is
+  replayed whole). In chat formats (claude, codex, gemini, opencode) an event text over
+  64 Ki characters keeps its first 16 Ki and last 48 Ki characters around a marker line
+  (``[... N characters omitted by kb import ...]``): the end of a tool output holds the
+  error or the benchmark summary. Markdown formats keep their text whole.
 - Bytes that are not UTF-8 are replaced by U+FFFD and reported as a warning naming the line
   and the byte offset of the first bad byte (``file:line: not valid UTF-8 at byte offset N;
   ...``): FORMATS.md asks that one bad line never cost the rest of a file.
-- A malformed JSON line is skipped with ``file:line: not valid JSON (...)``; an unknown
-  record type is skipped with one warning per type.
+- A malformed JSON line is skipped with ``file:line: not valid JSON (...)`` (the first 1000
+  are listed, the rest counted); an unknown record type is skipped with one warning per type.
 - An empty (or all-whitespace) file, a file that cannot be opened, a ``.zst`` file without
   the ``zstandard`` package, and a file of no known format raise
   :class:`~kb.importers.events.LogFormatError`.
@@ -25,15 +36,40 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Callable
 
-from kb.importers.events import FORMATS, LogFormatError, Session, link_tool_results
+from kb.importers.events import FORMATS, Event, LogFormatError, Session, link_tool_results
 from kb.importers.formats import aider, claude, codex, gemini, markdown, opencode, specstory
-from kb.importers.formats._common import Reading, open_binary
+from kb.importers.formats._common import (
+    MAX_DOCUMENT_BYTES,
+    MAX_LINE_BYTES,
+    Reading,
+    cap_event,
+    open_binary,
+)
 
 HEAD_BYTES = 64 * 1024
 """How much of the start of a file :func:`read_session` shows :func:`detect_format`."""
+
+WINDOW_EVENTS = 512
+"""A window of :func:`iter_windows` is closed at the first safe point after this many
+events..."""
+
+WINDOW_CHARS = 4 * 2**20
+"""... or after this many characters of event text, whichever comes first. A window that
+finds no safe point grows to four times either bound, then is closed anyway."""
+
+STREAMED_FORMATS = ("claude", "codex")
+"""Formats read as a stream of windows, without a size limit."""
+
+_STREAMERS: dict[str, Callable[[Reading], Iterator[Event]]] = {
+    "claude": claude.iter_events,
+    "codex": codex.iter_events,
+}
+_ORDER: dict[str, Callable[[Reading, list[Event]], list[Event]]] = {"claude": claude.order_window}
+_CAPPED_FORMATS = {"claude", "codex", "gemini", "opencode"}
 
 _READERS: dict[str, Callable[[Reading], None]] = {
     "claude": claude.read,
@@ -139,11 +175,68 @@ def read_session(path: str | Path, format: str = "auto") -> Session:
     :data:`~kb.importers.events.FORMATS`. The result holds every event in time order (source
     order where the source has no times), tool calls linked with their results
     (``Session.tool_pairs()``), the file's sha256, and the warnings for everything skipped.
+    Every event is held at once (texts capped as the module docstring says); to import a
+    long Claude or Codex transcript in bounded memory use :func:`iter_windows`.
 
     Raises :class:`LogFormatError` for an unknown ``format`` name, a file that cannot be
-    opened or decompressed, an empty file, an undetectable format, or a JSON document
-    (opencode) that does not parse. Per-line problems are warnings, never errors.
+    opened or decompressed, an empty file, an undetectable format, a JSON document
+    (opencode) that does not parse, or a file over ``MAX_DOCUMENT_BYTES`` (64 MiB) in a
+    format read whole. Per-line problems are warnings, never errors.
     """
+    session: Session | None = None
+    for session in iter_windows(path, format, window_events=None):
+        pass
+    assert session is not None  # iter_windows always yields a last window
+    return session
+
+
+def iter_windows(path: str | Path, format: str = "auto", *, window_events: int | None = WINDOW_EVENTS,
+                 window_chars: int = WINDOW_CHARS) -> Iterator[Session]:
+    """Read the session log at ``path`` as consecutive windows, each a :class:`Session`.
+
+    For Claude and Codex JSONL (:data:`STREAMED_FORMATS`) a window is closed at the first
+    *safe point* after ``window_events`` events or ``window_chars`` characters of text: a
+    point where every tool call of the window has its result and the next event starts a
+    new turn (the lines of one split Claude reply stay together). Calls are linked with
+    their results within the window; Claude's sort by timestamp is done per window (lines
+    out of order across a window's edge stay in file order). A call still without a result
+    when the window reaches four times its bounds is given up on (one warning): a result
+    that comes later is not paired with it. Other formats, and ``window_events=None``, give
+    one window holding the whole session (what :func:`read_session` returns).
+
+    Each window's ``events`` are its own, numbered from ``first_index`` through the whole
+    log. Session fields (``tool_version``, ``session_id``, ``cwd``) are as known when the
+    window is closed; ``warnings`` and ``meta`` are the read's own list and dict, complete
+    once the last window is out. There is always a last window (it may hold no events), so
+    the last window's fields describe the whole log.
+
+    Raises :class:`LogFormatError` as :func:`read_session` does; for a streamed format the
+    error can come after some windows were yielded (a corrupt ``.zst`` frame, an empty
+    file), so a caller must not act on windows before the last one is out.
+    """
+    path, format = _resolve(path, format)
+    reading = Reading(path=path, format=format)
+    sha256 = _sha256(path)
+    if format in _STREAMERS:
+        reading.max_line_bytes = MAX_LINE_BYTES
+        yield from _stream(reading, sha256, window_events, window_chars)
+        return
+    reading.max_bytes = MAX_DOCUMENT_BYTES
+    if not path.name.endswith(".zst"):
+        size = path.stat().st_size
+        if size > MAX_DOCUMENT_BYTES:
+            raise reading.too_large(size)
+    _READERS[format](reading)
+    if format in _CAPPED_FORMATS:
+        for event in reading.events:
+            cap_event(event)
+    session = _window(reading, sha256, reading.events, 0)
+    link_tool_results(session)
+    yield session
+
+
+def _resolve(path: str | Path, format: str) -> tuple[Path, str]:
+    """The path and the format to read it with (detected for ``auto``)."""
     path = Path(path)
     if format != "auto" and format not in _READERS:
         raise LogFormatError(
@@ -155,20 +248,73 @@ def read_session(path: str | Path, format: str = "auto") -> Session:
         with open_binary(path) as handle:
             head = handle.read(HEAD_BYTES)
         format = detect_format(path, head)
-    reading = Reading(path=path, format=format)
-    _READERS[format](reading)
-    with open(path, "rb") as handle:
-        sha256 = hashlib.file_digest(handle, "sha256").hexdigest()
-    session = Session(
-        path=path,
-        format=format,
+    return path, format
+
+
+def _sha256(path: Path) -> str:
+    try:
+        with open(path, "rb") as handle:
+            return hashlib.file_digest(handle, "sha256").hexdigest()
+    except OSError as exc:
+        raise LogFormatError(path.name, None, f"cannot open: {exc.strerror or exc}") from exc
+
+
+def _window(reading: Reading, sha256: str, events: list[Event], first_index: int) -> Session:
+    return Session(
+        path=reading.path,
+        format=reading.format,
         sha256=sha256,
         tool_version=reading.tool_version,
         session_id=reading.session_id,
         cwd=reading.cwd,
-        events=reading.events,
+        events=events,
         warnings=reading.warnings,
         meta=reading.meta,
+        first_index=first_index,
     )
-    link_tool_results(session)
-    return session
+
+
+def _stream(reading: Reading, sha256: str, max_events: int | None, max_chars: int) -> Iterator[Session]:
+    """Cut the reader's event stream into windows at safe points (see :func:`iter_windows`)."""
+    order = _ORDER.get(reading.format)
+    window: list[Event] = []
+    chars = 0
+    first_index = 0
+    pending: dict[str, Event] = {}  # call id → call still waiting for its result
+    early: set[str] = set()  # call ids whose result came before the call
+    last_turn: object = None
+
+    def close() -> Session:
+        events = order(reading, window) if order is not None else window
+        session = _window(reading, sha256, events, first_index)
+        link_tool_results(session)
+        return session
+
+    for event in _STREAMERS[reading.format](reading):
+        cap_event(event)
+        if window and max_events is not None and (len(window) >= max_events or chars >= max_chars):
+            forced = len(window) >= 4 * max_events or chars >= 4 * max_chars
+            if forced or (not pending and (event.turn is None or event.turn != last_turn)):
+                if pending:
+                    call = next(iter(pending.values()))
+                    reading.warn_once(
+                        "window", call.locator.line,
+                        f"{len(pending)} tool call(s) still without a result {len(window)} events "
+                        "later; a result that comes after this point is not paired with its call")
+                    pending.clear()
+                yield close()
+                first_index += len(window)
+                window, chars = [], 0
+                early.clear()
+        window.append(event)
+        chars += len(event.text) + len(event.stdout or "") + len(event.stderr or "")
+        last_turn = event.turn
+        if event.call_id is not None:
+            if event.kind == "tool_call":
+                if event.call_id in early:
+                    early.discard(event.call_id)
+                else:
+                    pending[event.call_id] = event
+            elif event.kind == "tool_result" and pending.pop(event.call_id, None) is None:
+                early.add(event.call_id)
+    yield close()

@@ -12,10 +12,19 @@
   other ``type`` is skipped with one warning per type.
 - Lines out of time order are sorted by ``timestamp`` (stable, so lines without one keep
   their place relative to their neighbours in file order); locators keep the file line.
+  The sort is per window (:func:`order_window`): when a long transcript is streamed in
+  windows (``kb.importers.readers.iter_windows``), lines are only reordered within their
+  window; the warning is given once either way.
+
+:func:`iter_events` streams the events in file order keeping bounded state: the turn numbers
+and the dropped-block fingerprints of the last :data:`RECENT_TURNS` message ids only (a reply's
+lines are adjacent in practice).
 """
 
 from __future__ import annotations
 
+from collections import OrderedDict
+from collections.abc import Iterator
 from typing import Any
 
 from kb.importers.events import Event, Locator
@@ -29,11 +38,24 @@ from kb.importers.formats._common import (
 
 _SILENT_TYPES = {"file-history-snapshot"}
 
+RECENT_TURNS = 4096
+"""How many recent message ids (and line uuids) the reader remembers to give split replies one
+``turn`` and drop repeated blocks; older ones are forgotten (memory stays bounded)."""
+
 
 def read(reading: Reading) -> None:
-    """Fill ``reading`` from a Claude Code JSONL transcript."""
-    turns: dict[str, int] = {}
-    seen_blocks: dict[str, set[str]] = {}
+    """Fill ``reading`` from a Claude Code JSONL transcript (all of it, sorted as one window)."""
+    reading.events.extend(iter_events(reading))
+    reading.events = order_window(reading, reading.events)
+
+
+def iter_events(reading: Reading) -> Iterator[Event]:
+    """Stream the events of a Claude Code JSONL transcript in file order (not yet sorted by
+    time: see :func:`order_window`). Session fields, ``meta`` and warnings go to ``reading``
+    as lines are met."""
+    turns: OrderedDict[str, int] = OrderedDict()  # recent turn keys → turn number
+    seen_blocks: dict[str, set[Any]] = {}
+    next_turn = 0
     for lineno, record in iter_json_lines(reading):
         kind = record.get("type")
         if kind == "summary":
@@ -52,7 +74,17 @@ def read(reading: Reading) -> None:
         message = record.get("message") if isinstance(record.get("message"), dict) else {}
         message_id = message.get("id") if isinstance(message.get("id"), str) else None
         turn_key = message_id or record.get("uuid") or f"line:{lineno}"
-        turn = turns.setdefault(turn_key, len(turns))
+        if not isinstance(turn_key, str):
+            turn_key = f"line:{lineno}"
+        turn = turns.get(turn_key)
+        if turn is None:
+            turn = turns[turn_key] = next_turn
+            next_turn += 1
+            if len(turns) > RECENT_TURNS:
+                forgotten, _ = turns.popitem(last=False)
+                seen_blocks.pop(forgotten, None)
+        else:
+            turns.move_to_end(turn_key)
         base = {
             "timestamp": parse_timestamp(record.get("timestamp")),
             "turn": turn,
@@ -67,9 +99,7 @@ def read(reading: Reading) -> None:
             text = record.get("content") if isinstance(record.get("content"), str) else ""
             text = text or content_text(message.get("content"))
             if text:
-                reading.events.append(
-                    Event("text", locator, role="system", text=text, attrs=attrs, **base)
-                )
+                yield Event("text", locator, role="system", text=text, attrs=attrs, **base)
             continue
         content = message.get("content", record.get("content"))
         if isinstance(content, str):
@@ -84,16 +114,16 @@ def read(reading: Reading) -> None:
             event = _block_event(reading, record, kind, block, locator, lineno)
             if event is None:
                 continue
-            fingerprint = event.call_id or f"{event.kind}:{event.text}"
             if message_id is not None and kind == "assistant":
+                # the text's hash, not the text: a fingerprint must not keep a long text alive
+                fingerprint = event.call_id or (event.kind, len(event.text), hash(event.text))
                 if fingerprint in seen:
                     continue  # the same block written again on a later line of this reply
                 seen.add(fingerprint)
             event.attrs.update(attrs)
             event.timestamp = base["timestamp"]
             event.turn = turn
-            reading.events.append(event)
-    _sort_by_time(reading)
+            yield event
 
 
 def _session_fields(reading: Reading, record: dict[str, Any]) -> None:
@@ -164,12 +194,14 @@ def _block_event(
     return None
 
 
-def _sort_by_time(reading: Reading) -> None:
-    """Stable sort by timestamp; an event without one takes the time of the event before it
-    in file order, so it stays next to its neighbours."""
+def order_window(reading: Reading, events: list[Event]) -> list[Event]:
+    """``events`` (a window of the transcript, or all of it) in time order: a stable sort by
+    timestamp where an event without one takes the time of the event before it in file
+    order, so it stays next to its neighbours. Warns once per read when lines were out of
+    order; naive and aware timestamps mixed keep file order."""
     keyed = []
     last = None
-    for position, event in enumerate(reading.events):
+    for position, event in enumerate(events):
         if event.timestamp is not None:
             last = event.timestamp
         keyed.append((last, position, event))
@@ -179,7 +211,8 @@ def _sort_by_time(reading: Reading) -> None:
     try:
         keyed.sort(key=lambda k: (k[0], k[1]) if k[0] is not None else (0, k[1]))
     except TypeError:  # naive and aware timestamps mixed: keep file order
-        return
-    if [k[1] for k in keyed] != list(range(len(keyed))):
-        reading.warn(None, "lines not in time order; events sorted by timestamp")
-    reading.events = [k[2] for k in keyed]
+        return events
+    if any(k[1] != i for i, k in enumerate(keyed)):
+        reading.warn_once("order", None, "lines not in time order; events sorted by timestamp")
+        return [k[2] for k in keyed]
+    return events

@@ -15,7 +15,10 @@ Each line is ``{timestamp, type, payload}``:
   is unwrapped; an ``Exit code: N`` line gives ``exit_code``.
 - ``event_msg``: mostly repeats ``response_item`` content, so it adds no events; its
   ``exec_command_end`` (``call_id``, ``exit_code``, ``stdout``, ``stderr``) fills those fields
-  on the matching result, and ``error`` messages become ``error`` events.
+  on the matching result, and ``error`` messages become ``error`` events. The reader streams
+  (:func:`iter_events`): an ``exec_command_end`` met before its result waits for it, one met
+  after fills the result in place; either way only the last :data:`RECENT_CALLS` call ids
+  are remembered (memory stays bounded).
 - ``compacted``: a summary of earlier turns, not evidence; skipped.
 - Older rollouts without the ``payload`` wrapper (a first line ``{id, timestamp,
   instructions}``, then bare response items, ``record_type`` state lines) are read too.
@@ -24,11 +27,14 @@ Each line is ``{timestamp, type, payload}``:
 from __future__ import annotations
 
 import json
+from collections import OrderedDict
+from collections.abc import Iterator
 from typing import Any
 
 from kb.importers.events import Event, Locator
 from kb.importers.formats._common import (
     Reading,
+    cap_text,
     content_text,
     find_exit_code,
     iter_json_lines,
@@ -49,9 +55,21 @@ _RESPONSE_TYPES = {
 }
 
 
+RECENT_CALLS = 1024
+"""How many call ids the reader remembers to join ``exec_command_end`` with its result."""
+
+
 def read(reading: Reading) -> None:
-    """Fill ``reading`` from a Codex rollout."""
-    exec_ends: dict[str, dict[str, Any]] = {}
+    """Fill ``reading`` from a Codex rollout (all of it)."""
+    reading.events.extend(iter_events(reading))
+
+
+def iter_events(reading: Reading) -> Iterator[Event]:
+    """Stream the events of a Codex rollout in file order. Session fields, ``meta`` and
+    warnings go to ``reading`` as lines are met; a result's exec fields may be filled just
+    after it is yielded (its ``exec_command_end`` follows it)."""
+    exec_ends: OrderedDict[str, dict[str, Any]] = OrderedDict()  # ends waiting for their result
+    results: OrderedDict[str, list[Event]] = OrderedDict()  # recent results by call id
     model: str | None = None
     for lineno, record in iter_json_lines(reading):
         rtype = record.get("type")
@@ -82,22 +100,35 @@ def read(reading: Reading) -> None:
                 event.turn = lineno
                 if model and event.role == "assistant":
                     event.attrs["model"] = model
-                reading.events.append(event)
+                if event.kind == "tool_result" and isinstance(event.call_id, str):
+                    end = exec_ends.get(event.call_id)
+                    if end is not None:
+                        _apply_exec_end(event, end)
+                    _remember(results, event.call_id, event)
+                yield event
         elif rtype == "event_msg":
             etype = payload.get("type")
             if etype == "exec_command_end" and isinstance(payload.get("call_id"), str):
-                exec_ends[payload["call_id"]] = payload
+                call_id = payload["call_id"]
+                end = {"exit_code": payload.get("exit_code")}
+                for stream in ("stdout", "stderr"):
+                    if isinstance(payload.get(stream), str):
+                        end[stream] = cap_text(payload[stream])
+                for event in results.get(call_id, ()):
+                    _apply_exec_end(event, end)
+                exec_ends[call_id] = end
+                exec_ends.move_to_end(call_id)
+                if len(exec_ends) > RECENT_CALLS:
+                    exec_ends.popitem(last=False)
             elif etype == "error" and isinstance(payload.get("message"), str):
-                reading.events.append(
-                    Event(
-                        "error",
-                        Locator(reading.name, line=lineno),
-                        role="system",
-                        text=payload["message"],
-                        is_error=True,
-                        timestamp=timestamp,
-                        turn=lineno,
-                    )
+                yield Event(
+                    "error",
+                    Locator(reading.name, line=lineno),
+                    role="system",
+                    text=payload["message"],
+                    is_error=True,
+                    timestamp=timestamp,
+                    turn=lineno,
                 )
         elif rtype == "compacted":
             continue
@@ -105,16 +136,25 @@ def read(reading: Reading) -> None:
             reading.warn_once(
                 f"type:{rtype}", lineno, f"unknown record type {rtype!r} skipped (first seen here)"
             )
-    for event in reading.events:
-        end = exec_ends.get(event.call_id or "") if event.kind == "tool_result" else None
-        if end:
-            if event.exit_code is None and isinstance(end.get("exit_code"), int):
-                event.exit_code = end["exit_code"]
-            for stream in ("stdout", "stderr"):
-                if getattr(event, stream) is None and isinstance(end.get(stream), str):
-                    setattr(event, stream, end[stream])
-            if event.is_error is None and event.exit_code is not None:
-                event.is_error = event.exit_code != 0
+
+
+def _remember(results: OrderedDict[str, list[Event]], call_id: str, event: Event) -> None:
+    results.setdefault(call_id, []).append(event)
+    results.move_to_end(call_id)
+    if len(results) > RECENT_CALLS:
+        results.popitem(last=False)
+
+
+def _apply_exec_end(event: Event, end: dict[str, Any]) -> None:
+    """Fill a result's exit code and streams from its ``exec_command_end`` where the output
+    itself did not state them."""
+    if event.exit_code is None and isinstance(end.get("exit_code"), int):
+        event.exit_code = end["exit_code"]
+    for stream in ("stdout", "stderr"):
+        if getattr(event, stream) is None and isinstance(end.get(stream), str):
+            setattr(event, stream, end[stream])
+    if event.is_error is None and event.exit_code is not None:
+        event.is_error = event.exit_code != 0
 
 
 def _session_meta(reading: Reading, payload: dict[str, Any]) -> None:
