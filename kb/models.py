@@ -419,6 +419,18 @@ class Blocker(Record):
                 )
         return v
 
+    @field_validator("signatures")
+    @classmethod
+    def _regex_signatures(cls, v: list[str]) -> list[str]:
+        for sig in v:
+            if len(sig) > 2 and sig.startswith("/") and sig.endswith("/"):
+                try:
+                    re.compile(sig[1:-1])
+                except re.error as exc:
+                    raise ValueError(f"'{sig}' is not a valid regular expression ({exc}); fix it, "
+                                     "or write the text without the enclosing slashes to match it literally") from None
+        return v
+
     @field_validator("upstream")
     @classmethod
     def _upstream(cls, v: list[str]) -> list[str]:

@@ -229,7 +229,10 @@ def parse_change(items: list[str]) -> dict[str, str]:
             parse_version(version.strip())
         except ValueError as exc:
             raise QueryError(f"'{item}': {exc}") from None
-        out[canonical_component(name)] = version.strip()
+        comp = canonical_component(name)
+        if comp in out:
+            raise QueryError(f"'{item}': {comp} is given twice ({comp}={out[comp]} too); give each component once")
+        out[comp] = version.strip()
     return out
 
 

@@ -132,6 +132,8 @@ BROKEN = [
      "records/blockers/bool-sig.yaml:2: signatures.0: 'no' was read by YAML as the boolean False; quote it"),
     ("blockers/empty-alt.yaml", "title: t\nfixed_by:\n  - {}\n",
      "records/blockers/empty-alt.yaml:2: fixed_by: alternative 0 is empty"),
+    ("blockers/bad-regex.yaml", "title: t\nsignatures: [\"/[unclosed/\"]\n",
+     "records/blockers/bad-regex.yaml:2: signatures: '/[unclosed/' is not a valid regular expression"),
 ]
 
 

@@ -150,3 +150,10 @@ def test_cli_text_names_what_is_missing_and_the_pre_release(write_tree):
     assert f"  ✗ {SYMM}: no known fix (workaround: Leave --enable-torch-symm-mem off.)" in r.output
     r = CliRunner().invoke(cli, ["--records", str(root), "unblocks", "torch=2.11.0.dev20260220+cu130"])
     assert "note: needs-torch-2.11: torch: 2.11.0.dev20260220+cu130 is a pre-release, which >=2.11 excludes" in r.output
+
+
+def test_a_component_given_twice_is_refused_not_silently_overwritten():
+    from kb.queries import parse_change
+
+    with pytest.raises(QueryError, match="cuda is given twice"):
+        parse_change(["cuda=13.0", "CUDA=12.0"])
