@@ -143,13 +143,16 @@ def roots(env: Env, as_json: bool, limit: int | None) -> None:
         click.echo("no root causes recorded", err=True)
     for i, r in enumerate(ranked, 1):
         fix = " or ".join(", ".join(f"{k}{v}" for k, v in alt.items()) for alt in r.fixed_by) or "no known fix"
-        click.echo(f"{i}. {r.id}  ({len(r.attempts)} attempt{'s' if len(r.attempts) != 1 else ''} blocked)")
+        drafts = f", +{len(r.drafts)} draft{'s' if len(r.drafts) != 1 else ''}" if r.drafts else ""
+        click.echo(f"{i}. {r.id}  ({len(r.attempts)} attempt{'s' if len(r.attempts) != 1 else ''} blocked{drafts})")
         click.echo(f"   {r.title}")
         click.echo(f"   fix: {fix}" + (f"; workaround: {r.workaround}" if r.workaround and not r.fixed_by else ""))
         if r.blockers:
             click.echo(f"   causes: {', '.join(r.blockers)}")
         if r.attempts:
             click.echo(f"   attempts: {', '.join(r.attempts)}")
+        if r.drafts:
+            click.echo(f"   drafts (not reviewed): {', '.join(r.drafts)}")
 
 
 @cli.command()

@@ -29,8 +29,10 @@ from kb.versions import canonical_component, parse_version, satisfies
 
 @dataclass
 class RootCause:
-    """A root cause and what it blocks. ``attempts``: attempt ids blocked directly or through
-    caused blockers (sorted); ``blockers``: the blockers it causes, transitively (sorted)."""
+    """A root cause and what it blocks. ``attempts``: reviewed attempt ids blocked directly or
+    through caused blockers (sorted); ``drafts``: the same for attempts still in draft (imported,
+    not reviewed), counted apart so unreviewed imports do not skew the ranking;
+    ``blockers``: the blockers it causes, transitively (sorted)."""
 
     id: str
     title: str
@@ -38,28 +40,30 @@ class RootCause:
     blockers: list[str]
     fixed_by: list[dict[str, str]]
     workaround: str | None
+    drafts: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
 
 def roots(kg: KnowledgeGraph) -> list[RootCause]:
-    """Root causes (blockers without ``caused_by``) ranked by the number of attempts they block,
-    then by the number of blockers they cause, then by id. Roots blocking nothing are included
-    last, so every root cause appears."""
+    """Root causes (blockers without ``caused_by``) ranked by the number of reviewed attempts
+    they block, then by draft attempts, then by the number of blockers they cause, then by id.
+    Roots blocking nothing are included last, so every root cause appears."""
     blocked: dict[str, set[str]] = {}
+    drafts: dict[str, set[str]] = {}
     for a in kg.of_kind(Attempt):
+        target = drafts if a.status == "draft" else blocked
         for b in kg.causes_closure(a.blocked_by):
-            blocked.setdefault(b, set()).add(a.id)
+            target.setdefault(b, set()).add(a.id)
     out = []
     for b in kg.of_kind(Blocker):
         if not b.is_root:
             continue
         caused = _caused_blockers(kg, b.id)
-        attempts = set(blocked.get(b.id, set()))
-        out.append(RootCause(b.id, b.title, sorted(attempts), sorted(caused),
-                             [dict(alt) for alt in b.fixed_by], b.workaround))
-    out.sort(key=lambda r: (-len(r.attempts), -len(r.blockers), r.id))
+        out.append(RootCause(b.id, b.title, sorted(blocked.get(b.id, set())), sorted(caused),
+                             [dict(alt) for alt in b.fixed_by], b.workaround, sorted(drafts.get(b.id, set()))))
+    out.sort(key=lambda r: (-len(r.attempts), -len(r.drafts), -len(r.blockers), r.id))
     return out
 
 

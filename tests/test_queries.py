@@ -49,3 +49,14 @@ def test_why_gives_every_chain_to_the_root_causes():
         ["eagle3-verify-allreduce-latency", "torch-symm-mem-no-capability-12", SM120],
     ]
     assert res.chains[0][-1].fixed_by == [{"cuda": ">=13.0"}] and res.chains[0][-1].is_root
+
+
+def test_drafts_are_counted_apart_from_reviewed_attempts(campaign_copy):
+    draft = campaign_copy / "attempts" / "2026-02-28-imported-symm-mem.yaml"
+    draft.write_text("title: imported\ndate: 2026-02-28\ncampaign: kimi-k25-eagle3-blackwell\napproach: x\n"
+                     "outcome: failed\nerror: 'KeyError: 12'\nblocked_by: [torch-symm-mem-no-capability-12]\n"
+                     "status: draft\n", encoding="utf-8")
+    first = roots(load_graph(campaign_copy))[0]
+    assert first.id == SM120
+    assert len(first.attempts) == 3
+    assert first.drafts == ["2026-02-28-imported-symm-mem"]

@@ -73,3 +73,10 @@ def test_upgrade_paths_page_says_what_each_version_resolves(tmp_path):
     cuda13 = next(h for title, h in sections.items() if title.startswith("CUDA 13 stack"))
     # 13.0 is not an upgrade from 13.0.1: nothing to offer there
     assert "No single-component upgrade" in cuda13.find_next("p").find_next("p").get_text()
+
+
+def test_dashboard_counts_drafts_apart(imported_site):
+    soup = page(imported_site, "")
+    table = soup.find(id="top-root-causes").find_next("table")
+    first = [td.get_text(" ", strip=True) for td in table.select("tbody tr")[0].find_all("td")]
+    assert first == ["SM120 not supported by the CUDA 12.8 software stack", "3 (+1 draft)"]

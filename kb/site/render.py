@@ -197,6 +197,11 @@ def _attempt_row(c: _Ctx, src: str, a: Attempt) -> dict[str, Any]:
     }
 
 
+def _with_drafts(reviewed: int, drafts: int) -> str:
+    """``"3"``, or ``"3 (+6 drafts)"`` when unreviewed drafts are blocked too."""
+    return f"{reviewed} (+{drafts} draft{'s' if drafts != 1 else ''})" if drafts else str(reviewed)
+
+
 def _campaign_dashboard(c: _Ctx, src: str, camp: Campaign) -> dict[str, Any]:
     kg = c.kg
     attempts = kg.attempts_of(camp.id)
@@ -217,8 +222,9 @@ def _campaign_dashboard(c: _Ctx, src: str, camp: Campaign) -> dict[str, Any]:
     top_roots = []
     for r in c.roots:
         n = len([x for x in r.attempts if x in ids])
-        if n:
-            top_roots.append({"link": c.link(src, kg.get(r.id)), "count": n})
+        nd = len([x for x in r.drafts if x in ids])
+        if n or nd:
+            top_roots.append({"link": c.link(src, kg.get(r.id)), "count": _with_drafts(n, nd)})
     decisions = sorted((d for d in kg.of_kind(Decision) if d.campaign in (camp.id, None)),
                        key=lambda d: (d.date, d.id), reverse=True)[:5]
     higher = camp.metric.direction.value == "higher"
@@ -439,7 +445,7 @@ def render_blockers_index(c: _Ctx) -> str:
     src = "blockers/index.md"
     all_blockers = {b.id for b in kg.of_kind(Blocker)}
     attempts = {a.id for a in kg.of_kind(Attempt) if a.blocked_by}
-    ranked = [{"rank": i + 1, "link": c.link(src, kg.get(r.id)), "attempts": len(r.attempts),
+    ranked = [{"rank": i + 1, "link": c.link(src, kg.get(r.id)), "attempts": _with_drafts(len(r.attempts), len(r.drafts)),
                "blockers": len(r.blockers),
                "fix": " or ".join(", ".join(f"{k}{v}" for k, v in alt.items()) for alt in r.fixed_by) or "no known fix"}
               for i, r in enumerate(c.roots)]
