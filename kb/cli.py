@@ -210,8 +210,13 @@ def unblocks(env: Env, change: tuple[str, ...], to_stack: str | None, from_stack
     from kb.queries import parse_change
     from kb.queries import unblocks as compute
 
-    res = compute(env.graph(), parse_change(list(change)), to_stack=to_stack, from_stack=from_stack,
-                  campaign=campaign)
+    from kb.errors import QueryError
+
+    try:
+        parsed = parse_change(list(change))
+    except QueryError as exc:
+        raise click.UsageError(str(exc)) from None
+    res = compute(env.graph(), parsed, to_stack=to_stack, from_stack=from_stack, campaign=campaign)
     if as_json:
         emit_json(res.to_dict())
         return
@@ -229,7 +234,7 @@ def unblocks(env: Env, change: tuple[str, ...], to_stack: str | None, from_stack
         click.echo("  nothing")
     click.echo(f"\nstill blocked ({len(res.still_blocked)}):")
     for s in res.still_blocked:
-        need = "; ".join(s.missing)
+        need = " and ".join(s.missing)
         line = f"  ✗ {s.id}: " + (f"needs {need}" if need != "no known fix" else "no known fix")
         if s.workaround and need == "no known fix":
             line += f" (workaround: {s.workaround})"

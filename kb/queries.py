@@ -19,6 +19,8 @@ import re
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from packaging.version import InvalidVersion, Version
+
 from kb.errors import QueryError
 from kb.graph import KnowledgeGraph
 from kb.models import Attempt, Blocker, Campaign, Component, Platform, Stack
@@ -297,11 +299,17 @@ def unblocks(kg: KnowledgeGraph, change: dict[str, str] | None = None, *, to_sta
     platform = _platform_for(kg, campaign)
     before = kg.stack_components(from_stack) if from_stack else {}
     after = dict(kg.stack_components(to_stack)) if to_stack else dict(before)
+    notes = []
     for name, version in change.items():
+        old = before.get(name)
+        if old is not None and old.version and not _newer(version, old.version):
+            where = f"stack {from_stack}" if from_stack else "the stack"
+            notes.append(f"{where} already has {name} {old.version}; {name}={version} is not an upgrade "
+                         "(pick the starting stack with --from)")
         after[name] = Component(version=version)
     st_before = resolve_blockers(kg, before, platform)
     st_after = resolve_blockers(kg, after, platform)
-    resolved, still, notes = [], [], []
+    resolved, still = [], []
     for b in kg.of_kind(Blocker):
         s0, s1 = st_before[b.id], st_after[b.id]
         if s0.state != "stands":
@@ -316,9 +324,17 @@ def unblocks(kg: KnowledgeGraph, change: dict[str, str] | None = None, *, to_sta
                                       kg.into(b.id, "blocked_by")))
     retry = []
     resolved_ids = {r["id"] for r in resolved}
+    own_status: dict[tuple[tuple[str, str | None], ...], dict[str, BlockerStatus]] = {}
     for a in kg.of_kind(Attempt):
         if not a.blocked_by or not set(a.blocked_by) & resolved_ids:
             continue
+        own = kg.attempt_components(a)
+        if own:  # an attempt that ran on a stack where its blockers no longer stood is no retry
+            key = tuple(sorted((k, c.version) for k, c in own.items()))
+            if key not in own_status:
+                own_status[key] = resolve_blockers(kg, own, platform)
+            if not any(own_status[key][b].state == "stands" for b in a.blocked_by):
+                continue
         if all(st_after[b].state != "stands" for b in a.blocked_by):
             retry.append(RetryCandidate(a.id, a.title, a.outcome.value, last_metric(kg, a),
                                         sorted(set(a.blocked_by) & resolved_ids)))
@@ -330,6 +346,15 @@ def unblocks(kg: KnowledgeGraph, change: dict[str, str] | None = None, *, to_sta
         from_components={k: c.version or "?" for k, c in sorted(before.items())},
         to_components={k: c.version or "?" for k, c in sorted(after.items())},
         resolved=resolved, retry=retry, still_blocked=still, notes=sorted(set(notes)))
+
+
+def _newer(candidate: str, current: str) -> bool:
+    """Whether version ``candidate`` is newer than ``current`` (local tags ignored; an
+    unparseable version counts as newer, so no note is raised for it)."""
+    try:
+        return Version(candidate) > Version(Version(current).public)
+    except InvalidVersion:
+        return True
 
 
 def last_metric(kg: KnowledgeGraph, a: Attempt) -> str | None:

@@ -130,3 +130,20 @@ def test_unblocks_to_a_whole_stack_names_each_changed_component():
                               "sgl-kernel": "cu130 wheel index", "sglang": "rebuilt from source against CUDA 13"}
     assert [r["id"] for r in data["retry"]] == ["2026-02-21-eagle3-speculation", "2026-02-23-flashinfer-allreduce-fusion",
                                                 "2026-02-23-torch-symm-mem"]
+
+
+def test_unblocks_says_when_the_change_is_not_an_upgrade():
+    res = run("--records", str(CAMPAIGN_RECORDS), "unblocks", "cuda=13.0")
+    assert res.exit_code == 0
+    assert ("note: stack cuda-13.0 already has cuda 13.0.1; cuda=13.0 is not an upgrade "
+            "(pick the starting stack with --from)") in res.stdout
+
+
+def test_an_attempt_whose_blockers_no_longer_stood_on_its_own_stack_is_no_retry(campaign_copy):
+    (campaign_copy / "attempts" / "2026-02-28-symm-mem-on-cuda13.yaml").write_text(
+        "title: symm mem again\ndate: 2026-02-28\ncampaign: kimi-k25-eagle3-blackwell\napproach: x\n"
+        "stack: cuda-13.0\noutcome: failed\nerror: 'KeyError: 12'\nblocked_by: [torch-symm-mem-no-capability-12]\n",
+        encoding="utf-8")
+    data = json.loads(run("--records", str(campaign_copy), "unblocks", "--from", "cuda-12.8", "cuda=13.0", "--json").stdout)
+    assert [r["id"] for r in data["retry"]] == ["2026-02-21-eagle3-speculation", "2026-02-23-flashinfer-allreduce-fusion",
+                                                "2026-02-23-torch-symm-mem"]

@@ -70,15 +70,23 @@ def test_unblocks_json_parses(run):
 
 
 @pytest.mark.parametrize("args, message", [
-    (["unblocks", "cuda"], "'cuda' is not a change; write component=version, e.g. cuda=13.0"),
     (["unblocks"], "nothing to change"),
-    (["unblocks", "cuda=thirteen"], "'thirteen' is not a PEP 440 version"),
     (["unblocks", "cuda=13.0", "--from", "nope"], "unknown stack 'nope'"),
     (["unblocks", "cuda=13.0", "--campaign", "nope"], "unknown campaign 'nope'"),
 ])
 def test_unblocks_failed_queries_exit_1(run, args, message):
     r = run(*args)
     assert r.exit_code == 1
+    assert message in r.output
+
+
+@pytest.mark.parametrize("args, message", [
+    (["unblocks", "cuda"], "'cuda' is not a change; write component=version, e.g. cuda=13.0"),
+    (["unblocks", "cuda=thirteen"], "'thirteen' is not a PEP 440 version"),
+])
+def test_a_malformed_change_is_bad_usage(run, args, message):
+    r = run(*args)
+    assert r.exit_code == 2
     assert message in r.output
 
 
