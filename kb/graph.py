@@ -111,6 +111,7 @@ def check_references(records: RecordSet) -> list[Problem]:
             chain = " → ".join(cycle + [first])
             problems.append(records.problem(first, path, f"cycle in {label}: {chain}; a cause cannot cause itself: remove one link"
                                             if edge == "caused_by" else f"cycle in {label}: {chain}; remove one link"))
+    problems.extend(_component_name_problems(records))
     superseded = {t for rec in ids.values() if isinstance(rec, Decision) for t in rec.supersedes}
     for rec in records.of_kind(Decision):
         if rec.status == "superseded" and rec.id not in superseded:
@@ -122,6 +123,39 @@ def check_references(records: RecordSet) -> list[Problem]:
             if isinstance(other, Decision) and other.status != "superseded":
                 problems.append(records.problem(rec.id, ("supersedes", i),
                                                 f"supersedes '{t}', whose status is '{other.status}'; set its status to 'superseded'"))
+    return problems
+
+
+KNOWN_COMPONENTS = ("cuda", "cuda-driver", "driver", "torch", "torch-cuda", "nccl", "flashinfer", "sglang",
+                    "sgl-kernel", "vllm", "triton", "tensorrt-llm", "transformers", "deepep", "mscclpp")
+"""Component names kb knows without any stack naming them (what ``kb capture`` records, plus
+common inference libraries)."""
+
+
+def _component_name_problems(records: RecordSet) -> list[Problem]:
+    """A component named in a blocker's ``fixed_by``/``applies_when`` that no stack, attempt or
+    known list uses, but that is one letter or so from one that is (``cudaa``): a typo there
+    makes the blocker unresolvable, so it is reported with the likely name."""
+    known = set(KNOWN_COMPONENTS)
+    for rec in records.records.values():
+        if isinstance(rec, (Stack, Attempt)):
+            known.update(rec.components)
+        if isinstance(rec, Decision) and rec.stack_change:
+            known.update(rec.stack_change.components)
+    import difflib
+
+    problems = []
+    for b in records.of_kind(Blocker):
+        places = [(("fixed_by", i, name), name) for i, alt in enumerate(b.fixed_by) for name in alt]
+        places += [(("applies_when", name), name) for name in b.applies_when.components]
+        for path, name in places:
+            if name in known:
+                continue
+            near = difflib.get_close_matches(name, sorted(known), n=1, cutoff=0.8)
+            if near:
+                problems.append(records.problem(
+                    b.id, path, f"no stack or attempt has a component '{name}'; did you mean '{near[0]}'? "
+                                "(a misspelt component can never be satisfied)"))
     return problems
 
 

@@ -11,6 +11,7 @@ stack, compute capability, output throughput).
 from __future__ import annotations
 
 import datetime as dt
+import difflib
 import math
 import re
 from enum import Enum
@@ -199,8 +200,18 @@ METRIC_NAMES = {
 
 
 def _component_map(value: Any) -> Any:
+    """Canonical component names; two keys naming one component (``torch`` and ``Torch``,
+    ``flashinfer`` and ``flashinfer-python``) are an error, not a silent overwrite."""
     if isinstance(value, dict):
-        return {canonical_component(str(k)): v for k, v in value.items()}
+        out: dict[str, Any] = {}
+        first: dict[str, str] = {}
+        for k, v in value.items():
+            name = canonical_component(str(k))
+            if name in first:
+                raise ValueError(f"'{first[name]}' and '{k}' name the same component ({name}); keep one")
+            first[name] = str(k)
+            out[name] = v
+        return out
     return value
 
 
@@ -242,6 +253,11 @@ class Applicability(_Strict):
         if isinstance(data, dict) and "components" not in data:
             special = {k: data[k] for k in ("compute_capability", "interconnect") if k in data}
             rest = {k: v for k, v in data.items() if k not in special}
+            for key in rest:
+                near = difflib.get_close_matches(str(key), ["compute_capability", "interconnect"], n=1, cutoff=0.8)
+                if near:
+                    raise ValueError(f"'{key}' looks like a misspelt '{near[0]}' (other keys are components); "
+                                     f"write '{near[0]}'")
             return {**special, "components": rest}
         return data
 

@@ -318,6 +318,9 @@ def _message(err: dict[str, Any], loc: tuple[Any, ...], doc: Document | None, mo
                 f"{msg[0].lower() + msg[1:]}: quote it if you meant the word, e.g. {key}: \"{raw[0]}\"")
     if raw and kind in ("string_type", "model_type", "dict_type") and raw[1] not in ("a date", "a non-finite number"):
         text, what = raw
+        if what == "a number" and loc and loc[0] in ("fixed_by", "applies_when") and key != "compute_capability":
+            return (f"'{text}' was read by YAML as a number ({err.get('input')!r}); a constraint is a quoted PEP 440 "
+                    f"specifier: write {key}: \">={text}\" (or \"=={text}.*\" for exactly that release)")
         if what == "a number":
             return (f"'{text}' was read by YAML as a number ({err.get('input')!r}); versions and names are strings: "
                     f"quote it, e.g. {key}: \"{text}\"")

@@ -101,3 +101,11 @@ def test_references_to_an_invalid_record_are_not_reported_again(campaign_copy):
     assert problems(campaign_copy) == [
         "records/stacks/cuda-12.8.yaml:6: components.torch: '2.10' was read by YAML as a number (2.1); "
         "versions and names are strings: quote it, e.g. torch: \"2.10\""]
+
+
+def test_a_misspelt_component_in_fixed_by_is_reported(write_tree):
+    root = valid_tree(write_tree)
+    (root / "blockers/b.yaml").write_text(BLOCKER.replace("cuda:", "cudaa:"), encoding="utf-8")
+    assert problems(root) == [
+        "records/blockers/b.yaml:3: fixed_by.0.cudaa: no stack or attempt has a component 'cudaa'; "
+        "did you mean 'cuda'? (a misspelt component can never be satisfied)"]

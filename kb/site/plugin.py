@@ -17,11 +17,13 @@ from mkdocs.config import base
 from mkdocs.config import config_options as c
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin
-from mkdocs.structure.files import File, Files
+from mkdocs.structure.files import File, Files, InclusionLevel
 
 from kb.errors import InvalidRecords, KbError
 from kb.graph import KnowledgeGraph, load_graph
 from kb.site.render import NAV, render_site
+
+NAV_PAGES = {src for _title, src in NAV}
 
 log = logging.getLogger("mkdocs.plugins.kb")
 
@@ -69,7 +71,11 @@ class KbPlugin(BasePlugin[KbPluginConfig]):
             if files.get_file_from_path(src) is not None:
                 log.warning("kb: %s exists in docs_dir; keeping it instead of kb's generated page", src)
                 continue
-            files.append(File.generated(config, src, content=content))
+            nav_page = src in NAV_PAGES
+            # record pages are reached from the index pages, never from the navigation: say so,
+            # or MkDocs lists every record as "not included in the nav" on each build
+            files.append(File.generated(config, src, content=content,
+                                        inclusion=InclusionLevel.UNDEFINED if nav_page else InclusionLevel.NOT_IN_NAV))
             self.generated.add(src)
         files.append(File.generated(config, "assets/kb.css", content=CSS))
         return files
