@@ -256,3 +256,16 @@ def test_a_streamed_log_is_imported_window_by_window_like_a_whole_one(campaign_c
     assert windowed.exit_code == 0, windowed.output
     assert json.loads(windowed.stdout) == json.loads(whole.stdout)
     assert windowed.stderr == whole.stderr
+
+
+def test_a_log_and_its_compressed_copy_are_imported_once(campaign_copy):
+    from click.testing import CliRunner
+
+    from kb.cli import cli
+
+    res = CliRunner().invoke(cli, ["--records", str(campaign_copy), "import", str(LOGS / "codex-rollout.jsonl"),
+                                   str(LOGS / "codex-rollout.jsonl.zst")])
+    assert res.exit_code == 0, res.stderr
+    written = sorted(p.name for p in (campaign_copy / "attempts").iterdir() if "status: draft" in p.read_text())
+    assert len(written) == 2 and not any(name.endswith("-2.yaml") for name in written), written
+    assert "2 already imported" in res.stderr

@@ -252,7 +252,20 @@ def _resolve(path: str | Path, format: str) -> tuple[Path, str]:
 
 
 def _sha256(path: Path) -> str:
+    """sha256 of the log's content: of the decompressed bytes for ``.zst``, so one log imported
+    once plain and once compressed is recognised as the same log (and not drafted twice)."""
     try:
+        if path.name.endswith(".zst"):
+            digest = hashlib.sha256()
+            with open_binary(path) as handle:
+                try:
+                    for chunk in iter(lambda: handle.read(1 << 20), b""):
+                        digest.update(chunk)
+                except Exception as exc:  # zstandard raises ZstdError on corrupt frames
+                    if type(exc).__name__ == "ZstdError":
+                        raise LogFormatError(path.name, None, f"corrupt zstd data: {exc}") from exc
+                    raise
+            return digest.hexdigest()
         with open(path, "rb") as handle:
             return hashlib.file_digest(handle, "sha256").hexdigest()
     except OSError as exc:
