@@ -751,6 +751,9 @@ def _print_import(report: Any) -> None:
         if len(rows) > 1:
             for r in rows:
                 click.echo("  " + "  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip())
+        for d in item.drafts:
+            for rid, why in d.duplicates:
+                click.echo(f"  possible duplicate: {d.id} looks like {rid} ({why}); review before keeping both")
         for s in item.decisions:
             click.echo(f"  decision ({s.evidence.locator}): {s.evidence.quote}")
         for s in item.options:

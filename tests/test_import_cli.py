@@ -127,7 +127,17 @@ def test_reviewed_record_is_never_touched(campaign_copy):
 
 
 def test_same_id_taken_by_another_record_gets_a_suffix(campaign_copy):
-    assert run(campaign_copy, str(LOGS / "notebook.md"), "--dry-run").stdout.count("flashinfer-allreduce-fusion-2") == 1
+    out = run(campaign_copy, str(LOGS / "notebook.md"), "--dry-run").stdout
+    table = [line.split()[1] for line in out.splitlines() if line.startswith("  new ")]
+    assert table.count("2026-02-23-flashinfer-allreduce-fusion-2") == 1
+
+
+def test_drafts_repeating_recorded_attempts_are_flagged(campaign_copy):
+    out = run(campaign_copy, str(LOGS / "notebook.md"), "--dry-run").stdout
+    flagged = [line for line in out.splitlines() if line.startswith("  possible duplicate:")]
+    assert len(flagged) == 9  # the campaign already holds every run of the notebook
+    assert ("  possible duplicate: 2026-02-23-torch-symmetric-memory looks like 2026-02-23-torch-symm-mem "
+            "(same date and error (KeyError: 12)); review before keeping both") in flagged
 
 
 def test_campaign_choice(tmp_path, campaign_copy):

@@ -49,6 +49,7 @@ from kb.importers.extract import ExtractedAttempt, Extraction, Fact, Headline, S
 from kb.importers.readers import iter_windows
 from kb.importers.redact import SECRET, Redactor
 from kb.models import Attempt, Campaign, Platform, Stack
+from kb.queries import possible_duplicates
 from kb.store import RecordSet, load_records, record_to_data, write_record
 
 IMPORT_TAG = "imported"
@@ -62,13 +63,16 @@ _SKIP_REDACT = {"sha256", "format", "field", "scope", "unit", "kind", "position"
 class Draft:
     """One attempt found in a log. ``state``: ``new`` (valid, not written: a dry run),
     ``written``, or ``exists`` (an attempt already cites its source; ``record`` is then
-    ``None`` and ``id`` is the existing record's). ``anchor``: the locator it was drafted from."""
+    ``None`` and ``id`` is the existing record's). ``anchor``: the locator it was drafted from.
+    ``duplicates``: existing attempts it may repeat (``kb.queries.possible_duplicates``), also
+    named in the draft's notes so the reviewer sees them on the site."""
 
     id: str
     anchor: str
     state: str
     record: Attempt | None = None
     blocked_by: list[str] = field(default_factory=list)
+    duplicates: list[tuple[str, str]] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {"id": self.id, "state": self.state, "anchor": self.anchor,
@@ -76,6 +80,7 @@ class Draft:
         if self.record is not None:
             data["record"] = _jsonable(record_to_data(self.record))
         data["blocked_by"] = self.blocked_by
+        data["possible_duplicates"] = [{"id": rid, "reason": why} for rid, why in self.duplicates]
         return data
 
 
@@ -301,6 +306,11 @@ def _drafts(x: Extraction, kg: Any, camp: Campaign, existing: dict[tuple[str, st
                                         f"draft {record_id} (from {attempt.anchor.locator}) is invalid: {err['msg']}"))
             continue
         draft.blocked_by = list(draft.record.blocked_by)
+        draft.duplicates = possible_duplicates(kg, draft.record)
+        if draft.duplicates:
+            lines = "\n".join(f"- `{rid}`: {why}" for rid, why in draft.duplicates)
+            draft.record = draft.record.model_copy(update={
+                "notes": (draft.record.notes or "") + f"\nPossibly a duplicate of an attempt already recorded:\n\n{lines}\n"})
         problems.extend(_reference_problems(draft.record, kg, set(ids), x.file))
     return drafts, problems
 

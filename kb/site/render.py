@@ -31,7 +31,7 @@ from kb.models import (
     Record,
     Stack,
 )
-from kb.queries import resolve_blockers, roots, unblocks, why
+from kb.queries import error_headline, resolve_blockers, roots, unblocks, why
 from kb.site.charts import ChartPoint, DiagramNode, cause_diagram, metric_chart
 from kb.site.text import code_block, inline, join, markdown_block, mono
 
@@ -337,26 +337,6 @@ ADMONITIONS = {
     "inconclusive": "question",
 }
 """The Material admonition type that frames an attempt's summary, by outcome."""
-
-
-_EXCEPTION_LINE = re.compile(r"^\s*[A-Za-z_][\w.]*(Error|Exception|Interrupt|Warning)\b")
-
-
-def error_headline(text: str) -> str:
-    """The line of an error text that names the failure: the last exception line of a Python
-    traceback (``KeyError: 12``), else the last line that is not an exit-code note, else ``""``.
-
-    >>> error_headline("Traceback (most recent call last):\\n  File x\\nKeyError: 12\\n\\nExit code 1")
-    'KeyError: 12'
-    >>> error_headline("incompatible with CUDA graphs")
-    'incompatible with CUDA graphs'
-    """
-    lines = [ln.strip() for ln in text.strip().splitlines() if ln.strip()]
-    exc = [ln for ln in lines if _EXCEPTION_LINE.match(ln)]
-    if exc:
-        return exc[-1]
-    rest = [ln for ln in lines if not re.match(r"(?i)^exit code:? *-?\d+$", ln)]
-    return rest[-1] if rest else (lines[-1] if lines else "")
 
 
 def _attempt_summary(a: Attempt, m: Metric | None) -> dict[str, Any]:
