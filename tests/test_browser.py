@@ -52,7 +52,7 @@ def _no_browser(reason: str) -> None:
 
 class _Quiet(http.server.SimpleHTTPRequestHandler):
     def log_message(self, format: str, *args: Any) -> None:
-        pass
+        """No access log: keep the test output readable."""
 
 
 class Server:
