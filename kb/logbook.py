@@ -1,4 +1,5 @@
-"""Recording a new attempt (``kb log``), and new decision and blocker skeletons (``kb new``).
+"""Recording a new attempt (``kb log``); new platforms, stacks and campaigns, and decision and
+blocker skeletons (``kb new``).
 
 The pipeline of ``kb log``, each step a function:
 
@@ -37,6 +38,7 @@ from pydantic import ValidationError
 from kb.errors import InvalidRecords, Problem, QueryError
 from kb.graph import KnowledgeGraph, build_graph, check_records
 from kb.models import (
+    UNITS,
     Attempt,
     Blocker,
     Campaign,
@@ -82,11 +84,11 @@ _METRIC = re.compile(r"^\s*([A-Za-z][A-Za-z0-9_.-]*)\s*=\s*([-+]?\d+(?:\.\d+)?(?
 # --------------------------------------------------------------------------- parsing flags
 
 
-def slugify(text: str, max_len: int = SLUG_MAX) -> str:
+def slugify(text: str, max_len: int = SLUG_MAX, fallback: str = "attempt") -> str:
     """A lowercase ASCII slug of ``text`` for an id: words joined by ``-``, accents dropped,
     dots kept between digits (``13.0``), at most ``max_len`` characters cut at a word boundary.
 
-    Returns ``"attempt"`` when nothing of ``text`` survives (a title in another script).
+    Returns ``fallback`` (``"attempt"``) when nothing of ``text`` survives (a title in another script).
     """
     ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode().lower()
     ascii_text = re.sub(r"(?<=\d)\.(?=\d)", "\0", ascii_text)  # keep 12.8, drop other dots
@@ -98,7 +100,7 @@ def slugify(text: str, max_len: int = SLUG_MAX) -> str:
             slug = slug or w[:max_len]
             break
         slug = nxt
-    return slug.strip(".-") or "attempt"
+    return slug.strip(".-") or fallback
 
 
 def parse_metric(text: str, default_units: dict[str, str] | None = None) -> tuple[str, Metric]:
@@ -123,13 +125,23 @@ def parse_metric(text: str, default_units: dict[str, str] | None = None) -> tupl
         raise ValueError(f"'{text}': {msg}") from None
 
 
-def parse_component(text: str) -> tuple[str, Component]:
+def parse_component(text: str, *, source_fallback: bool = False) -> tuple[str, Component]:
     """Parse ``NAME=VERSION`` (``cuda=13.0``, ``torch=2.10.0+cu128``) into ``(canonical name,
-    Component)``. Raises ``ValueError`` for a missing ``=`` or a version that is not PEP 440."""
+    Component)``. Raises ``ValueError`` for a missing ``=`` or a version that is not PEP 440.
+
+    With ``source_fallback`` a value that is not a PEP 440 version is kept as the component's
+    ``source`` instead (``sglang=built from source`` → ``Component(source="built from source")``),
+    the way :func:`kb.machine.component_from_text` keeps what a tool reported.
+    """
     name, sep, version = text.partition("=")
     if not sep or not name.strip() or not version.strip():
         raise ValueError(f"'{text}' is not NAME=VERSION, e.g. cuda=13.0 or flashinfer=0.6.17")
-    parse_version(version.strip())
+    try:
+        parse_version(version.strip())
+    except ValueError:
+        if not source_fallback:
+            raise
+        return canonical_component(name), Component(source=version.strip())
     return canonical_component(name), Component(version=version.strip())
 
 
@@ -532,13 +544,178 @@ def new_decision(title: str, *, date: dt.date | None = None, campaign: str | Non
     return _validated(Decision, data)
 
 
-def _validated(model: type[Record], data: dict[str, Any]) -> Any:
+_CC = re.compile(r"^(\d+)\.(\d+)$")
+_METRIC_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_.-]*$")
+
+PLATFORM_FLAGS = {"id": "TITLE", "title": "TITLE", "gpu": "--gpu", "gpu_count": "--count",
+                  "compute_capability": "--compute-capability", "arch": "--compute-capability",
+                  "interconnect": "--interconnect", "nvlink": "--nvlink", "memory_gib": "--memory-gib"}
+STACK_FLAGS = {"id": "TITLE", "title": "TITLE", "base": "--base", "components": "--component"}
+CAMPAIGN_FLAGS = {"id": "TITLE", "title": "TITLE", "model": "--model", "platform": "--platform",
+                  "stack": "--stack", "metric": "--metric", "metric.name": "--metric", "metric.unit": "--unit",
+                  "metric.direction": "--direction", "baseline": "--baseline", "target": "--target",
+                  "started": "--started", "goal": "--goal", "status": "--status"}
+"""Field → ``kb new platform|stack|campaign`` option, to name the option a bad value came from."""
+
+
+def arch_of(compute_capability: str) -> str:
+    """The CUDA arch of a compute capability: ``"12.0"`` → ``"sm_120"``, ``"9.0"`` → ``"sm_90"``.
+    Raises ``ValueError`` when it is not ``MAJOR.MINOR``."""
+    m = _CC.match(compute_capability.strip())
+    if not m:
+        raise ValueError(f"'{compute_capability}' is not a compute capability; write MAJOR.MINOR, "
+                         "e.g. 12.0 (Blackwell RTX PRO), 9.0 (H100/H200), 8.0 (A100)")
+    return f"sm_{m.group(1)}{m.group(2)}"
+
+
+def new_platform(title: str, *, gpu: str, gpu_count: int, compute_capability: str,
+                 interconnect: str | None = None, nvlink: bool | None = None,
+                 memory_gib: float | None = None) -> Platform:
+    """A platform record titled ``title`` with id ``<slug of title>``, for when ``kb capture
+    --platform`` cannot run (no GPU here): ``gpu_count`` × ``gpu`` of ``compute_capability``
+    (``"12.0"``), its arch derived (``sm_120``), and the optional interconnect, NVLink and
+    memory per GPU in GiB.
+
+    Raises :class:`InvalidRecords` naming the option of each bad value (``--count``,
+    ``--compute-capability``, ...); nothing is written.
+    """
+    problems: list[Problem] = []
+    data: dict[str, Any] = {"id": slugify(title, fallback="platform"), "title": title.strip(), "gpu": gpu.strip(),
+                            "gpu_count": gpu_count, "compute_capability": compute_capability.strip()}
     try:
-        return model.model_validate(data)
+        data["arch"] = arch_of(compute_capability)
+    except ValueError as exc:
+        problems.append(Problem("kb new platform", None, "--compute-capability", str(exc)))
+    if not data["gpu"]:
+        problems.append(Problem("kb new platform", None, "--gpu", "must not be empty; name the GPU, e.g. 'NVIDIA H200'"))
+    if interconnect is not None and interconnect.strip():
+        data["interconnect"] = interconnect.strip()
+    if nvlink is not None:
+        data["nvlink"] = nvlink
+    if memory_gib is not None:
+        data["memory_gib"] = memory_gib
+    return _validated(Platform, data, PLATFORM_FLAGS, problems)
+
+
+def new_stack(kg: KnowledgeGraph, title: str, *, base: str | None = None,
+              components: list[str] | tuple[str, ...] = ()) -> Stack:
+    """A stack record titled ``title`` with id ``<slug of title>``: ``components`` given as
+    ``NAME=VERSION`` (``cuda=13.0``; a value that is not a PEP 440 version, ``sglang=built from
+    source``, is kept as the component's ``source``), over the stack ``base`` if given.
+
+    Raises :class:`InvalidRecords` for an unknown ``base`` (with the closest id), a malformed or
+    repeated component, or neither components nor a base; nothing is written.
+    """
+    where = "kb new stack"
+    problems: list[Problem] = []
+    data: dict[str, Any] = {"id": slugify(title, fallback="stack"), "title": title.strip()}
+    if base:
+        try:
+            data["base"] = check_reference(kg, "stack", base)
+        except QueryError as exc:
+            problems.append(Problem(where, None, "--base", str(exc)))
+    comps: dict[str, Component] = {}
+    for item in components:
+        try:
+            name, comp = parse_component(item, source_fallback=True)
+        except ValueError as exc:
+            problems.append(Problem(where, None, "--component", str(exc)))
+            continue
+        if name in comps:
+            problems.append(Problem(where, None, "--component", f"'{name}' given twice; give each component once"))
+        comps[name] = comp
+    if not components and not base:
+        problems.append(Problem(where, None, "--component",
+                                "a stack needs at least one component (--component cuda=13.0) or a --base stack"))
+    data["components"] = comps
+    return _validated(Stack, data, STACK_FLAGS, problems)
+
+
+def _campaign_metric(text: str, unit: str) -> Metric:
+    """``"82 tok/s"`` (or ``"82"``, in ``unit``) as a :class:`Metric` in the headline ``unit``;
+    raises ``ValueError`` otherwise."""
+    text = text.strip()
+    try:
+        metric = Metric.model_validate(text if not re.fullmatch(r"[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?", text)
+                                       else f"{text} {unit}")
     except ValidationError as exc:
-        where = f"kb new {model.kind}"
-        raise InvalidRecords([Problem(where, None, ".".join(map(str, e["loc"])), e["msg"].removeprefix("Value error, "))
-                              for e in exc.errors()]) from None
+        raise ValueError(exc.errors()[0]["msg"].removeprefix("Value error, ")) from None
+    if metric.unit != unit:
+        raise ValueError(f"'{text}' is in {metric.unit}, but the headline metric is in {unit} (--unit); "
+                         f"give it in {unit}, e.g. '{metric.text or format(metric.value, 'g')} {unit}'")
+    return metric
+
+
+def new_campaign(kg: KnowledgeGraph, title: str, *, model: str, platform: str, stack: str | None = None,
+                 metric: str = "output_throughput", unit: str = "tok/s", direction: str = "higher",
+                 baseline: str | None = None, target: str | None = None, goal: str | None = None,
+                 started: str | dt.date | None = None, today: dt.date | None = None) -> Campaign:
+    """A campaign record titled ``title`` with id ``<slug of title>``: ``model`` served on
+    ``platform`` (a platform id) starting from ``stack`` (a stack id), judged by the headline
+    ``metric`` in ``unit`` (``direction``: ``higher`` or ``lower`` is better), started
+    ``started`` (default today), status ``active``.
+
+    ``baseline`` and ``target`` are figures (``"82 tok/s"``, or ``"82"`` in ``unit``); without a
+    baseline the campaign has none until one is measured. Raises :class:`InvalidRecords` naming
+    the option of every bad value (unknown ``--platform``/``--stack`` with the closest id, a
+    figure in another unit, ...); nothing is written.
+    """
+    where = "kb new campaign"
+    problems: list[Problem] = []
+    data: dict[str, Any] = {"id": slugify(title, fallback="campaign"), "title": title.strip(),
+                            "model": model.strip()}
+    if not data["model"]:
+        problems.append(Problem(where, None, "--model", "must not be empty; name the model, e.g. 'Llama-3.1-70B FP8'"))
+    for key, value in (("platform", platform), ("stack", stack)):
+        if value is None:
+            continue
+        try:
+            data[key] = check_reference(kg, key, value)
+        except QueryError as exc:
+            problems.append(Problem(where, None, f"--{key}", str(exc)))
+    metric = metric.strip()
+    if not _METRIC_NAME.match(metric):
+        problems.append(Problem(where, None, "--metric", f"'{metric}' is not a metric name; use letters, digits "
+                                "and '_' starting with a letter, e.g. output_throughput or median_ttft"))
+    data["metric"] = {"name": metric, "unit": unit.strip(), "direction": direction}
+    unit_ok = unit.strip() in UNITS
+    for key, value in (("baseline", baseline), ("target", target)):
+        if value is None or not unit_ok:
+            continue
+        try:
+            data[key] = _campaign_metric(value, unit.strip())
+        except ValueError as exc:
+            problems.append(Problem(where, None, f"--{key}", str(exc)))
+    try:
+        data["started"] = parse_date(started) if started else (today or dt.date.today())
+    except ValueError as exc:
+        problems.append(Problem(where, None, "--started", str(exc)))
+    if goal and goal.strip():
+        data["goal"] = goal.strip()
+    return _validated(Campaign, data, CAMPAIGN_FLAGS, problems)
+
+
+def _validated(model: type[Record], data: dict[str, Any], flags: dict[str, str] | None = None,
+               problems: list[Problem] | None = None) -> Any:
+    """``model`` validated from ``data``; raises :class:`InvalidRecords` with ``problems`` (found
+    before) and the model's own, each named by its option in ``flags`` (field → ``--option``)."""
+    where = f"kb new {model.kind}"
+    found = list(problems or [])
+    named = {p.field for p in found}  # an option already reported is not reported again
+    try:
+        record = model.model_validate(data)
+    except ValidationError as exc:
+        for e in exc.errors():
+            loc = tuple(map(str, e["loc"]))
+            flags = flags or {}
+            name = flags.get(".".join(loc), flags.get(loc[0], ".".join(loc))) if loc else flags.get("", "")
+            p = Problem(where, None, name, e["msg"].removeprefix("Value error, "))
+            if name not in named and p not in found:
+                found.append(p)
+    else:
+        if not found:
+            return record
+    raise InvalidRecords(found)
 
 
 def decision_from_upgrade(kg: KnowledgeGraph, title: str, change: dict[str, str], *,

@@ -338,7 +338,10 @@ class HeadlineMetric(_Strict):
 
 
 class Campaign(Record):
-    """A goal: model, platform, headline metric and its direction, baseline and target values."""
+    """A goal: model, platform, headline metric and its direction, baseline and target values.
+
+    ``baseline`` is ``None`` until the first reference run is measured (a campaign is started
+    before anything has run); pages then say there is no baseline yet and show no deltas."""
 
     kind: ClassVar[str] = "campaign"
     folder: ClassVar[str] = "campaigns"
@@ -347,7 +350,7 @@ class Campaign(Record):
     platform: RecordId
     stack: RecordId | None = None
     metric: HeadlineMetric
-    baseline: Metric
+    baseline: Metric | None = None
     baseline_attempt: RecordId | None = None
     target: Metric | None = None
     result: Metric | None = None

@@ -178,7 +178,7 @@ def import_logs(root: str | Path, paths: list[str | Path], *, format: str = "aut
     taken = set(records.records)
     redactor = Redactor()
     headline = Headline(camp.metric.name, camp.metric.direction.value,
-                        camp.baseline.value if camp.baseline.unit == camp.metric.unit else None)
+                        camp.baseline.value if camp.baseline and camp.baseline.unit == camp.metric.unit else None)
     problems: list[Problem] = []
     suffixes: dict[str, int] = {}
     for path in paths:

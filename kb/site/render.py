@@ -212,8 +212,9 @@ def _campaign_dashboard(c: _Ctx, src: str, camp: Campaign) -> dict[str, Any]:
             continue
         points.append(ChartPoint(a.date, a.title, m.value if m else None, a.outcome.value,
                                  c.href(src, page_of(a))))
+    base = camp.baseline.value if camp.baseline else None
     chart = metric_chart(points, metric=metric_name(camp.metric.name), unit=camp.metric.unit,
-                         baseline=camp.baseline.value, target=camp.target.value if camp.target else None,
+                         baseline=base, target=camp.target.value if camp.target else None,
                          higher_is_better=camp.metric.direction.value == "higher")
     counts = Counter(a.outcome.value for a in attempts)
     by_outcome = [{"outcome": _outcome_cell(o.value), "count": counts.get(o.value, 0)}
@@ -231,8 +232,8 @@ def _campaign_dashboard(c: _Ctx, src: str, camp: Campaign) -> dict[str, Any]:
     measured = [(a, a.metrics[camp.metric.name]) for a in attempts if camp.metric.name in a.metrics]
     best = (max if higher else min)(measured, key=lambda x: x[1].value) if measured else None
     table = [{**_attempt_row(c, src, a),
-              "delta": _delta(a.metrics[camp.metric.name].value, camp.baseline.value, higher)
-              if camp.metric.name in a.metrics else ""} for a in attempts]
+              "delta": _delta(a.metrics[camp.metric.name].value, base, higher)
+              if camp.metric.name in a.metrics and base is not None else ""} for a in attempts]
     return {
         "camp": camp,
         "chart": Markup(f'<div class="kb-chart-box">\n{chart}\n</div>'),
@@ -241,7 +242,7 @@ def _campaign_dashboard(c: _Ctx, src: str, camp: Campaign) -> dict[str, Any]:
         "decisions": [{"link": c.link(src, d), "status": d.status, "date": d.date.isoformat(),
                        "number": f"ADR-{c.adr_numbers[d.id]:04d}"} for d in decisions],
         "best": {"link": c.link(src, best[0]), "value": best[1].display(),
-                 "delta": _delta(best[1].value, camp.baseline.value, higher)} if best else None,
+                 "delta": _delta(best[1].value, base, higher) if base is not None else ""} if best else None,
         "attempts": table,
         "platform": c.link(src, kg.get(camp.platform), camp.platform),
         "stack": c.link(src, kg.get(camp.stack), camp.stack) if camp.stack else None,
@@ -514,7 +515,8 @@ def render_index(c: _Ctx, kind: type[Record], title: str, intro: str) -> str:
         elif isinstance(r, Platform):
             extra = f"{r.gpu_count}× {r.gpu}, compute capability {r.compute_capability}, {r.interconnect or ''}"
         elif isinstance(r, Campaign):
-            extra = f"{metric_name(r.metric.name)}: baseline {r.baseline.display()}" + (
+            extra = f"{metric_name(r.metric.name)}: " + (
+                f"baseline {r.baseline.display()}" if r.baseline else "no baseline yet") + (
                 f", result {r.result.display()}" if r.result else "")
         rows.append({"link": c.link(src, r), "extra": extra})
     return _render("simple_index.md.j2", rows=rows, title=title, intro=intro)
