@@ -407,6 +407,11 @@ class Attempt(Record):
         return self
 
 
+_NESTED_QUANTIFIER = re.compile(r"\((?:[^()\\]|\\.)*[+*](?:[^()\\]|\\.)*\)\s*(?:[+*]|\{\d*,)")
+"""A group holding ``+``/``*`` that is itself repeated: the shape of catastrophic backtracking
+(``(a+)+$`` takes seconds on 30 characters with Python's ``re``)."""
+
+
 class Blocker(Record):
     """A failure cause. ``caused_by`` lists parent blockers; a blocker with none is a root cause.
 
@@ -448,6 +453,9 @@ class Blocker(Record):
                 except re.error as exc:
                     raise ValueError(f"'{sig}' is not a valid regular expression ({exc}); fix it, "
                                      "or write the text without the enclosing slashes to match it literally") from None
+                if _NESTED_QUANTIFIER.search(sig[1:-1]):
+                    raise ValueError(f"'{sig}' repeats a group that itself repeats (like (a+)+): matching it can take "
+                                     "exponential time on a long error text; drop the inner or the outer repetition")
         return v
 
     @field_validator("upstream")

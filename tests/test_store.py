@@ -134,6 +134,8 @@ BROKEN = [
      "records/blockers/applies-typo.yaml:2: applies_when: 'compute_capabilty' looks like a misspelt 'compute_capability'"),
     ("stacks/same-component-twice.yaml", "title: t\ncomponents:\n  torch: \"2.10.0\"\n  Torch: \"2.11.0\"\n",
      "records/stacks/same-component-twice.yaml:2: components: 'torch' and 'Torch' name the same component (torch); keep one"),
+    ("blockers/slow-regex.yaml", "title: t\nsignatures: [\"/(a+)+$/\"]\n",
+     "records/blockers/slow-regex.yaml:2: signatures: '/(a+)+$/' repeats a group that itself repeats"),
     ("blockers/empty-alt.yaml", "title: t\nfixed_by:\n  - {}\n",
      "records/blockers/empty-alt.yaml:2: fixed_by: alternative 0 is empty"),
     ("blockers/bad-regex.yaml", "title: t\nsignatures: [\"/[unclosed/\"]\n",
