@@ -29,6 +29,7 @@ class Env:
         self.records = Path(records)
 
     def graph(self):
+        """Load, check and link the records (raises InvalidRecords with every problem)."""
         from kb.graph import load_graph
 
         return load_graph(self.records)

@@ -191,9 +191,11 @@ class KnowledgeGraph:
     g: nx.MultiDiGraph
 
     def get(self, record_id: str) -> Record | None:
+        """The record with id ``record_id``, or ``None``."""
         return self.records.get(record_id)
 
     def of_kind(self, cls: type) -> list:
+        """Records of one model class, sorted by id."""
         return self.records.of_kind(cls)
 
     def out(self, node: str, edge: str) -> list[str]:

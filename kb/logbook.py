@@ -421,6 +421,7 @@ class BlockerMatch:
         return f"matches {self.id}; {self.fix}"
 
     def to_dict(self) -> dict[str, Any]:
+        """This result as plain data for ``--json`` (dicts, lists, strings, numbers)."""
         return {"id": self.id, "title": self.title, "fix": self.fix, "linked": self.linked}
 
 

@@ -320,6 +320,7 @@ class Stack(Record):
 
 
 class Direction(str, Enum):
+    """Whether a higher or a lower value of the headline metric is better."""
     higher = "higher"
     lower = "lower"
 

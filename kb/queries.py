@@ -45,6 +45,7 @@ class RootCause:
     drafts: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
+        """This result as plain data for ``--json`` (dicts, lists, strings, numbers)."""
         return asdict(self)
 
 
@@ -218,6 +219,7 @@ class UnblocksResult:
     notes: list[str]
 
     def to_dict(self) -> dict[str, Any]:
+        """This result as plain data for ``--json`` (dicts, lists, strings, numbers)."""
         return asdict(self)
 
 
@@ -397,6 +399,7 @@ class WhyResult:
     matches: list[str]
 
     def to_dict(self) -> dict[str, Any]:
+        """This result as plain data for ``--json`` (dicts, lists, strings, numbers)."""
         return asdict(self)
 
 

@@ -61,6 +61,7 @@ class RecordSet:
         return sorted((r for r in self.records.values() if isinstance(r, cls)), key=lambda r: r.id)
 
     def get(self, record_id: str) -> Record | None:
+        """The record with id ``record_id``, or ``None``."""
         return self.records.get(record_id)
 
     def problem(self, record_id: str, field_path: tuple[Any, ...], message: str) -> Problem:

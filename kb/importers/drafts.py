@@ -75,6 +75,7 @@ class Draft:
     duplicates: list[tuple[str, str]] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
+        """This result as plain data for ``--json`` (dicts, lists, strings, numbers)."""
         data: dict[str, Any] = {"id": self.id, "state": self.state, "anchor": self.anchor,
                                 "path": f"attempts/{self.id}.yaml"}
         if self.record is not None:
@@ -102,6 +103,7 @@ class FileImport:
     error: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
+        """This result as plain data for ``--json`` (dicts, lists, strings, numbers)."""
         def statement(s: Statement) -> dict[str, str]:
             return {"text": s.text, "locator": s.evidence.locator, "quote": s.evidence.quote}
 
@@ -137,6 +139,7 @@ class ImportReport:
         return [f for f in self.files if f.error]
 
     def to_dict(self) -> dict[str, Any]:
+        """This result as plain data for ``--json`` (dicts, lists, strings, numbers)."""
         return {
             "campaign": self.campaign, "dry_run": self.dry_run,
             "files": [f.to_dict() for f in self.files],

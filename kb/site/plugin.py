@@ -50,6 +50,7 @@ class KbPlugin(BasePlugin[KbPluginConfig]):
         self.generated: set[str] = set()
 
     def on_config(self, config: Any) -> Any:
+        """Load and check the records (abort with every problem), set the nav and kb's CSS."""
         base_dir = Path(config.config_file_path).parent if config.config_file_path else Path.cwd()
         self.records_dir = (base_dir / self.config.records).resolve()
         try:
@@ -65,6 +66,7 @@ class KbPlugin(BasePlugin[KbPluginConfig]):
         return config
 
     def on_files(self, files: Files, config: Any) -> Files:
+        """Add every generated page (record pages marked not-in-nav) and kb's stylesheet."""
         assert self.kg is not None
         pages = render_site(self.kg, directory_urls=config.use_directory_urls)
         for src, content in pages.items():
@@ -96,6 +98,7 @@ class KbPlugin(BasePlugin[KbPluginConfig]):
         return html
 
     def on_serve(self, server: Any, config: Any, builder: Any) -> Any:
+        """Rebuild on changes under the records folder too."""
         if self.records_dir is not None:
             server.watch(str(self.records_dir))
         return server

@@ -252,6 +252,7 @@ def _campaign_dashboard(c: _Ctx, src: str, camp: Campaign) -> dict[str, Any]:
 
 
 def render_home(c: _Ctx) -> str:
+    """The home page: counts, then each campaign's dashboard."""
     src = "index.md"
     camps = c.kg.of_kind(Campaign)
     dashboards = [_campaign_dashboard(c, src, camp) for camp in camps]
@@ -261,6 +262,7 @@ def render_home(c: _Ctx) -> str:
 
 
 def render_campaign(c: _Ctx, camp: Campaign) -> str:
+    """A campaign's page: its goal and dashboard (chart, outcomes, root causes, decisions, attempts)."""
     src = page_of(camp)
     return _render("campaign.md.j2", d=_campaign_dashboard(c, src, camp), sources=_sources(camp))
 
@@ -285,6 +287,7 @@ def _components_table(c: _Ctx, comps: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def render_attempt(c: _Ctx, a: Attempt) -> str:
+    """An attempt's page: the one-screen summary, setup, measurements, error, evidence and sources."""
     kg = c.kg
     src = page_of(a)
     camp = kg.get(a.campaign)
@@ -390,6 +393,7 @@ def _diagram_for(c: _Ctx, src: str, blocker_ids: set[str], attempt_ids: set[str]
 
 
 def render_blocker(c: _Ctx, b: Blocker) -> str:
+    """A blocker's page: cause or root-cause status, the diagram around it, fix, applicability, signatures and the attempts it blocks."""
     kg = c.kg
     src = page_of(b)
     up = kg.causes_closure([b.id])
@@ -422,6 +426,7 @@ def render_blocker(c: _Ctx, b: Blocker) -> str:
 
 
 def render_blockers_index(c: _Ctx) -> str:
+    """The root-causes page: roots ranked by attempts blocked, the whole cause diagram, the other blockers."""
     kg = c.kg
     src = "blockers/index.md"
     all_blockers = {b.id for b in kg.of_kind(Blocker)}
@@ -437,6 +442,7 @@ def render_blockers_index(c: _Ctx) -> str:
 
 
 def render_decision(c: _Ctx, d: Decision) -> str:
+    """An ADR page in MADR's sections, with each option's evidence table and the stack change."""
     kg = c.kg
     src = page_of(d)
     options = []
@@ -473,6 +479,7 @@ def render_decision(c: _Ctx, d: Decision) -> str:
 
 
 def render_decisions_index(c: _Ctx) -> str:
+    """The decision log: every ADR with its display number, status, date and chosen option."""
     src = "decisions/index.md"
     ds = sorted(c.kg.of_kind(Decision), key=lambda d: (d.date, d.id), reverse=True)
     rows = [{"number": f"ADR-{c.adr_numbers[d.id]:04d}", "link": c.link(src, d), "status": d.status,
@@ -481,6 +488,7 @@ def render_decisions_index(c: _Ctx) -> str:
 
 
 def render_stack(c: _Ctx, s: Stack) -> str:
+    """A stack's page: components with the base chain applied, derived stacks, attempts on it."""
     kg = c.kg
     src = page_of(s)
     comps = kg.stack_components(s.id)
@@ -492,6 +500,7 @@ def render_stack(c: _Ctx, s: Stack) -> str:
 
 
 def render_platform(c: _Ctx, p: Platform) -> str:
+    """A platform's page: GPUs, compute capability, interconnect, the campaigns on it."""
     src = page_of(p)
     return _render("platform.md.j2", p=p,
                    campaigns=[c.link(src, x) for x in c.kg.of_kind(Campaign) if x.platform == p.id],
@@ -500,6 +509,7 @@ def render_platform(c: _Ctx, p: Platform) -> str:
 
 
 def render_index(c: _Ctx, kind: type[Record], title: str, intro: str) -> str:
+    """The index page of one record kind (attempts as a table, the others as a list)."""
     src = f"{kind.folder}/index.md"
     records = c.kg.of_kind(kind)
     if kind is Attempt:
@@ -571,6 +581,7 @@ def _is_upgrade(current: str, candidate: str) -> bool:
 
 
 def render_tags(c: _Ctx) -> str:
+    """The tags page: every tag with the records carrying it."""
     src = "tags.md"
     tags: dict[str, list[Markup]] = {}
     for r in sorted(c.kg.records.records.values(), key=lambda r: (r.kind, r.id)):
