@@ -425,13 +425,18 @@ class BlockerMatch:
         return {"id": self.id, "title": self.title, "fix": self.fix, "linked": self.linked}
 
 
-def describe_fix(blocker: Blocker) -> str:
+def describe_fix(blocker: Blocker, kg: KnowledgeGraph | None = None) -> str:
     """How ``blocker`` is fixed, in words: its ``fixed_by`` alternatives (``fixed by cuda>=13.0``),
-    else its causes' (``fixed with its causes: sm120-…``), else ``no known fix`` and its workaround."""
+    else its causes' (``fixed with its cause sm120-… (fixed by cuda>=13.0)``, followed through
+    ``kg`` when given), else ``no known fix`` and its workaround."""
     if blocker.fixed_by:
         return "fixed by " + " or ".join(", ".join(f"{k}{v}" for k, v in alt.items()) for alt in blocker.fixed_by)
     if blocker.caused_by:
-        return f"fixed with its cause{'s' if len(blocker.caused_by) > 1 else ''}: {', '.join(blocker.caused_by)}"
+        parts = []
+        for cause in blocker.caused_by:
+            rec = kg.get(cause) if kg is not None else None
+            parts.append(f"{cause} ({describe_fix(rec, kg)})" if isinstance(rec, Blocker) else cause)
+        return f"fixed with its cause{'s' if len(parts) > 1 else ''}: {'; '.join(parts)}"
     return "no known fix" + (f" (workaround: {blocker.workaround})" if blocker.workaround else "")
 
 
@@ -443,7 +448,7 @@ def match_blockers(kg: KnowledgeGraph, error_text: str | None, linked: list[str]
     for bid in match_signatures(kg, error_text or ""):
         b = kg.get(bid)
         assert isinstance(b, Blocker)
-        out.append(BlockerMatch(b.id, b.title, describe_fix(b), bid in linked))
+        out.append(BlockerMatch(b.id, b.title, describe_fix(b, kg), bid in linked))
     return out
 
 

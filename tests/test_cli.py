@@ -147,3 +147,11 @@ def test_an_attempt_whose_blockers_no_longer_stood_on_its_own_stack_is_no_retry(
     data = json.loads(run("--records", str(campaign_copy), "unblocks", "--from", "cuda-12.8", "cuda=13.0", "--json").stdout)
     assert [r["id"] for r in data["retry"]] == ["2026-02-21-eagle3-speculation", "2026-02-23-flashinfer-allreduce-fusion",
                                                 "2026-02-23-torch-symm-mem"]
+
+
+def test_log_reports_the_fix_a_matched_blocker_inherits_from_its_cause(campaign_copy):
+    res = run("--records", str(campaign_copy), "log", "-t", "symm mem again", "-o", "failed", "-a", "retry",
+              "--stack", "cuda-12.8", "--error", "KeyError: 12", "--no-interactive")
+    assert res.exit_code == 0, res.stderr
+    assert ("kb log: error text matches torch-symm-mem-no-capability-12; fixed with its cause: "
+            "sm120-unsupported-by-cuda-12.8-stack (fixed by cuda>=13.0) (not linked; --link-matches links it)") in res.stderr
