@@ -98,6 +98,11 @@ def test_drafts_content(campaign_copy):
     assert eagle["stack"] == "cuda-13.0"
     assert eagle["metrics"] == {"output_throughput": "96.10 tok/s", "median_ttft": "905.10 ms",
                                 "median_tpot": "10.21 ms", "acceptance_length": "2.84 tokens"}
+    # every figure cites the line it was read from
+    cited = {s["field"]: (s["locator"], s["quote"]) for s in eagle["source"] if s["field"].startswith("metrics.")}
+    assert cited["metrics.output_throughput"] == ("line 18", "Output token throughput (tok/s):         96.10")
+    assert set(cited) == {"metrics.output_throughput", "metrics.median_ttft", "metrics.median_tpot",
+                          "metrics.acceptance_length"}
     assert eagle["baseline"] == "2026-02-26-baseline-throughput-cuda-graph-max-bs-128"
     assert eagle["outcome"] == "improved"
 

@@ -356,7 +356,7 @@ def _record(x: Extraction, a: ExtractedAttempt, record_id: str, kg: Any, camp: C
     if unmatched:
         notes.append("Platform seen in the log (no platform record matches): "
                      + ", ".join(f"{f.name} {f.value}" for f in unmatched) + ".")
-    sources = [a.anchor] + a.evidence + [f.evidence for f in a.facts]
+    sources = [a.anchor] + a.evidence + [m.evidence for m in a.metrics.values()] + [f.evidence for f in a.facts]
     data: dict[str, Any] = {
         "id": record_id,
         "title": a.title,
