@@ -278,16 +278,21 @@ def _mkdocs_logging(verbose: bool, level: int | None = None) -> None:
 @click.option("-d", "--site-dir", type=click.Path(file_okay=False), default=None, help="Where to write the site (default: site/).")
 @click.option("--strict", is_flag=True, help="Fail on MkDocs warnings too (broken links, ...).")
 @click.option("-v", "--verbose", is_flag=True, help="Show MkDocs' progress.")
+@click.option("--json", "as_json", is_flag=True, help="Print {site, pages} as JSON.")
 @pass_env
 @handle_errors
-def build(env: Env, config_file: str | None, site_dir: str | None, strict: bool, verbose: bool) -> None:
+def build(env: Env, config_file: str | None, site_dir: str | None, strict: bool, verbose: bool, as_json: bool) -> None:
     """Publish the records as a Material for MkDocs site (site/ by default)."""
     from kb.site.build import build_site
 
     _mkdocs_logging(verbose)
     out = build_site(env.records, config_file=config_file, site_dir=site_dir, strict=strict)
-    click.echo(f"site written to {out}/ (open {out}/index.html, or run 'kb serve')", err=True)
-    click.echo(str(out))
+    click.echo(f"site written to {out}/ (browse it with 'kb serve', or 'python -m http.server -d {out}': "
+               "its search needs a web server)", err=True)
+    if as_json:
+        emit_json({"site": str(out), "pages": sum(1 for _ in out.rglob("*.html"))})
+    else:
+        click.echo(str(out))
 
 
 @cli.command()

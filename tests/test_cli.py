@@ -155,3 +155,13 @@ def test_log_reports_the_fix_a_matched_blocker_inherits_from_its_cause(campaign_
     assert res.exit_code == 0, res.stderr
     assert ("kb log: error text matches torch-symm-mem-no-capability-12; fixed with its cause: "
             "sm120-unsupported-by-cuda-12.8-stack (fixed by cuda>=13.0) (not linked; --link-matches links it)") in res.stderr
+
+
+def test_build_json(tmp_path, monkeypatch):
+    monkeypatch.chdir(ROOT)
+    site = tmp_path / "site"
+    res = run("--records", str(CAMPAIGN_RECORDS), "build", "--site-dir", str(site), "--json")
+    data = json.loads(res.stdout)
+    assert data["site"] == str(site)
+    assert data["pages"] == sum(1 for _ in site.rglob("*.html"))
+    assert (site / "attempts" / "2026-02-23-torch-symm-mem" / "index.html").is_file()
