@@ -323,34 +323,26 @@ def build_attempt(kg: KnowledgeGraph, draft: AttemptDraft, *, today: dt.date | N
     data["blocked_by"] = blocked
 
     # text items
+    def parsed(items: list[str], parse: Any, flag: str) -> list[tuple[str, Any]]:
+        out = []
+        for item in items:
+            try:
+                out.append(parse(item))
+            except ValueError as exc:
+                problem(flag, str(exc))
+        return out
+
     components: dict[str, Component] = dict(draft.captured)
-    for item in draft.components:
-        try:
-            name, comp = parse_component(item)
-        except ValueError as exc:
-            problem("--component", str(exc))
-            continue
-        components[name] = comp
+    components.update(parsed(draft.components, parse_component, "--component"))
     data["components"] = components
     metrics: dict[str, Metric] = {}
-    for item in draft.metrics:
-        try:
-            name, metric = parse_metric(item, headline_units(kg, campaign))
-        except ValueError as exc:
-            problem("--metric", str(exc))
-            continue
+    units = headline_units(kg, campaign)
+    for name, metric in parsed(draft.metrics, lambda item: parse_metric(item, units), "--metric"):
         if name in metrics:
             problem("--metric", f"'{name}' given twice; give each metric once")
         metrics[name] = metric
     data["metrics"] = metrics
-    env: dict[str, str] = {}
-    for item in draft.env:
-        try:
-            key, value = parse_env(item)
-        except ValueError as exc:
-            problem("--env", str(exc))
-            continue
-        env[key] = value
+    env: dict[str, str] = dict(parsed(draft.env, parse_env, "--env"))
     data["config"] = {"flags": [f for f in draft.flags if f.strip()], "env": env,
                       **({"command": draft.command} if draft.command else {})}
     error = draft.error
