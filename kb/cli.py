@@ -374,7 +374,10 @@ def _prompt_log(kg: Any, draft: Any) -> None:
         draft.title = click.prompt("title", value_proc=_checked(_non_empty), err=True)
     if not draft.campaign:
         ids = [c.id for c in kg.of_kind(Campaign)]
-        if ids:
+        if len(ids) == 1:  # nothing to choose: say which, do not ask
+            draft.campaign = ids[0]
+            click.echo(f"campaign: {ids[0]}", err=True)
+        elif ids:
             draft.campaign = _ask_choice("campaign", ids, default=logbook.default_campaign(kg))
     if not (draft.approach or "").strip():
         draft.approach = click.prompt("approach (what was tried)", value_proc=_checked(_non_empty), err=True)

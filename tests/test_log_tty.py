@@ -1,0 +1,77 @@
+"""`kb log` on a real terminal (a pseudo-terminal): it prompts for what is missing, asks again
+after a bad answer, and writes the record."""
+
+from __future__ import annotations
+
+import os
+import select
+import subprocess
+import sys
+import time
+
+import yaml
+
+from conftest import ROOT
+
+
+class Terminal:
+    """A process attached to a pseudo-terminal; :meth:`expect` reads until a text appears."""
+
+    def __init__(self, args: list[str], cwd: str):
+        self.master, slave = os.openpty()
+        self.proc = subprocess.Popen(args, stdin=slave, stdout=slave, stderr=slave, cwd=cwd, close_fds=True,
+                                     env={**os.environ, "COLUMNS": "200", "TERM": "dumb"})
+        os.close(slave)
+        self.seen = ""
+
+    def expect(self, text: str, timeout: float = 20.0) -> str:
+        deadline = time.monotonic() + timeout
+        while text not in self.seen:
+            left = deadline - time.monotonic()
+            assert left > 0, f"timed out waiting for {text!r}; screen so far:\n{self.seen}"
+            ready, _, _ = select.select([self.master], [], [], left)
+            if ready:
+                try:
+                    chunk = os.read(self.master, 4096)
+                except OSError:  # the process closed the terminal
+                    chunk = b""
+                if not chunk:
+                    assert text in self.seen, f"process ended before {text!r}:\n{self.seen}"
+                self.seen += chunk.decode("utf-8", "replace")
+        return self.seen
+
+    def send(self, line: str) -> None:
+        os.write(self.master, (line + "\n").encode())
+
+    def close(self) -> int:
+        try:
+            return self.proc.wait(timeout=20)
+        finally:
+            os.close(self.master)
+
+
+def test_kb_log_prompts_on_a_terminal_and_asks_again(campaign_copy, tmp_path):
+    term = Terminal([sys.executable, "-m", "kb", "--records", str(campaign_copy), "log"], cwd=str(tmp_path))
+    try:
+        term.expect("title:")
+        term.send("NCCL Tree retry")
+        term.expect("campaign: kimi-k25-eagle3-blackwell")  # the only campaign: said, not asked
+        term.expect("approach (what was tried):")
+        term.send("Force NCCL_ALGO=Tree with CUDA graphs off")
+        term.expect("outcome (baseline, improved, regressed, neutral, failed, inconclusive):")
+        term.send("wonderful")
+        term.expect("Error: 'wonderful' is not one of")
+        term.send("regressed")
+        term.expect("stack (cuda-12.8, cuda-13.0, -) [cuda-13.0]:")
+        term.send("cuda-12.8")
+        term.expect("output_throughput in tok/s (empty to skip):")
+        term.send("41.2")
+        screen = term.expect("logged attempt 2026-")
+    finally:
+        code = term.close()
+    assert code == 0, screen
+    [path] = [p for p in (campaign_copy / "attempts").iterdir() if "nccl-tree-retry" in p.name]
+    record = yaml.safe_load(path.read_text(encoding="utf-8"))
+    assert (record["title"], record["outcome"], record["stack"]) == ("NCCL Tree retry", "regressed", "cuda-12.8")
+    assert record["metrics"] == {"output_throughput": "41.2 tok/s"}
+    assert record["campaign"] == "kimi-k25-eagle3-blackwell"
