@@ -11,7 +11,6 @@ import time
 
 import yaml
 
-from conftest import ROOT
 
 
 class Terminal:
