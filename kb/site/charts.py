@@ -264,7 +264,7 @@ def cause_diagram(nodes: list[DiagramNode], edges: list[tuple[str, str]], *, foc
             col.sort(key=lambda n: (sum(pos.get(p, 0) for p in preds[n]) / max(len(preds[n]), 1), n))
         for j, n in enumerate(col):
             pos[n] = j
-    box_w, box_h, gap_x, gap_y = 230, 46, 70, 18
+    box_w, box_h, gap_x, gap_y = 190, 54, 40, 16
     ncols = max(layers) + 1 if layers else 1
     nrows = max((len(c) for c in layers.values()), default=1)
     width = ncols * box_w + (ncols - 1) * gap_x + 20
@@ -295,14 +295,14 @@ def cause_diagram(nodes: list[DiagramNode], edges: list[tuple[str, str]], *, foc
         node = by_id[n]
         x0, y0 = xy(n)
         fill, stroke = _NODE_STYLE["focus" if n == focus else node.kind]
-        lines = _wrap(node.label, 32, 2)
+        lines = _wrap(node.label, 26, 3)
         out.append(f'<a href="{_e(node.href)}"><g class="kb-node kb-{_e(node.kind)}">')
         out.append(f"<title>{_e(node.label)}</title>")
         out.append(f'<rect x="{x0:.1f}" y="{y0:.1f}" width="{box_w}" height="{box_h}" rx="6" fill="{fill}" '
                    f'stroke="{stroke}" stroke-width="{2.5 if n == focus else 1.5}"/>')
         for k, line in enumerate(lines):
-            ty = y0 + box_h / 2 + (k - (len(lines) - 1) / 2) * 14 + 4
-            out.append(f'<text x="{x0 + box_w / 2:.1f}" y="{ty:.1f}" font-size="12" text-anchor="middle" '
+            ty = y0 + box_h / 2 + (k - (len(lines) - 1) / 2) * 15 + 4
+            out.append(f'<text x="{x0 + box_w / 2:.1f}" y="{ty:.1f}" font-size="13" text-anchor="middle" '
                        f'fill="#212121">{_e(line)}</text>')
         out.append("</g></a>")
     out.append("</svg>")
