@@ -77,8 +77,22 @@ def build_site(records: str | Path, *, config_file: str | None = None, site_dir:
         return Path(cfg.site_dir)
 
 
+RECORDS_ENV = "KB_SITE_RECORDS"
+"""Environment variable through which ``kb serve`` points the plugin at a records folder:
+``mkdocs serve`` re-reads its configuration on every rebuild, so the folder cannot be set on a
+loaded configuration as :func:`build_site` does."""
+
+
 def serve_site(records: str | Path, *, config_file: str | None = None, dev_addr: str = "127.0.0.1:8000") -> None:
-    """Serve the site with MkDocs' live-reloading server until interrupted."""
+    """Serve the site with MkDocs' live-reloading server until interrupted.
+
+    The user's mkdocs.yml is used as it is (it may hold tags such as ``!!python/name``); the
+    records folder reaches kb's plugin through :data:`RECORDS_ENV`. Raises
+    :class:`kb.errors.InvalidRecords` before serving when a record is invalid, and
+    :class:`BuildError` when MkDocs fails.
+    """
+    import os
+
     from mkdocs.commands.serve import serve
 
     load_graph(records)
@@ -89,16 +103,14 @@ def serve_site(records: str | Path, *, config_file: str | None = None, dev_addr:
             _load_config(records, None, None, False, Path(tmp))  # writes tmp/mkdocs.yml
             cfg_file = str(Path(tmp) / "mkdocs.yml")
         cfg_file = cfg_file or "mkdocs.yml"
-        # mkdocs serve re-reads its config file; point the plugin at the records through it
-        data = yaml.safe_load(Path(cfg_file).read_text(encoding="utf-8")) or {}
-        base_dir = Path(cfg_file).resolve().parent
-        data.setdefault("docs_dir", "docs")
-        data["docs_dir"] = str((base_dir / data["docs_dir"]).resolve())
-        data["plugins"] = [({"kb": {"records": str(records)}} if (p == "kb" or (isinstance(p, dict) and "kb" in p)) else p)
-                           for p in data.get("plugins", ["search", "kb"])]
-        served = Path(tmp) / "serve.yml"
-        served.write_text(yaml.safe_dump(data), encoding="utf-8")
+        previous = os.environ.get(RECORDS_ENV)
+        os.environ[RECORDS_ENV] = str(records)
         try:
-            serve(config_file=str(served), dev_addr=dev_addr)
+            serve(config_file=cfg_file, dev_addr=dev_addr)
         except Exception as exc:
             raise BuildError(f"serve failed: {getattr(exc, 'message', None) or exc}") from None
+        finally:
+            if previous is None:
+                os.environ.pop(RECORDS_ENV, None)
+            else:
+                os.environ[RECORDS_ENV] = previous

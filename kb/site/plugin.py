@@ -10,6 +10,7 @@ folder so ``mkdocs serve`` rebuilds when a record changes.
 from __future__ import annotations
 
 import logging
+import os
 from pathlib import Path
 from typing import Any
 
@@ -52,7 +53,8 @@ class KbPlugin(BasePlugin[KbPluginConfig]):
     def on_config(self, config: Any) -> Any:
         """Load and check the records (abort with every problem), set the nav and kb's CSS."""
         base_dir = Path(config.config_file_path).parent if config.config_file_path else Path.cwd()
-        self.records_dir = (base_dir / self.config.records).resolve()
+        override = os.environ.get("KB_SITE_RECORDS")  # set by kb serve (kb.site.build.RECORDS_ENV)
+        self.records_dir = Path(override) if override else (base_dir / self.config.records).resolve()
         try:
             self.kg = load_graph(self.records_dir)
         except InvalidRecords as exc:
