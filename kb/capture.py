@@ -13,13 +13,10 @@ kb).
 from __future__ import annotations
 
 import concurrent.futures
-import csv
 import datetime as _dt
 import importlib.metadata
-import io
 import os
 import platform as _platform
-import re
 import shutil
 import signal
 import subprocess

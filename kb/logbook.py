@@ -8,7 +8,7 @@ The pipeline of ``kb log``, each step a function:
    defaults (today, the only campaign, the campaign's platform), validate through
    :class:`kb.models.Attempt` and check every reference against the records (unknown campaign,
    stack, platform, baseline or blocker ids are errors). Every problem is collected, then
-   :class:`kb.errors.InvalidRecords` is raised once; nothing has been written.
+   :class:`kb.errors.InvalidOptions` is raised once; nothing has been written.
 2. :func:`match_blockers` — known blockers whose ``signatures`` occur in the error text, each
    with its fix (``fixed by flashinfer>=0.6.17, cuda>=12.9``) or ``no known fix``.
 3. :func:`kb.store.create_record` — write atomically under a merge-safe id
@@ -35,8 +35,9 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from kb.errors import InvalidRecords, Problem, QueryError
-from kb.graph import KnowledgeGraph, build_graph, check_records
+from kb.errors import InvalidOptions, Problem, QueryError, UsageError
+from kb.graph import KnowledgeGraph
+from kb.pipeline import load
 from kb.models import (
     UNITS,
     Attempt,
@@ -170,7 +171,7 @@ def parse_date(text: str | dt.date) -> dt.date:
 
 def check_reference(kg: KnowledgeGraph, field_name: str, value: str) -> str:
     """Return ``value`` if it is the id of a record of the kind ``field_name`` must name
-    (:data:`REFERENCE_FIELDS`); raise :class:`QueryError` naming the kind, the closest id and the
+    (:data:`REFERENCE_FIELDS`); raise :class:`kb.errors.UsageError` naming the kind, the closest id and the
     known ids otherwise."""
     cls, _flag = REFERENCE_FIELDS[field_name]
     rec = kg.get(value)
@@ -181,11 +182,11 @@ def check_reference(kg: KnowledgeGraph, field_name: str, value: str) -> str:
         def a(noun: str) -> str:
             return f"an {noun}" if noun[0] in "aeiou" else f"a {noun}"
 
-        raise QueryError(f"'{value}' is {a(rec.kind)}, not {a(cls.kind)}; give the id of {a(cls.kind)}"
+        raise UsageError(f"'{value}' is {a(rec.kind)}, not {a(cls.kind)}; give the id of {a(cls.kind)}"
                          + (f" (known: {', '.join(ids[:20])}{', …' if len(ids) > 20 else ''})" if ids else ""))
     hint = difflib.get_close_matches(value, ids, n=1, cutoff=0.5)
     known = ", ".join(ids[:20]) + (", …" if len(ids) > 20 else "") if ids else f"none yet; add one under records/{cls.folder}/"
-    raise QueryError(f"unknown {cls.kind} '{value}'" + (f"; did you mean '{hint[0]}'?" if hint else "") + f" (known: {known})")
+    raise UsageError(f"unknown {cls.kind} '{value}'" + (f"; did you mean '{hint[0]}'?" if hint else "") + f" (known: {known})")
 
 
 # --------------------------------------------------------------------------- the draft
@@ -264,7 +265,7 @@ def build_attempt(kg: KnowledgeGraph, draft: AttemptDraft, *, today: dt.date | N
 
     Defaults: ``date`` today (or ``today``), ``campaign`` :func:`default_campaign`, ``platform``
     the campaign's. A metric without a unit takes the campaign's headline unit when it is the
-    headline metric. Raises :class:`InvalidRecords` with every problem, each located at the flag
+    headline metric. Raises :class:`InvalidOptions` with every problem, each located at the flag
     that caused it (``kb log: --campaign: unknown campaign 'x' …``).
     """
     problems: list[Problem] = []
@@ -306,7 +307,7 @@ def build_attempt(kg: KnowledgeGraph, draft: AttemptDraft, *, today: dt.date | N
             continue
         try:
             data[key] = check_reference(kg, key, value)
-        except QueryError as exc:
+        except UsageError as exc:
             problem(REFERENCE_FIELDS[key][1], str(exc))
     camp = kg.get(data.get("campaign", ""))
     if "platform" not in data and not draft.platform and isinstance(camp, Campaign) and isinstance(kg.get(camp.platform), Platform):
@@ -315,7 +316,7 @@ def build_attempt(kg: KnowledgeGraph, draft: AttemptDraft, *, today: dt.date | N
     for b in draft.blocked_by:
         try:
             ref = check_reference(kg, "blocked_by", b)
-        except QueryError as exc:
+        except UsageError as exc:
             problem("--blocked-by", str(exc))
             continue
         if ref not in blocked:
@@ -360,10 +361,10 @@ def build_attempt(kg: KnowledgeGraph, draft: AttemptDraft, *, today: dt.date | N
     if problems:
         # still validate what is there, so that one run reports every problem
         problems.extend(p for p in _model_problems(data, partial=True) if p not in problems)
-        raise InvalidRecords(problems)
+        raise InvalidOptions(problems)
     model_problems = _model_problems(data, partial=False)
     if model_problems:
-        raise InvalidRecords(model_problems)
+        raise InvalidOptions(model_problems)
     return Attempt.model_validate(data)
 
 
@@ -467,8 +468,8 @@ def load_for_writing(root: str | Path) -> tuple[KnowledgeGraph, list[Problem]]:
     taken, through the file that exists); references are checked against the valid records.
     Raises :class:`kb.errors.RecordError` when ``root`` is not a folder.
     """
-    records, problems = check_records(root)
-    return build_graph(records), problems
+    loaded = load(root)
+    return loaded.graph, loaded.problems
 
 
 def log_attempt(root: str | Path, draft: AttemptDraft, *, kg: KnowledgeGraph | None = None,
@@ -476,7 +477,7 @@ def log_attempt(root: str | Path, draft: AttemptDraft, *, kg: KnowledgeGraph | N
     """Check ``draft`` (:func:`build_attempt`), match its error against known blockers, link
     the matches when ``link_matches``, and write it under a new merge-safe id.
 
-    ``kg`` is the graph of ``root`` if already loaded. Raises :class:`InvalidRecords` (nothing
+    ``kg`` is the graph of ``root`` if already loaded. Raises :class:`InvalidOptions` (nothing
     written) for bad input, :class:`kb.errors.WriteError` when the disk refuses.
     """
     if kg is None:
@@ -504,7 +505,7 @@ TODO = "TODO"
 
 def new_blocker(title: str) -> Blocker:
     """A blocker skeleton titled ``title`` with id ``<slug of title>``: status open, and
-    placeholder description and workaround to fill in. Raises :class:`InvalidRecords` for an
+    placeholder description and workaround to fill in. Raises :class:`InvalidOptions` for an
     empty title."""
     data = {"id": slugify(title), "title": title.strip(), "status": "open",
             "description": f"{TODO}: what fails, where, and the error text (add its stable part to signatures).",
@@ -519,7 +520,7 @@ def new_decision(title: str, *, date: dt.date | None = None, campaign: str | Non
 
     The one considered option is titled ``title`` and is the chosen one, so the record validates;
     ``evidence`` (attempt ids) is cited by it. Placeholders start with ``TODO``. Raises
-    :class:`InvalidRecords` for an empty title.
+    :class:`InvalidOptions` for an empty title.
     """
     date = date or dt.date.today()
     data: dict[str, Any] = {
@@ -563,7 +564,7 @@ def new_platform(title: str, *, gpu: str, gpu_count: int, compute_capability: st
     (``"12.0"``), its arch derived (``sm_120``), and the optional interconnect, NVLink and
     memory per GPU in GiB.
 
-    Raises :class:`InvalidRecords` naming the option of each bad value (``--count``,
+    Raises :class:`InvalidOptions` naming the option of each bad value (``--count``,
     ``--compute-capability``, ...); nothing is written.
     """
     problems: list[Problem] = []
@@ -590,7 +591,7 @@ def new_stack(kg: KnowledgeGraph, title: str, *, base: str | None = None,
     ``NAME=VERSION`` (``cuda=13.0``; a value that is not a PEP 440 version, ``sglang=built from
     source``, is kept as the component's ``source``), over the stack ``base`` if given.
 
-    Raises :class:`InvalidRecords` for an unknown ``base`` (with the closest id), a malformed or
+    Raises :class:`InvalidOptions` for an unknown ``base`` (with the closest id), a malformed or
     repeated component, or neither components nor a base; nothing is written.
     """
     where = "kb new stack"
@@ -599,7 +600,7 @@ def new_stack(kg: KnowledgeGraph, title: str, *, base: str | None = None,
     if base:
         try:
             data["base"] = check_reference(kg, "stack", base)
-        except QueryError as exc:
+        except UsageError as exc:
             problems.append(Problem(where, None, "--base", str(exc)))
     comps: dict[str, Component] = {}
     for item in components:
@@ -643,7 +644,7 @@ def new_campaign(kg: KnowledgeGraph, title: str, *, model: str, platform: str, s
     ``started`` (default today), status ``active``.
 
     ``baseline`` and ``target`` are figures (``"82 tok/s"``, or ``"82"`` in ``unit``); without a
-    baseline the campaign has none until one is measured. Raises :class:`InvalidRecords` naming
+    baseline the campaign has none until one is measured. Raises :class:`InvalidOptions` naming
     the option of every bad value (unknown ``--platform``/``--stack`` with the closest id, a
     figure in another unit, ...); nothing is written.
     """
@@ -658,7 +659,7 @@ def new_campaign(kg: KnowledgeGraph, title: str, *, model: str, platform: str, s
             continue
         try:
             data[key] = check_reference(kg, key, value)
-        except QueryError as exc:
+        except UsageError as exc:
             problems.append(Problem(where, None, f"--{key}", str(exc)))
     metric = metric.strip()
     if not _METRIC_NAME.match(metric):
@@ -684,7 +685,7 @@ def new_campaign(kg: KnowledgeGraph, title: str, *, model: str, platform: str, s
 
 def _validated(model: type[Record], data: dict[str, Any], flags: dict[str, str] | None = None,
                problems: list[Problem] | None = None) -> Any:
-    """``model`` validated from ``data``; raises :class:`InvalidRecords` with ``problems`` (found
+    """``model`` validated from ``data``; raises :class:`InvalidOptions` with ``problems`` (found
     before) and the model's own, each named by its option in ``flags`` (field → ``--option``)."""
     where = f"kb new {model.kind}"
     found = list(problems or [])
@@ -702,7 +703,7 @@ def _validated(model: type[Record], data: dict[str, Any], flags: dict[str, str] 
     else:
         if not found:
             return record
-    raise InvalidRecords(found)
+    raise InvalidOptions(found)
 
 
 def decision_from_upgrade(kg: KnowledgeGraph, title: str, change: dict[str, str], *,

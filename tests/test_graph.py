@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from kb.graph import build_graph, check_records, load_graph
+from kb.graph import build_graph
+from kb.pipeline import load, load_graph
 from kb.errors import InvalidRecords
 
 from conftest import CAMPAIGN_RECORDS
@@ -12,7 +13,7 @@ from test_store import ATTEMPT, BLOCKER, CAMPAIGN, DECISION, PLATFORM, STACK, va
 
 
 def problems(root):
-    return [str(p) for p in check_records(root)[1]]
+    return [str(p) for p in load(root).problems]
 
 
 def test_valid_tree_has_no_reference_problems(write_tree):

@@ -50,7 +50,8 @@ from kb.importers.readers import iter_windows
 from kb.redact import SECRET, Redactor
 from kb.models import Attempt, Campaign, Platform, Stack
 from kb.queries import possible_duplicates
-from kb.store import RecordSet, load_records, record_to_data, write_record
+from kb.pipeline import load
+from kb.store import RecordSet, record_to_data, write_record
 
 IMPORT_TAG = "imported"
 """Tag every imported draft carries."""
@@ -170,13 +171,11 @@ def import_logs(root: str | Path, paths: list[str | Path], *, format: str = "aut
     before it are complete).
     """
     root = Path(root)
-    loaded = load_records(root)
+    loaded = load(root)
     records = loaded.records
     camp = _campaign(records, campaign)
     report = ImportReport(camp.id, dry_run, record_problems=len(loaded.problems))
-    from kb.graph import build_graph
-
-    kg = build_graph(records)
+    kg = loaded.graph
     existing = _existing_sources(records)
     taken = set(records.records)
     redactor = Redactor()
