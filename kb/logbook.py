@@ -16,8 +16,6 @@ The pipeline of ``kb log``, each step a function:
 
 :func:`log_attempt` runs the three. The CLI only prompts and prints.
 
->>> slugify("FlashInfer allreduce fusion on CUDA 13.0!")
-'flashinfer-allreduce-fusion-on-cuda-13.0'
 >>> name, metric = parse_metric("output_throughput=54.1tok/s")
 >>> name, metric.display()
 ('output_throughput', '54.1 tok/s')
@@ -28,7 +26,6 @@ from __future__ import annotations
 import datetime as dt
 import difflib
 import re
-import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -37,6 +34,7 @@ from pydantic import ValidationError
 
 from kb.errors import InvalidOptions, Problem, QueryError, UsageError
 from kb.graph import KnowledgeGraph
+from kb.ids import dated_id, slugify
 from kb.pipeline import load
 from kb.models import (
     UNITS,
@@ -62,9 +60,6 @@ MAX_ERROR_CHARS = 20_000
 """Longest error text kept in a record (characters); a longer one keeps its end, which is where
 tracebacks put the exception, behind a line saying how much was cut."""
 
-SLUG_MAX = 60
-"""Longest slug taken from a title (characters), cut at a word boundary."""
-
 REFERENCE_FIELDS: dict[str, tuple[type[Record], str]] = {
     "campaign": (Campaign, "--campaign"),
     "platform": (Platform, "--platform"),
@@ -83,25 +78,6 @@ _METRIC = re.compile(r"^\s*([A-Za-z][A-Za-z0-9_.-]*)\s*=\s*([-+]?\d+(?:\.\d+)?(?
 
 
 # --------------------------------------------------------------------------- parsing flags
-
-
-def slugify(text: str, max_len: int = SLUG_MAX, fallback: str = "attempt") -> str:
-    """A lowercase ASCII slug of ``text`` for an id: words joined by ``-``, accents dropped,
-    dots kept between digits (``13.0``), at most ``max_len`` characters cut at a word boundary.
-
-    Returns ``fallback`` (``"attempt"``) when nothing of ``text`` survives (a title in another script).
-    """
-    ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode().lower()
-    ascii_text = re.sub(r"(?<=\d)\.(?=\d)", "\0", ascii_text)  # keep 12.8, drop other dots
-    words = [w.replace("\0", ".") for w in re.split(r"[^a-z0-9\0]+", ascii_text) if w.strip("\0")]
-    slug = ""
-    for w in words:
-        nxt = f"{slug}-{w}" if slug else w
-        if len(nxt) > max_len:
-            slug = slug or w[:max_len]
-            break
-        slug = nxt
-    return slug.strip(".-") or fallback
 
 
 def parse_metric(text: str, default_units: dict[str, str] | None = None) -> tuple[str, Metric]:
@@ -357,7 +333,7 @@ def build_attempt(kg: KnowledgeGraph, draft: AttemptDraft, *, today: dt.date | N
     if draft.tags:
         data["tags"] = list(dict.fromkeys(t.strip() for t in draft.tags if t.strip()))
 
-    data["id"] = f"{date.isoformat()}-{slugify(str(data.get('title') or 'attempt'))}"
+    data["id"] = dated_id(date, str(data.get("title") or "attempt"))
     if problems:
         # still validate what is there, so that one run reports every problem
         problems.extend(p for p in _model_problems(data, partial=True) if p not in problems)
@@ -524,7 +500,7 @@ def new_decision(title: str, *, date: dt.date | None = None, campaign: str | Non
     """
     date = date or dt.date.today()
     data: dict[str, Any] = {
-        "id": f"{date.isoformat()}-{slugify(title)}",
+        "id": dated_id(date, title, fallback="decision"),
         "title": title.strip(),
         "status": "proposed",
         "date": date,

@@ -22,6 +22,7 @@ import yaml
 from pydantic import ValidationError
 
 from kb.errors import InvalidRecords, Problem, RecordError, RecordExists, WriteError
+from kb.ids import suffixed
 from kb.models import KINDS, Record
 from kb.yamldoc import Document, parse_document
 
@@ -547,7 +548,7 @@ def create_record(root: str | Path, record: R, *, taken: Iterable[str] = (), max
     taken = set(taken)
     base = record.id
     for n in range(1, max_tries + 1):
-        rid = base if n == 1 else _suffixed(base, n)
+        rid = base if n == 1 else suffixed(base, n)
         if rid in taken:
             continue
         candidate = record.model_copy(update={"id": rid})
@@ -557,7 +558,3 @@ def create_record(root: str | Path, record: R, *, taken: Iterable[str] = (), max
             continue
     raise WriteError(f"{Path(root) / record.folder}: ids {base} to {base}-{max_tries} are all taken; pick another title")
 
-
-def _suffixed(base: str, n: int) -> str:
-    suffix = f"-{n}"
-    return base[: 120 - len(suffix)].rstrip("-._") + suffix

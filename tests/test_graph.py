@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from kb.graph import build_graph
 from kb.pipeline import load, load_graph
 from kb.errors import InvalidRecords
 
 from conftest import CAMPAIGN_RECORDS
-from test_store import ATTEMPT, BLOCKER, CAMPAIGN, DECISION, PLATFORM, STACK, valid_tree
+from test_store import ATTEMPT, BLOCKER, DECISION, valid_tree
 
 
 def problems(root):

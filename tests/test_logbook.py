@@ -17,7 +17,8 @@ from kb.capture import Capture
 from kb.cli import cli
 from kb.errors import InvalidRecords
 from kb.pipeline import load_graph
-from kb.logbook import AttemptDraft, build_attempt, log_attempt, parse_component, parse_metric, slugify
+from kb.ids import slugify
+from kb.logbook import AttemptDraft, build_attempt, log_attempt, parse_component, parse_metric
 from kb.models import Blocker
 from kb.store import create_record, load_records
 

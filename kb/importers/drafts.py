@@ -44,6 +44,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from kb.errors import InvalidRecords, Problem, RecordExists, UsageError
+from kb.ids import dated_id, free_id
 from kb.importers.events import LogFormatError, Session
 from kb.importers.extract import ExtractedAttempt, Extraction, Fact, Headline, Statement, extract_windows
 from kb.importers.readers import iter_windows
@@ -320,17 +321,11 @@ def _drafts(x: Extraction, kg: Any, camp: Campaign, existing: dict[tuple[str, st
 def _new_id(date: dt.date, title: str, taken: set[str], suffixes: dict[str, int]) -> str:
     """``<date>-<slug of title>``, with ``-2``, ``-3``, ... when ``taken`` holds it already
     (``suffixes`` remembers the next number per base, so many repeats stay linear)."""
-    slug = re.sub(r"[^a-z0-9]+", "-", title.lower()).strip("-")
-    if len(slug) > 60:
-        slug = slug[:60].rsplit("-", 1)[0]
-    base = f"{date.isoformat()}-{slug or 'imported-attempt'}"
-    if base not in taken:
-        return base
-    n = suffixes.get(base, 2)
-    while f"{base}-{n}" in taken:
-        n += 1
-    suffixes[base] = n + 1
-    return f"{base}-{n}"
+    base = dated_id(date, title, fallback="imported-attempt")
+    found = free_id(base, taken, suffixes.get(base, 2))
+    if found != base:
+        suffixes[base] = int(found.rsplit("-", 1)[1]) + 1
+    return found
 
 
 def _record(x: Extraction, a: ExtractedAttempt, record_id: str, kg: Any, camp: Campaign,
