@@ -50,8 +50,7 @@ def temp_files(root: Path) -> list[Path]:
 
 
 def kb_check_ok(root: Path) -> None:
-    loaded = load(root)
-    records, problems = loaded.records, loaded.problems
+    problems = load(root).problems
     assert problems == [], [str(p) for p in problems]
 
 
