@@ -36,7 +36,12 @@ from kb.toolout import (
     parse_topology,
     parse_torch_probe,
 )
-from kb.versions import CAPTURED_COMPONENTS, COMPONENTS, arch_of, components_from_packages
+from kb.versions import (
+    CAPTURED_COMPONENTS,
+    COMPONENTS,
+    arch_of,
+    components_from_packages,
+)
 
 __all__ = [
     "CUDA_PREFIXES",

@@ -27,7 +27,16 @@ from typing import Any, Iterator
 import networkx as nx
 
 from kb.errors import Problem
-from kb.models import Attempt, Blocker, Campaign, Component, Decision, Platform, Record, Stack
+from kb.models import (
+    Attempt,
+    Blocker,
+    Campaign,
+    Component,
+    Decision,
+    Platform,
+    Record,
+    Stack,
+)
 from kb.store import RecordSet
 from kb.versions import KNOWN_COMPONENTS
 

@@ -35,7 +35,6 @@ from pydantic import ValidationError
 from kb.errors import InvalidOptions, Problem, QueryError, UsageError
 from kb.graph import KnowledgeGraph
 from kb.ids import dated_id, slugify
-from kb.pipeline import load
 from kb.models import (
     UNITS,
     Attempt,
@@ -49,8 +48,10 @@ from kb.models import (
     Record,
     Stack,
 )
+from kb.pipeline import load
 from kb.queries import last_metric, match_signatures, unblocks
 from kb.store import create_record
+from kb.validation import first_message, option_problems
 from kb.versions import arch_of, canonical_component, parse_version
 
 LOG_WHERE = "kb log"
@@ -98,8 +99,7 @@ def parse_metric(text: str, default_units: dict[str, str] | None = None) -> tupl
     try:
         return name, Metric.model_validate(f"{number} {unit}")
     except ValidationError as exc:
-        msg = exc.errors()[0]["msg"].removeprefix("Value error, ")
-        raise ValueError(f"'{text}': {msg}") from None
+        raise ValueError(f"'{text}': {first_message(exc)}") from None
 
 
 def parse_component(text: str, *, source_fallback: bool = False) -> tuple[str, Component]:
@@ -350,21 +350,13 @@ def _model_problems(data: dict[str, Any], *, partial: bool) -> list[Problem]:
         Attempt.model_validate(data)
     except ValidationError as exc:
         out = []
-        for err in exc.errors():
-            loc = tuple(err["loc"])
-            if partial and err["type"] == "missing":
-                continue
-            msg = err["msg"].removeprefix("Value error, ")
-            if not loc:
+        for p in option_problems(exc, LOG_WHERE, {**_FLAGS, "": "--error/--blocked-by"}, skip_missing=partial,
+                                 keyed=("metrics", "components")):
+            if p.field == "--error/--blocked-by":  # the model's own rule: a failed attempt needs a cause
                 if partial and "outcome" not in data:
                     continue
-                flag = "--error/--blocked-by"
-                msg += " (give --error TEXT, --error-file PATH or --blocked-by ID)"
-            else:
-                flag = _FLAGS.get(str(loc[0]), str(loc[0]))
-                if loc[0] in ("metrics", "components") and len(loc) > 1:
-                    msg = f"{loc[1]}: {msg}"
-            out.append(Problem(LOG_WHERE, None, flag, msg))
+                p = Problem(p.path, p.line, p.field, p.message + " (give --error TEXT, --error-file PATH or --blocked-by ID)")
+            out.append(p)
         return out
     return []
 
@@ -603,7 +595,7 @@ def _campaign_metric(text: str, unit: str) -> Metric:
         metric = Metric.model_validate(text if not re.fullmatch(r"[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?", text)
                                        else f"{text} {unit}")
     except ValidationError as exc:
-        raise ValueError(exc.errors()[0]["msg"].removeprefix("Value error, ")) from None
+        raise ValueError(first_message(exc)) from None
     if metric.unit != unit:
         raise ValueError(f"'{text}' is in {metric.unit}, but the headline metric is in {unit} (--unit); "
                          f"give it in {unit}, e.g. '{metric.text or format(metric.value, 'g')} {unit}'")
@@ -669,13 +661,7 @@ def _validated(model: type[Record], data: dict[str, Any], flags: dict[str, str] 
     try:
         record = model.model_validate(data)
     except ValidationError as exc:
-        for e in exc.errors():
-            loc = tuple(map(str, e["loc"]))
-            flags = flags or {}
-            name = flags.get(".".join(loc), flags.get(loc[0], ".".join(loc))) if loc else flags.get("", "")
-            p = Problem(where, None, name, e["msg"].removeprefix("Value error, "))
-            if name not in named and p not in found:
-                found.append(p)
+        found += [p for p in option_problems(exc, where, flags) if p.field not in named and p not in found]
     else:
         if not found:
             return record

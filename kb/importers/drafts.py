@@ -46,13 +46,21 @@ from pydantic import ValidationError
 from kb.errors import InvalidRecords, Problem, RecordExists, UsageError
 from kb.ids import dated_id, free_id
 from kb.importers.events import LogFormatError, Session
-from kb.importers.extract import ExtractedAttempt, Extraction, Fact, Headline, Statement, extract_windows
+from kb.importers.extract import (
+    ExtractedAttempt,
+    Extraction,
+    Fact,
+    Headline,
+    Statement,
+    extract_windows,
+)
 from kb.importers.readers import iter_windows
-from kb.redact import SECRET, Redactor
 from kb.models import Attempt, Campaign, Platform, Stack
-from kb.queries import possible_duplicates
 from kb.pipeline import load
+from kb.queries import possible_duplicates
+from kb.redact import SECRET, Redactor
 from kb.store import RecordSet, record_to_data, write_record
+from kb.validation import located_problems
 
 IMPORT_TAG = "imported"
 """Tag every imported draft carries."""
@@ -303,10 +311,8 @@ def _drafts(x: Extraction, kg: Any, camp: Campaign, existing: dict[tuple[str, st
         try:
             draft.record = _record(x, attempt, record_id, kg, camp, baseline, redactor, attempt.date or today or dt.date.today())
         except ValidationError as exc:
-            for err in exc.errors():
-                where = ".".join(str(p) for p in err["loc"])
-                problems.append(Problem(x.file, None, where,
-                                        f"draft {record_id} (from {attempt.anchor.locator}) is invalid: {err['msg']}"))
+            problems += [Problem(p.path, None, p.field, f"draft {record_id} (from {attempt.anchor.locator}) is invalid: "
+                                                        f"{p.message}") for p in located_problems(exc, Attempt, x.file)]
             continue
         draft.blocked_by = list(draft.record.blocked_by)
         draft.duplicates = possible_duplicates(kg, draft.record)
