@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 import yaml
 from packaging.specifiers import SpecifierSet
+from packaging.utils import canonicalize_name
 
 CATALOG = Path(__file__).resolve().parents[1] / "kb" / "catalogs" / "blackwell"
 BLOCKERS = CATALOG / "blockers"
@@ -128,6 +129,16 @@ def test_constraints_are_pep440_specifier_sets(bid):
         for comp, spec in (fix.get("requires") or {}).items():
             assert isinstance(spec, str), (bid, comp, spec)
             SpecifierSet(spec)
+
+
+@pytest.mark.parametrize("bid", sorted(RECORDS))
+def test_component_names_are_canonical(bid):
+    rec = RECORDS[bid]
+    names = [rec["component"]] if "component" in rec else []
+    names += [k for k in rec.get("applies_when") or {} if k not in {"compute_capability", "interconnect"}]
+    names += [k for fix in rec.get("fixed_by") or [] for k in fix.get("requires") or {}]
+    for name in names:
+        assert name == canonicalize_name(name), (bid, name)
 
 
 @pytest.mark.parametrize("bid", sorted(RECORDS))
