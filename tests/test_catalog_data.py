@@ -218,7 +218,13 @@ def test_required_facts_of_the_key_blockers():
 
     gemm = RECORDS["deepgemm-sm100-only-kernels-on-sm12x"]
     assert gemm["fixed_by"][0]["kind"] == "hardware_gap"
+    assert gemm["fixed_by"][0]["advice"].startswith("switch backend")
     assert gemm["caused_by"] == ["sm12x-hardware-gap"]
+
+    hyper = RECORDS["deepgemm-hyperconnection-no-arch-12-in-older-revisions"]
+    assert hyper["fixed_by"][0]["kind"] == "enables"
+    assert "0.26.0" not in SpecifierSet(hyper["fixed_by"][0]["requires"]["vllm"])
+    assert "0.26.1" in SpecifierSet(hyper["fixed_by"][0]["requires"]["vllm"])
 
 
 # Ten error lines as printed in the upstream threads (paths and prefixes kept), with the record
@@ -235,7 +241,7 @@ UPSTREAM_LINES = [
     ("RuntimeError: Assertion error (/workspace/.deps/deepgemm-src/csrc/apis/layout.hpp:60): "
      "Unknown SF transformation", "vllm-deepgemm-sm120-pin-mismatch"),
     ("tvm.error.InternalError: Assertion error (/deepgemm/csrc/apis/hyperconnection.hpp:56): "
-     "Unsupported architecture", "deepgemm-sm100-only-kernels-on-sm12x"),
+     "Unsupported architecture", "deepgemm-hyperconnection-no-arch-12-in-older-revisions"),
     ("(EngineCore_DP0 pid=79) ERROR 09-15 21:45:00 [core.py:719] NotImplementedError: No compiled "
      "get_cutlass_moe_mm_data: no cutlass_scaled_mm kernel for CUDA device capability: 120. Re",
      "vllm-cutlass-fp8-moe-no-sm120"),
