@@ -6,6 +6,7 @@ from collections.abc import Callable
 from typing import Any
 
 from conftest import CAMPAIGN_RECORDS
+
 from kb.logbook import AttemptDraft
 from kb.pipeline import load_graph
 from kb.prompting import confirm_matches, fill_attempt_draft
