@@ -29,6 +29,7 @@ import networkx as nx
 from kb.errors import Problem
 from kb.models import Attempt, Blocker, Campaign, Component, Decision, Platform, Record, Stack
 from kb.store import RecordSet
+from kb.versions import KNOWN_COMPONENTS
 
 _KIND_NAMES = {Attempt: "attempt", Blocker: "blocker", Campaign: "campaign", Decision: "decision",
                Platform: "platform", Stack: "stack"}
@@ -124,12 +125,6 @@ def check_references(records: RecordSet) -> list[Problem]:
                 problems.append(records.problem(rec.id, ("supersedes", i),
                                                 f"supersedes '{t}', whose status is '{other.status}'; set its status to 'superseded'"))
     return problems
-
-
-KNOWN_COMPONENTS = ("cuda", "cuda-driver", "driver", "torch", "torch-cuda", "nccl", "flashinfer", "sglang",
-                    "sgl-kernel", "vllm", "triton", "tensorrt-llm", "transformers", "deepep", "mscclpp")
-"""Component names kb knows without any stack naming them (what ``kb capture`` records, plus
-common inference libraries)."""
 
 
 def _component_name_problems(records: RecordSet) -> list[Problem]:

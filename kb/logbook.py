@@ -52,7 +52,7 @@ from kb.models import (
 )
 from kb.queries import last_metric, match_signatures, unblocks
 from kb.store import create_record
-from kb.versions import canonical_component, parse_version
+from kb.versions import arch_of, canonical_component, parse_version
 
 LOG_WHERE = "kb log"
 """The ``path`` of problems in what ``kb log`` was given (there is no file yet)."""
@@ -542,7 +542,6 @@ def new_decision(title: str, *, date: dt.date | None = None, campaign: str | Non
     return _validated(Decision, data)
 
 
-_CC = re.compile(r"^(\d+)\.(\d+)$")
 _METRIC_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_.-]*$")
 
 PLATFORM_FLAGS = {"id": "TITLE", "title": "TITLE", "gpu": "--gpu", "gpu_count": "--count",
@@ -554,16 +553,6 @@ CAMPAIGN_FLAGS = {"id": "TITLE", "title": "TITLE", "model": "--model", "platform
                   "metric.direction": "--direction", "baseline": "--baseline", "target": "--target",
                   "started": "--started", "goal": "--goal", "status": "--status"}
 """Field → ``kb new platform|stack|campaign`` option, to name the option a bad value came from."""
-
-
-def arch_of(compute_capability: str) -> str:
-    """The CUDA arch of a compute capability: ``"12.0"`` → ``"sm_120"``, ``"9.0"`` → ``"sm_90"``.
-    Raises ``ValueError`` when it is not ``MAJOR.MINOR``."""
-    m = _CC.match(compute_capability.strip())
-    if not m:
-        raise ValueError(f"'{compute_capability}' is not a compute capability; write MAJOR.MINOR, "
-                         "e.g. 12.0 (Blackwell RTX PRO), 9.0 (H100/H200), 8.0 (A100)")
-    return f"sm_{m.group(1)}{m.group(2)}"
 
 
 def new_platform(title: str, *, gpu: str, gpu_count: int, compute_capability: str,

@@ -28,7 +28,7 @@ from pydantic import (
     model_validator,
 )
 
-from kb.versions import canonical_component, parse_specifier, parse_version
+from kb.versions import arch_of, canonical_component, parse_specifier, parse_version
 
 ID_RE = re.compile(r"^[a-z0-9][a-z0-9._-]{0,119}$")
 """Record ids: lowercase ASCII letters, digits, '.', '_', '-'; no path separators; ≤120 chars."""
@@ -297,8 +297,7 @@ class Platform(Record):
     @model_validator(mode="after")
     def _arch_matches(self) -> "Platform":
         if self.arch:
-            major, minor = self.compute_capability.split(".")
-            expected = f"sm_{major}{minor}"
+            expected = arch_of(self.compute_capability)
             if not self.arch.startswith(expected):
                 raise ValueError(
                     f"arch '{self.arch}' does not match compute capability {self.compute_capability} "

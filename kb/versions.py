@@ -19,22 +19,117 @@ True
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
+from typing import Any
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion, Version
 
-# Distribution names that mean the same component as a shorter, commonly used name.
-# Source: the PyPI distribution names (flashinfer-python, sgl-kernel, nvidia-nccl-cu12/cu13).
-_ALIASES = {
-    "flashinfer-python": "flashinfer",
+COMPONENTS: dict[str, tuple[str, ...]] = {
+    "cuda": (),
+    "cuda-driver": (),
+    "driver": (),
+    "torch": ("torch",),
+    "torch-cuda": (),
+    "triton": ("triton", "pytorch-triton"),
+    "flashinfer": ("flashinfer-python", "flashinfer"),
+    "sglang": ("sglang",),
+    "sgl-kernel": ("sgl-kernel",),
+    "vllm": ("vllm",),
+    "nccl": ("nvidia-nccl-cu13", "nvidia-nccl-cu12", "nvidia-nccl-cu11"),
+    "transformers": ("transformers",),
+    "xformers": ("xformers",),
+    "flash-attn": ("flash-attn",),
+    "tensorrt-llm": ("tensorrt-llm",),
+    "deep-ep": ("deep-ep",),
+    "deep-gemm": ("deep-gemm",),
+    "mscclpp": ("mscclpp",),
+    "bitsandbytes": ("bitsandbytes",),
+    "cuda-python": ("cuda-python",),
+}
+"""The one component table: component name → the Python distributions (PyPI names, PEP 503
+normalised; the first installed one wins) that provide it. ``cuda`` is the toolkit (nvcc),
+``cuda-driver`` the newest CUDA the driver supports (nvidia-smi's "CUDA Version"), ``torch-cuda``
+the CUDA torch was built with (``torch.version.cuda``). Components with no distribution are
+read from tool output, not from packages.
+
+Source: the PyPI names of each project (``flashinfer-python`` is FlashInfer's wheel;
+``pytorch-triton`` is the nightly index's Triton; ``nvidia-nccl-cuXX`` is the NCCL wheel torch
+depends on)."""
+
+CAPTURED_COMPONENTS: tuple[str, ...] = ("torch", "triton", "flashinfer", "sglang", "sgl-kernel", "vllm", "nccl")
+"""Components ``kb capture`` reads from the installed Python distributions."""
+
+_ALIASES: dict[str, str] = {
+    **{dist: comp for comp, dists in COMPONENTS.items() for dist in dists if dist != comp},
     "pytorch": "torch",
     "cuda-toolkit": "cuda",
-    "nvidia-nccl-cu12": "nccl",
-    "nvidia-nccl-cu13": "nccl",
     "nvidia-driver": "driver",
+    "deepep": "deep-ep",
+    "deepgemm": "deep-gemm",
+    "flash-attention": "flash-attn",
 }
+"""Other names of a component (a distribution name, a common spelling) → the component."""
+
+KNOWN_COMPONENTS: tuple[str, ...] = tuple(COMPONENTS)
+"""Component names kb knows without any stack naming them."""
+
+
+def component_for_package(name: str) -> str | None:
+    """The component a Python distribution provides (``flashinfer-python`` → ``flashinfer``,
+    ``nvidia-nccl-cu13`` → ``nccl``), or ``None`` for a package that is no stack component.
+
+    >>> component_for_package("sgl_kernel"), component_for_package("numpy")
+    ('sgl-kernel', None)
+    """
+    norm = canonicalize_name(name.strip())
+    for comp, dists in COMPONENTS.items():
+        if norm in dists:
+            return comp
+    return None
+
+
+def components_from_packages(packages: dict[str, str] | Any,
+                             wanted: tuple[str, ...] = CAPTURED_COMPONENTS) -> tuple[dict[str, str], dict[str, str]]:
+    """Pick the ``wanted`` components out of ``{distribution name: version}`` (e.g. from
+    :func:`kb.toolout.parse_pip_freeze` or :mod:`importlib.metadata`).
+
+    Returns ``(components, distributions)``: ``{"torch": "2.11.0", "nccl": "2.28.9", ...}`` and, for
+    each component found, the distribution it was read from (``{"nccl": "nvidia-nccl-cu13"}``).
+    Names are matched after PEP 503 normalisation; :data:`COMPONENTS` says which distribution
+    provides which component, first one found winning.
+    """
+    normal = {canonicalize_name(k): v for k, v in packages.items()}
+    components: dict[str, str] = {}
+    distributions: dict[str, str] = {}
+    for component in wanted:
+        for dist in COMPONENTS.get(component, ()):
+            if dist in normal:
+                components[component] = normal[dist]
+                distributions[component] = dist
+                break
+    return components, distributions
+
+
+_CC = re.compile(r"^\s*(\d+)\.(\d+)\s*$")
+
+
+def arch_of(compute_capability: str) -> str:
+    """The CUDA arch of a compute capability, as nvcc's ``-arch`` spells it: ``"12.0"`` →
+    ``"sm_120"``, ``"9.0"`` → ``"sm_90"``. Raises ``ValueError`` when it is not ``MAJOR.MINOR``.
+
+    Source: NVIDIA's CUDA C++ Programming Guide, "Compute Capabilities" (sm_XY for X.Y).
+
+    >>> arch_of("12.0"), arch_of("9.0")
+    ('sm_120', 'sm_90')
+    """
+    m = _CC.match(compute_capability or "")
+    if not m:
+        raise ValueError(f"'{compute_capability}' is not a compute capability; write MAJOR.MINOR, "
+                         "e.g. 12.0 (Blackwell RTX PRO), 9.0 (H100/H200), 8.0 (A100)")
+    return f"sm_{m.group(1)}{m.group(2)}"
 
 
 def canonical_component(name: str) -> str:

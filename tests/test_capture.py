@@ -15,22 +15,16 @@ from pathlib import Path
 import pytest
 
 from kb import capture as cap_mod
-from kb.capture import (
-    Capture,
-    ProbeResult,
-    arch_for_capability,
-    capture_machine,
-    components_from_packages,
-    find_nvcc,
-    find_tool,
+from kb.capture import Capture, ProbeResult, capture_machine, find_nvcc, find_tool, run_subprocess
+from kb.toolout import (
     parse_nvcc_version,
     parse_nvidia_smi,
     parse_nvidia_smi_query_csv,
     parse_pip_freeze,
     parse_topology,
     parse_torch_probe,
-    run_subprocess,
 )
+from kb.versions import arch_of, components_from_packages
 
 FIXTURES = Path(__file__).parent / "fixtures" / "capture"
 H200X2 = FIXTURES / "h200x2"
@@ -372,8 +366,12 @@ def test_torch_probe_script_output_parses_here():
     ("capability", "arch"),
     [("9.0", "sm_90"), ("12.0", "sm_120"), ("8.6", "sm_86"), ("10.3", "sm_103"), ("", None), ("9", None)],
 )
-def test_arch_for_capability(capability, arch):
-    assert arch_for_capability(capability) == arch
+def test_arch_of(capability, arch):
+    if arch is None:
+        with pytest.raises(ValueError, match="not a compute capability"):
+            arch_of(capability)
+    else:
+        assert arch_of(capability) == arch
 
 
 # --------------------------------------------------------------------------- finding tools

@@ -1,4 +1,4 @@
-"""Redaction of secrets and personal details (kb.importers.redact)."""
+"""Redaction of secrets and personal details (kb.redact)."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import doctest
 
 import pytest
 
-import kb.importers.redact as redact_module
-from kb.importers.redact import Redactor, redact_text
+import kb.redact as redact_module
+from kb.redact import Redactor, redact_text
 
 
 def test_doctests():

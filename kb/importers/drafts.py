@@ -47,7 +47,7 @@ from kb.errors import InvalidRecords, Problem, RecordExists, UsageError
 from kb.importers.events import LogFormatError, Session
 from kb.importers.extract import ExtractedAttempt, Extraction, Fact, Headline, Statement, extract_windows
 from kb.importers.readers import iter_windows
-from kb.importers.redact import SECRET, Redactor
+from kb.redact import SECRET, Redactor
 from kb.models import Attempt, Campaign, Platform, Stack
 from kb.queries import possible_duplicates
 from kb.store import RecordSet, load_records, record_to_data, write_record

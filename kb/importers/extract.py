@@ -1,7 +1,7 @@
 """Step 2 of import: draft attempts, stack facts and decisions out of a read :class:`Session`.
 
 :func:`extract` is pure: it reads events and returns an :class:`Extraction`; it neither
-redacts (:mod:`kb.importers.redact`) nor writes (:mod:`kb.importers.drafts`).
+redacts (:mod:`kb.redact`) nor writes (:mod:`kb.importers.drafts`).
 :func:`extract_windows` does the same for a log read window by window
 (:func:`kb.importers.readers.iter_windows`), with the same result. Every value it
 keeps carries :class:`Evidence`: the field it supports, a locator (``line 9``, ``lines
