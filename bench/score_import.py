@@ -101,7 +101,7 @@ class Truth:
 
 def load_truths(corpus: Path = CORPUS, names: list[str] | None = None) -> list[Truth]:
     """Every ``*.truth.yaml`` under ``corpus`` (sorted by name), optionally only those whose log
-    name or stem is in ``names``. Raises ValueError naming the file when one is not a mapping."""
+    is named in ``names`` (its file name, its truth file's stem, or the file name up to a dot). Raises ValueError naming the file when one is not a mapping."""
     truths = []
     for path in sorted(corpus.glob("*.truth.yaml")):
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
@@ -109,7 +109,8 @@ def load_truths(corpus: Path = CORPUS, names: list[str] | None = None) -> list[T
             raise ValueError(f"{path}: expected a mapping with log, format, campaign, attempts")
         truth = Truth(path, str(data.get("log", "")), str(data.get("format", "")), str(data.get("origin", "")),
                       data.get("campaign") or {}, data.get("attempts") or [])
-        if names and truth.log not in names and path.name[: -len(".truth.yaml")] not in names:
+        stem = path.name[: -len(".truth.yaml")]
+        if names and not any(n in (truth.log, stem) or truth.log.startswith(n + ".") for n in names):
             continue
         truths.append(truth)
     return truths
