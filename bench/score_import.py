@@ -276,17 +276,56 @@ def carries_value(record: dict[str, Any], value: float) -> bool:
     return False
 
 
+_PLACEHOLDER = re.compile(r"<(?:secret|host|user|email)>")
+
+
+def _token_re(token: str) -> re.Pattern[str]:
+    """A draft token as a pattern: kb's redaction placeholders (``<host>``, ``<user>``,
+    ``<secret>``, ``<email>``) stand for any run of non-space characters."""
+    parts = _PLACEHOLDER.split(token)
+    return re.compile(r"\S*".join(re.escape(p) for p in parts))
+
+
+def holds(draft_text: str, truth_text: str, whole: bool = False) -> bool:
+    """Whether ``truth_text`` occurs in ``draft_text`` (or equals it, ``whole``) after collapsing
+    whitespace, where a redaction placeholder in the draft matches whatever the log had there
+    (the truth keeps the log's text; kb redacts hosts, users and secrets before drafting)."""
+    d, t = collapse(draft_text).split(" "), collapse(truth_text).split(" ")
+    if t == [""] or len(t) > len(d) or (whole and len(t) != len(d)):
+        return False
+    for i in ([0] if whole else range(len(d) - len(t) + 1)):
+        if all(_token_holds(d[i + j], want, edge_start=(j == 0 and not whole), edge_end=(j == len(t) - 1 and not whole))
+               for j, want in enumerate(t)):
+            return True
+    return False
+
+
+def _token_holds(got: str, want: str, edge_start: bool, edge_end: bool) -> bool:
+    """One token: ``want`` equals ``got`` (placeholders in ``got`` match any non-space run); at
+    the start of the truth text ``want`` may be a suffix of ``got``, at its end a prefix."""
+    if _token_re(got).fullmatch(want):
+        return True
+    parts = _PLACEHOLDER.split(got)
+    if edge_start and edge_end:
+        return want in got or any(len(p) >= 3 and p in want for p in parts)
+    if edge_start:  # ``want`` must end the token: compare with the literal text after the last placeholder
+        return got.endswith(want) if len(parts) == 1 else want.endswith(parts[-1])
+    if edge_end:  # ``want`` must start the token
+        return got.startswith(want) if len(parts) == 1 else want.startswith(parts[0])
+    return False
+
+
 def error_right(record: dict[str, Any], truth_error: str) -> bool:
-    """Whether the draft's ``error`` holds the truth error line (whitespace collapsed), or the
-    draft error's last exception-looking line equals it."""
+    """Whether the draft's ``error`` holds the truth error line (whitespace collapsed, redaction
+    placeholders matching what they replaced), or the draft error's last exception-looking line
+    equals it."""
     got = record.get("error")
     if not isinstance(got, str) or not got.strip():
         return False
-    want = collapse(truth_error)
-    if want in collapse(got):
+    if holds(got, truth_error):
         return True
     exception_lines = [ln for ln in got.splitlines() if _EXCEPTION_LINE.match(ln)]
-    return bool(exception_lines) and collapse(exception_lines[-1]) == want
+    return bool(exception_lines) and holds(exception_lines[-1], truth_error, whole=True)
 
 
 def _candidates(truth: Truth, anchor: str) -> list[int]:

@@ -121,6 +121,18 @@ def test_error_right_takes_the_headline_or_the_last_exception_line():
     assert not score_import.error_right({}, "KeyError: 12")
 
 
+def test_error_right_sees_through_redaction_placeholders():
+    truth = ("Failed to fetch model from http://127.0.0.1:30000/v1/models. Error: "
+             "HTTPConnectionPool(host='127.0.0.1', port=30000): Max retries exceeded with url: /v1/models")
+    got = ("Failed to fetch model from http://<host>:30000/v1/models. Error: HTTPConnectionPool(host='<host>', "
+           "port=30000): Max retries exceeded with url: /v1/models\nPlease specify the correct host and port.")
+    assert score_import.error_right({"error": got}, truth)
+    assert score_import.error_right({"error": "<host>: Test NCCL failure common.cu:1279 'x'"},
+                                    "gpu-node-a3: Test NCCL failure common.cu:1279 'x'")
+    assert not score_import.error_right({"error": got.replace("30000", "8000")}, truth)
+    assert not score_import.holds("a b", "a b c")
+
+
 def test_overall_quality_does_not_fall_below_the_floors(scores):
     overall = score_import.summary(scores)
     assert overall["logs"] == len(TRUTHS) and overall["truth"] == sum(len(t.attempts) for t in TRUTHS)
