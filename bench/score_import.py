@@ -19,7 +19,8 @@ It prints, per log and overall: drafts, truth attempts, matched, precision, reca
 matched attempts, the share with the right metric (a draft metric with the truth's name and
 unit whose value is within 0.5 %), the right outcome, the right error line (of failed truth
 attempts that name one: the draft's ``error`` holds it after collapsing whitespace, or the
-draft error's last exception line equals it) and the right date. A kb crash on one log counts
+draft error's last exception line equals it), the right date, and (for information) the share
+whose title or approach holds one of the truth's approach keywords. A kb crash on one log counts
 as 0 drafts for that log and is reported; the other logs are scored. Exit status is always 0:
 this measures, it does not judge. Targets (issue 10): recall ≥ 0.9, precision ≥ 0.85,
 metric ≥ 0.9, outcome ≥ 0.85, error line ≥ 0.85.
@@ -355,6 +356,7 @@ class LogScore:
     outcome: list[bool] = field(default_factory=list)
     error_line: list[bool] = field(default_factory=list)
     date: list[bool] = field(default_factory=list)
+    approach: list[bool] = field(default_factory=list)
     pairs: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
     extra: list[dict[str, Any]] = field(default_factory=list)
     missed: list[int] = field(default_factory=list)
@@ -366,7 +368,7 @@ class LogScore:
                 "matched": self.matched, "precision": ratio(self.matched, self.drafts),
                 "recall": ratio(self.matched, self.truth), "metric": share(self.metric),
                 "outcome": share(self.outcome), "error_line": share(self.error_line), "date": share(self.date),
-                "kb_error": self.error}
+                "approach": share(self.approach), "kb_error": self.error}
 
 
 def ratio(a: int, b: int) -> float | None:
@@ -416,6 +418,9 @@ def score_log(truth: Truth, report: dict[str, Any] | None, error: str | None = N
             score.error_line.append(error_right(record, str(att["error"])))
         if att.get("date"):
             score.date.append(str(record.get("date")) == str(att["date"]))
+        if att.get("approach"):
+            said = f"{record.get('title', '')} {record.get('approach', '')}".lower()
+            score.approach.append(any(str(word).lower() in said for word in att["approach"]))
     return score
 
 
@@ -452,8 +457,8 @@ def summary(scores: list[LogScore]) -> dict[str, Any]:
     return {"logs": len(scores), "drafts": drafts, "truth": truth, "matched": matched,
             "precision": ratio(matched, drafts), "recall": ratio(matched, truth),
             "metric": pooled("metric"), "outcome": pooled("outcome"), "error_line": pooled("error_line"),
-            "date": pooled("date"),
-            "counts": {k: counted(k) for k in ("metric", "outcome", "error_line", "date")},
+            "date": pooled("date"), "approach": pooled("approach"),
+            "counts": {k: counted(k) for k in ("metric", "outcome", "error_line", "date", "approach")},
             "kb_errors": [f"{s.log}: {s.error}" for s in scores if s.error], "targets": TARGETS}
 
 
@@ -465,18 +470,18 @@ def _fmt(x: float | None) -> str:
 
 def table(scores: list[LogScore]) -> str:
     """The per-log table and the overall line, as Markdown."""
-    head = ("| log | format | drafts | truth | matched | precision | recall | metric | outcome | error line | date |\n"
-            "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    head = ("| log | format | drafts | truth | matched | precision | recall | metric | outcome | error line | date | approach |\n"
+            "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     rows = [head]
     for s in scores:
         r = s.row()
         rows.append(f"| {r['log']} | {r['format']} | {r['drafts']} | {r['truth']} | {r['matched']} | "
                     f"{_fmt(r['precision'])} | {_fmt(r['recall'])} | {_fmt(r['metric'])} | {_fmt(r['outcome'])} | "
-                    f"{_fmt(r['error_line'])} | {_fmt(r['date'])} |")
+                    f"{_fmt(r['error_line'])} | {_fmt(r['date'])} | {_fmt(r['approach'])} |")
     o = summary(scores)
     rows.append(f"| **overall** ({o['logs']} logs) | | {o['drafts']} | {o['truth']} | {o['matched']} | "
                 f"{_fmt(o['precision'])} | {_fmt(o['recall'])} | {_fmt(o['metric'])} | {_fmt(o['outcome'])} | "
-                f"{_fmt(o['error_line'])} | {_fmt(o['date'])} |")
+                f"{_fmt(o['error_line'])} | {_fmt(o['date'])} | {_fmt(o['approach'])} |")
     return "\n".join(rows)
 
 

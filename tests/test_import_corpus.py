@@ -90,7 +90,8 @@ def test_score_log_matches_arms_by_value_and_counts_extras():
         {"where": {"lines": [9, 12]}, "approach": ["tree"], "outcome": "failed", "error": "KeyError: 12"},
     ])
     report = {"files": [{"drafts": [
-        _draft("line 7", outcome="improved", date="2026-09-11", metrics={"output_throughput": "71.27 tokens/s"}),
+        _draft("line 7", outcome="improved", date="2026-09-11", title="NCCL_PROTO=Simple, 2 channels",
+               metrics={"output_throughput": "71.27 tokens/s"}),
         _draft("line 7", outcome="inconclusive", date="2026-09-12", metrics={"output_throughput": "54.3 tok/s"}),
         _draft("line 7", outcome="baseline", metrics={}),
         _draft("lines 10-11", outcome="failed", error="Traceback (most recent call last):\n  File \"x.py\", line 3\nKeyError: 12\n"),
@@ -103,6 +104,7 @@ def test_score_log_matches_arms_by_value_and_counts_extras():
     assert s.outcome == [False, True, True]
     assert s.error_line == [True]
     assert s.date == [False, True]
+    assert s.approach == [False, True, False]
     row = s.row()
     assert row["precision"] == pytest.approx(0.6) and row["recall"] == 1.0
 
