@@ -16,8 +16,8 @@ in a subprocess, and matches the drafts to the truth attempts:
   drafts left over count as false positives.
 
 It prints, per log and overall: drafts, truth attempts, matched, precision, recall and, of the
-matched attempts, the share with the right metric (a draft metric with the truth's name and
-unit whose value is within 0.5 %), the right outcome, the right error line (of failed truth
+matched attempts, the share with the right metric (a draft metric with the truth's name, or a
+point of its series ``name[dim=value]``, and unit, whose value is within 0.5 %), the right outcome, the right error line (of failed truth
 attempts that name one: the draft's ``error`` holds it after collapsing whitespace, or the
 draft error's last exception line equals it), the right date, and (for information) the share
 whose title or approach holds one of the truth's approach keywords. A kb crash on one log counts
@@ -262,10 +262,16 @@ def close(a: float, b: float) -> bool:
 
 
 def metric_right(record: dict[str, Any], truth_metric: dict[str, Any]) -> bool:
-    """Whether the draft record has a metric with the truth's name and unit and a value within 0.5 %."""
-    got = (record.get("metrics") or {}).get(truth_metric["name"])
-    parsed = parse_metric(got)
-    return bool(parsed and parsed[1] == norm_unit(truth_metric["unit"]) and close(parsed[0], float(truth_metric["value"])))
+    """Whether the draft record has a metric with the truth's name and unit and a value within
+    0.5 %. A sweep's points count under their series names (``median_us[size=4096]``)."""
+    name = truth_metric["name"]
+    metrics = record.get("metrics") or {}
+    candidates = [v for k, v in metrics.items() if k == name or k.startswith(name + "[")]
+    for got in candidates:
+        parsed = parse_metric(got)
+        if parsed and parsed[1] == norm_unit(truth_metric["unit"]) and close(parsed[0], float(truth_metric["value"])):
+            return True
+    return False
 
 
 def carries_value(record: dict[str, Any], value: float) -> bool:

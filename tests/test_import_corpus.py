@@ -123,6 +123,13 @@ def test_error_right_takes_the_headline_or_the_last_exception_line():
     assert not score_import.error_right({}, "KeyError: 12")
 
 
+def test_metric_right_takes_a_series_point_of_the_same_name():
+    record = {"metrics": {"median_us[size=4096]": "4.0 µs", "median_us[size=8192]": "5.0 us", "tflops": "1 TFLOPS"}}
+    assert score_import.metric_right(record, {"name": "median_us", "value": 4.0, "unit": "us"})
+    assert not score_import.metric_right(record, {"name": "median_us", "value": 7.2, "unit": "us"})
+    assert not score_import.metric_right(record, {"name": "median", "value": 4.0, "unit": "us"})
+
+
 def test_error_right_sees_through_redaction_placeholders():
     truth = ("Failed to fetch model from http://127.0.0.1:30000/v1/models. Error: "
              "HTTPConnectionPool(host='127.0.0.1', port=30000): Max retries exceeded with url: /v1/models")
