@@ -35,6 +35,12 @@ def test_truth_file_is_sound(truth):
     assert score_import.validate_truth(truth) == []
 
 
+def test_every_log_has_exactly_one_truth_file():
+    corpus = score_import.CORPUS
+    logs = {p.name for p in corpus.iterdir() if p.is_file() and not p.name.endswith(".truth.yaml")} - {"README.md"}
+    assert sorted(t.log for t in TRUTHS) == sorted(logs)
+
+
 def test_corpus_covers_the_shapes_of_issue_10():
     formats = Counter(t.format for t in TRUTHS)
     assert len(TRUTHS) >= 20
