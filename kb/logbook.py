@@ -418,18 +418,11 @@ class BlockerMatch:
 
 
 def describe_fix(blocker: Blocker, kg: KnowledgeGraph | None = None) -> str:
-    """How ``blocker`` is fixed, in words: its ``fixed_by`` alternatives (``fixed by cuda>=13.0``),
-    else its causes' (``fixed with its cause sm120-… (fixed by cuda>=13.0)``, followed through
-    ``kg`` when given), else ``no known fix`` and its workaround."""
-    if blocker.fixed_by:
-        return "fixed by " + " or ".join(", ".join(f"{k}{v}" for k, v in alt.items()) for alt in blocker.fixed_by)
-    if blocker.caused_by:
-        parts = []
-        for cause in blocker.caused_by:
-            rec = kg.get(cause) if kg is not None else None
-            parts.append(f"{cause} ({describe_fix(rec, kg)})" if isinstance(rec, Blocker) else cause)
-        return f"fixed with its cause{'s' if len(parts) > 1 else ''}: {'; '.join(parts)}"
-    return "no known fix" + (f" (workaround: {blocker.workaround})" if blocker.workaround else "")
+    """How ``blocker`` is fixed, in words: :func:`kb.queries.fixes.describe_fix` (the one place
+    that says it), kept here under its old name for callers of the logbook."""
+    from kb.queries.fixes import describe_fix as words
+
+    return words(blocker, kg)
 
 
 def match_blockers(kg: KnowledgeGraph, error_text: str | None, linked: list[str] | tuple[str, ...] = ()) -> list[BlockerMatch]:
