@@ -17,7 +17,7 @@ from typing import Any, Callable
 import click
 
 from kb import __version__
-from kb.errors import InvalidRecords, KbError
+from kb.errors import InvalidRecords, KbError, UsageError
 
 RECORDS_HELP = "The records folder (default: ./records, or $KB_RECORDS)."
 
@@ -56,6 +56,8 @@ def handle_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
             for p in exc.problems:
                 click.echo(str(p), err=True)
             fail(f"{exc}; run 'kb check' after fixing them")
+        except UsageError as exc:
+            fail(str(exc), 2)
         except KbError as exc:
             fail(str(exc))
 

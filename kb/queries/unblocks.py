@@ -141,8 +141,8 @@ class UnblocksResult:
     ``introduced``: blockers that did not stand before and stand after (``[{id, title, reason,
     missing, advice}]``); ``retry``: attempts worth retrying; ``retry_would_hit``: retries that
     would meet an introduced blocker; ``retried``: retries already made; ``still_blocked``: standing
-    blockers that bear on the campaign's attempts; ``other_still_blocked``: ids of standing
-    blockers no attempt of the campaign met.
+    blockers that bear on the campaign's attempts (``missing``: ``["no known fix"]`` when none
+    is known); ``other_still_blocked``: the standing blockers no attempt of the campaign met.
     """
 
     change: dict[str, str]
@@ -161,7 +161,7 @@ class UnblocksResult:
     introduced: list[dict[str, Any]] = field(default_factory=list)
     retry_would_hit: list[RetryCandidate] = field(default_factory=list)
     retried: list[DoneRetry] = field(default_factory=list)
-    other_still_blocked: list[str] = field(default_factory=list)
+    other_still_blocked: list[StillBlocked] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         """This result as plain data for ``--json`` (dicts, lists, strings, numbers)."""
@@ -257,12 +257,9 @@ def unblocks(kg: KnowledgeGraph, change: dict[str, str] | None = None, *, to_sta
             introduced.append({"id": b.id, "title": b.title, "reason": _introduced_reason(b, s0, before, after),
                                "missing": s1.missing, "advice": s1.advice or ([b.workaround] if b.workaround else [])})
         elif s1.state in ("stands", "disabled") and s0.state in ("stands", "disabled"):
-            if b.id in bearing:
-                still.append(StillBlocked(b.id, b.title, s1.missing, b.workaround,
-                                          [a for a in kg.into(b.id, "blocked_by") if a in in_ids],
-                                          s1.advice))
-            else:
-                other.append(b.id)
+            entry = StillBlocked(b.id, b.title, s1.missing or ["no known fix"], b.workaround,
+                                 [a for a in kg.into(b.id, "blocked_by") if a in in_ids], s1.advice)
+            (still if b.id in bearing else other).append(entry)
     retry, would_hit, done = _retries(kg, in_scope, resolved, introduced, st1, after)
     return UnblocksResult(
         change=change if not to_stack else {k: c.version or c.source or "" for k, c in after.items()
