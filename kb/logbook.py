@@ -474,6 +474,16 @@ def log_attempt(root: str | Path, draft: AttemptDraft, *, kg: KnowledgeGraph | N
     """
     if kg is None:
         kg, _problems = load_for_writing(root)
+    attempt, matches = prepare_attempt(kg, draft, link_matches=link_matches, today=today)
+    attempt, path = create_record(root, attempt, taken=kg.records.records)
+    return LogResult(attempt, path, matches)
+
+
+def prepare_attempt(kg: KnowledgeGraph, draft: AttemptDraft, *, link_matches: bool = False,
+                    today: dt.date | None = None) -> tuple[Attempt, list[BlockerMatch]]:
+    """The attempt :func:`log_attempt` would write, and its signature matches, without writing:
+    ``(attempt, matches)``, the matches linked into ``blocked_by`` when ``link_matches`` (so a
+    dry run shows what the real run writes). Raises :class:`InvalidRecords` for bad input."""
     attempt = build_attempt(kg, draft, today=today)
     full_error = draft.error if draft.error is not None else attempt.error
     if draft.error is None and draft.error_file is not None:
@@ -485,8 +495,7 @@ def log_attempt(root: str | Path, draft: AttemptDraft, *, kg: KnowledgeGraph | N
             attempt = attempt.model_copy(update={"blocked_by": attempt.blocked_by + new})
         for m in matches:
             m.linked = True
-    attempt, path = create_record(root, attempt, taken=kg.records.records)
-    return LogResult(attempt, path, matches)
+    return attempt, matches
 
 
 # --------------------------------------------------------------------------- kb new

@@ -38,6 +38,7 @@ def check(env: Env, as_json: bool, strict: bool) -> None:
         fail(str(exc))
         return
     warnings = [] if problems else [f.problem(kg) for kg in [build_graph(records)] for f in findings(kg)]
+    warnings.sort(key=lambda p: (p.path, p.line or 0, p.field, p.message))
     if as_json:
         emit_json({"records": len(records), "problems": [p.__dict__ for p in problems],
                    "warnings": [w.__dict__ for w in warnings]})

@@ -232,9 +232,12 @@ def log(env: Env, title: str | None, approach: str | None, outcome: str | None, 
         if dry_run:
             from kb.store import dump_record
 
-            attempt = logbook.build_attempt(kg, draft)
+            attempt, matches = logbook.prepare_attempt(kg, draft, link_matches=link_matches)
             click.echo(f"# records/attempts/{attempt.id}.yaml (dry run: not written)")
             click.echo(dump_record(attempt), nl=False)
+            for m in matches:
+                how = "would be linked" if m.linked else "not linked; --link-matches links it"
+                click.echo(f"kb log: error text {m.describe()} ({how})", err=True)
             return
         res = logbook.log_attempt(env.records, draft, kg=kg, link_matches=link_matches)
     except InvalidRecords as exc:

@@ -16,10 +16,22 @@
 Layering: graph → these modules → CLI, site, importers. No module here imports presentation code.
 """
 
-from kb.queries.credit import Credit, attempt_credit, credit_sentence, decision_credit, retried, retries_of
+from kb.queries.credit import (
+    Credit,
+    attempt_credit,
+    credit_sentence,
+    decision_credit,
+    retried,
+    retries_of,
+)
 from kb.queries.findings import Finding, findings, findings_of
 from kb.queries.fixes import describe_fix, fix_phrase, requirement_text
-from kb.queries.resolution import BlockerStatus, attempt_flags, current_stack, resolve_blockers
+from kb.queries.resolution import (
+    BlockerStatus,
+    attempt_flags,
+    current_stack,
+    resolve_blockers,
+)
 from kb.queries.roots import RootCause, roots
 from kb.queries.signatures import error_headline, match_signatures, possible_duplicates
 from kb.queries.unblocks import (

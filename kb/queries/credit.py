@@ -13,7 +13,12 @@ from typing import Any
 
 from kb.graph import KnowledgeGraph
 from kb.models import Attempt, Blocker, Campaign, Component, Decision
-from kb.queries.resolution import BlockerStatus, attempt_flags, platform_of, resolve_blockers
+from kb.queries.resolution import (
+    BlockerStatus,
+    attempt_flags,
+    platform_of,
+    resolve_blockers,
+)
 
 
 class StatusCache:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from markupsafe import Markup
 
-from kb.models import Attempt, Blocker, Campaign, Platform, Record, Stack
+from kb.models import Attempt, Campaign, Platform, Record, Stack
 from kb.queries import upgrade_paths
 from kb.site.pages.context import (
     Ctx,
