@@ -11,7 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from kb.cli import cli
-from kb.graph import load_graph
+from kb.pipeline import load_graph
 from kb.queries import unblocks
 from kb.site.pages import render_site
 

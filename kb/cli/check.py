@@ -10,10 +10,8 @@ from kb.cli.app import (
     Env,
     cli,
     emit_json,
-    fail,
     pass_env,
 )
-from kb.errors import KbError
 
 
 @cli.command()
@@ -29,15 +27,12 @@ def check(env: Env, as_json: bool, strict: bool) -> None:
     decisions that are not accepted, unfilled TODO placeholders) print as
     `path:line: field: warning: message` and exit 0, unless --strict.
     """
-    from kb.graph import build_graph, check_records
+    from kb.pipeline import load
     from kb.queries.findings import findings
 
-    try:
-        records, problems = check_records(env.records)
-    except KbError as exc:
-        fail(str(exc))
-        return
-    warnings = [] if problems else [f.problem(kg) for kg in [build_graph(records)] for f in findings(kg)]
+    loaded = load(env.records)
+    records, problems = loaded.records, loaded.problems
+    warnings = [] if problems else [f.problem(loaded.graph) for f in findings(loaded.graph)]
     warnings.sort(key=lambda p: (p.path, p.line or 0, p.field, p.message))
     if as_json:
         emit_json({"records": len(records), "problems": [p.__dict__ for p in problems],

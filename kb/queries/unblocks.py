@@ -10,7 +10,7 @@ from typing import Any
 
 from packaging.version import InvalidVersion, Version
 
-from kb.errors import QueryError, UsageError
+from kb.errors import UsageError
 from kb.graph import KnowledgeGraph
 from kb.models import Attempt, Blocker, Campaign, Component, Decision, Platform, Stack
 from kb.queries.credit import StatusCache, retries_of
@@ -31,28 +31,28 @@ def parse_change(items: list[str]) -> dict[str, str]:
     """Parse ``["cuda=13.0", "flashinfer=0.6.17"]`` into ``{component: version}``.
 
     A change names the version to move to, not a range: ``cuda>=13.0`` or ``cuda==13.0`` is
-    refused with "write cuda=13.0". Raises :class:`QueryError` for an item without ``=``, a
-    specifier in place of a version, or a version that is not PEP 440.
+    refused with "write cuda=13.0". Raises :class:`kb.errors.UsageError` for an item without
+    ``=``, a specifier in place of a version, a version that is not PEP 440, or a component given twice.
     """
     out: dict[str, str] = {}
     for item in items:
         m = re.match(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*([<>=!~]+)\s*(.*?)\s*$", item)
         if m and m.group(2) != "=":
             version = m.group(3).lstrip("=<>!~ ")
-            raise QueryError(f"'{item}' is a specifier; a change names the version to move to: "
+            raise UsageError(f"'{item}' is a specifier; a change names the version to move to: "
                              f"write {m.group(1)}={version or '13.0'}")
         name, sep, version = item.partition("=")
         if not sep or not name.strip() or not version.strip():
-            raise QueryError(f"'{item}' is not a change; write component=version, e.g. cuda=13.0")
+            raise UsageError(f"'{item}' is not a change; write component=version, e.g. cuda=13.0")
         if _OPERATOR.search(name):
-            raise QueryError(f"'{item}' is a specifier; write {_OPERATOR.split(name)[0].strip()}={version.strip()}")
+            raise UsageError(f"'{item}' is a specifier; write {_OPERATOR.split(name)[0].strip()}={version.strip()}")
         try:
             parse_version(version.strip())
         except ValueError as exc:
-            raise QueryError(f"'{item}': {exc}") from None
+            raise UsageError(f"'{item}': {exc}") from None
         comp = canonical_component(name)
         if comp in out:
-            raise QueryError(f"'{item}': {comp} is given twice ({comp}={out[comp]} too); give each component once")
+            raise UsageError(f"'{item}': {comp} is given twice ({comp}={out[comp]} too); give each component once")
         out[comp] = version.strip()
     return out
 
@@ -72,14 +72,14 @@ def scope(kg: KnowledgeGraph, campaign: str | None) -> tuple[Campaign | None, Pl
     """The campaign and platform a query reasons from: the one given, else the only campaign;
     with several campaigns on one platform, that platform and no campaign.
 
-    Raises :class:`QueryError` for an unknown campaign, :class:`UsageError` when campaigns on
-    different platforms leave the platform open (blockers depend on it): pass ``--campaign``."""
+    Raises :class:`UsageError` for an unknown campaign, or when campaigns on different platforms
+    leave the platform open (blockers depend on it): pass ``--campaign``."""
     camps = kg.of_kind(Campaign)
     if campaign:
         c = kg.get(campaign)
         if not isinstance(c, Campaign):
             hint = difflib.get_close_matches(campaign, [x.id for x in camps], n=1)
-            raise QueryError(f"unknown campaign '{campaign}'" + (f"; did you mean '{hint[0]}'?" if hint else ""))
+            raise UsageError(f"unknown campaign '{campaign}'" + (f"; did you mean '{hint[0]}'?" if hint else ""))
         camps = [c]
     if not camps:
         return None, None
@@ -215,12 +215,12 @@ def unblocks(kg: KnowledgeGraph, change: dict[str, str] | None = None, *, to_sta
     holds after, *introduced* if it did not stand before and stands after; so no blocker is both
     resolved and introduced.
 
-    Raises :class:`QueryError` for unknown stacks or campaign or an empty change;
-    :class:`UsageError` for a misspelt component or when the platform is ambiguous.
+    Raises :class:`UsageError` for unknown stacks or campaign, an empty change, a misspelt
+    component, or when the platform is ambiguous.
     """
     change = dict(change or {})
     if not change and not to_stack:
-        raise QueryError("nothing to change: give component=version (e.g. cuda=13.0) or --to STACK")
+        raise UsageError("nothing to change: give component=version (e.g. cuda=13.0) or --to STACK")
     camp, platform = scope(kg, campaign)
     notes: list[str] = []
     _check_names(kg, change, notes)
@@ -228,7 +228,7 @@ def unblocks(kg: KnowledgeGraph, change: dict[str, str] | None = None, *, to_sta
     for sid in (from_stack, to_stack):
         if sid is not None and not isinstance(kg.get(sid), Stack):
             known = ", ".join(s.id for s in kg.of_kind(Stack)) or "none"
-            raise QueryError(f"unknown stack '{sid}' (known stacks: {known})")
+            raise UsageError(f"unknown stack '{sid}' (known stacks: {known})")
     before = kg.stack_components(from_stack) if from_stack else {}
     after = dict(kg.stack_components(to_stack)) if to_stack else dict(before)
     for name, version in change.items():
