@@ -45,11 +45,12 @@ def is_retry(kg: KnowledgeGraph, later: Attempt, earlier: Attempt, cache: Status
     """Whether ``later`` re-runs ``earlier``: it says so (``retry_of``), or, in the same campaign
     and later, it ran on a stack where none of ``earlier``'s blockers stand while one stood on
     ``earlier``'s own stack, and it either compares itself to ``earlier`` (``baseline``) or runs
-    with every flag ``earlier`` ran with."""
+    with every flag ``earlier`` ran with (so one run with several features on re-runs each of the
+    attempts that tried one of them, whatever its ``retry_of`` names)."""
     if later.id == earlier.id:
         return False
-    if later.retry_of:
-        return later.retry_of == earlier.id
+    if later.retry_of == earlier.id:
+        return True
     if (later.campaign != earlier.campaign or (later.date, later.id) <= (earlier.date, earlier.id)
             or not earlier.blocked_by):
         return False
@@ -86,7 +87,10 @@ class Credit:
     as doing the work, ``[{blocker, fix, components}]``; ``co_changed``: changed components no
     credited fix names (the other possible causes); ``isolated_by``: attempts that changed only a
     credited component; ``verified``: the credit rests on an isolating attempt or on a change of a
-    single component; ``unchanged_credit``: credited components that did not change at all.
+    single component; ``unchanged_credit``: credited components that did not change at all;
+    ``retested``: each blocker the change resolves (by its own fix or through its causes) that an
+    attempt it blocked was re-run for where it no longer stands, ``{blocker: [re-run attempt
+    ids]}``; ``untested``: the resolved blockers no attempt re-ran: expected, not seen.
     """
 
     before: str
@@ -97,6 +101,8 @@ class Credit:
     isolated_by: list[str] = field(default_factory=list)
     verified: bool = False
     unchanged_credit: list[str] = field(default_factory=list)
+    retested: dict[str, list[str]] = field(default_factory=dict)
+    untested: list[str] = field(default_factory=list)
 
     @property
     def confounded(self) -> bool:
@@ -144,13 +150,42 @@ def _credit(kg: KnowledgeGraph, before: dict[str, Component], after: dict[str, C
             diff = {c["component"] for c in stack_diff(before, kg.attempt_components(a))}
             if diff and diff <= names and diff & changed_names and (campaign is None or a.campaign == campaign):
                 isolated.append(a.id)
+    retested: dict[str, list[str]] = {}
+    untested = []
+    for bid in sorted(kg.causes_closure(blockers) | _caused_by(kg, blockers)):
+        if bid not in st1 or not (st0[bid].state in ("stands", "disabled") and st1[bid].state == "resolved"):
+            continue
+        reruns = set()
+        for x in kg.into(bid, "blocked_by"):
+            rec = kg.get(x)
+            if isinstance(rec, Attempt):
+                reruns.update(r.id for r in retries_of(kg, rec, cache)
+                              if cache.of(kg.attempt_components(r), campaign)[bid].state != "stands")
+        if reruns:
+            retested[bid] = sorted(reruns)
+        elif kg.into(bid, "blocked_by"):
+            untested.append(bid)
     return Credit(labels[0], labels[1], changed, credited, sorted(changed_names - names), sorted(isolated),
-                  verified=bool(credited) and (len(changed) == 1 or bool(isolated)), unchanged_credit=unchanged)
+                  verified=bool(credited) and (len(changed) == 1 or bool(isolated)), unchanged_credit=unchanged,
+                  retested=retested, untested=untested)
+
+
+def _caused_by(kg: KnowledgeGraph, roots: list[str]) -> set[str]:
+    """Every blocker caused, transitively, by one of ``roots``."""
+    seen: set[str] = set()
+    todo = list(roots)
+    while todo:
+        for child in kg.into(todo.pop(), "caused_by"):
+            if child not in seen:
+                seen.add(child)
+                todo.append(child)
+    return seen
 
 
 def attempt_credit(kg: KnowledgeGraph, a: Attempt, cache: StatusCache | None = None) -> Credit | None:
-    """The credit of the stack change between ``a`` and what it re-runs (:func:`retried`, else its
-    ``baseline``), or ``None`` when nothing in the stack changed or there is nothing to compare."""
+    """The credit of the stack change between ``a`` and what it re-runs (its ``retry_of``, else the
+    latest of :func:`retried`, else its ``baseline``), or ``None`` when nothing in the stack
+    changed or there is nothing to compare."""
     cache = cache or StatusCache(kg)
     refs = retried(kg, a, cache)
     if not refs:
@@ -158,7 +193,7 @@ def attempt_credit(kg: KnowledgeGraph, a: Attempt, cache: StatusCache | None = N
         refs = [base] if isinstance(base, Attempt) else []
     if not refs:
         return None
-    ref = refs[-1]
+    ref = next((r for r in refs if r.id == a.retry_of), refs[-1])
     before, after = kg.attempt_components(ref), kg.attempt_components(a)
     blockers = sorted({b for r in refs for b in r.blocked_by})
     label = lambda x: f"attempt {x.id}" + (f" (stack {x.stack})" if x.stack else "")  # noqa: E731
@@ -203,4 +238,6 @@ def credit_sentence(c: Credit) -> str:
         names = ", ".join(sorted({n for x in c.credited for n in x["components"]}))
         parts.append(f"verified by {', '.join(c.isolated_by)}, which changed only {names}" if c.verified
                      else f"unverified: no attempt changed {names} alone")
+    if c.untested:
+        parts.append(f"not re-run since, so expected rather than seen: {', '.join(c.untested)}")
     return "; ".join(parts)

@@ -27,7 +27,7 @@ def _provenance(fix: Fix) -> str:
     return "; ".join(b for b in bits if b)
 
 
-def fix_phrase(fix: Fix) -> str:
+def fix_phrase(fix: Fix, notes: bool = True) -> str:
     """One fix in words, with its kind and provenance:
 
     * enables: ``cuda>=13.0`` (``cuda>=13.0 (release 13.0; NVIDIA/x#1)``)
@@ -36,7 +36,8 @@ def fix_phrase(fix: Fix) -> str:
     * build option: ``build option: TORCH_CUDA_ARCH_LIST=12.0``
     * hardware gap: ``no upgrade fixes it: a hardware gap; switch backend``
 
-    A reverted fix says so (``..., reverted upstream``). ``note`` and ``advice`` follow after ``;``.
+    A reverted fix says so (``..., reverted upstream``). ``advice`` follows after ``;``, then
+    ``note`` unless ``notes`` is false (summaries leave notes to the blocker's page).
     """
     prov = _provenance(fix)
     if fix.kind == "enables":
@@ -55,7 +56,8 @@ def fix_phrase(fix: Fix) -> str:
         text += f" ({prov})"
     if fix.reverted:
         text += ", reverted upstream (fixes nothing now)"
-    extra = [x for x in (fix.advice, fix.note if fix.kind not in ("workaround", "build_option") or fix.flag else None) if x]
+    note = fix.note if notes and (fix.kind not in ("workaround", "build_option") or fix.flag) else None
+    extra = [x.rstrip(".") for x in (fix.advice, note) if x]
     if extra:
         text += "; " + "; ".join(extra)
     return text
@@ -69,9 +71,9 @@ def _own(blocker: Blocker) -> str | None:
     others = [f for f in blocker.fixed_by if f.kind not in ("enables", "disables") or f.reverted]
     parts = []
     if enables:
-        parts.append("fixed by " + " or ".join(fix_phrase(f) for f in enables))
-    parts.extend(fix_phrase(f) for f in disables)
-    parts.extend(fix_phrase(f) for f in others)
+        parts.append("fixed by " + " or ".join(fix_phrase(f, notes=False) for f in enables))
+    parts.extend(fix_phrase(f, notes=False) for f in disables)
+    parts.extend(fix_phrase(f, notes=False) for f in others)
     return "; ".join(parts) if parts else None
 
 

@@ -58,7 +58,8 @@ def render_blocker(c: Ctx, b: Blocker) -> str:
         diagram=_diagram_for(c, src, blockers, attempts, b.id, f"Causes around {b.title}"),
         caused_by=[c.link(src, kg.get(p), p) for p in b.caused_by],
         causes=[c.link(src, kg.get(x), x) for x in kg.into(b.id, "caused_by")],
-        fixed_by=[fix_phrase(f) for f in b.fixed_by],
+        fixed_by=[fix_phrase(f) for f in b.fixed_by]
+        if len(b.fixed_by) > 1 or any(f.note or f.release or f.pr or f.reverted for f in b.fixed_by) else [],
         fix_text=describe_fix(b, kg),
         findings=[f.message for f in findings_of(kg, b)],
         applies=b.applies_when,
