@@ -90,14 +90,16 @@ def describe_fix(blocker: Blocker, kg: Any = None, _seen: tuple[str, ...] = ()) 
     hardware gaps), each with its kind and provenance. A blocker with no version fix of its own
     is fixed through its causes, followed through ``kg`` (a :class:`kb.graph.KnowledgeGraph`)
     when given: ``no fix of its own; its cause arch-table has no known fix (workaround: ...)``.
-    Without any: ``no known fix`` and the ``workaround`` text if there is one.
+    Without any: ``no known fix`` (``no fix coming`` for a ``wontfix`` blocker) and the
+    ``workaround`` text if there is one.
     """
     own = _own(blocker)
     if has_own_fix(blocker) or not blocker.caused_by:
         if own:
             tail = f"; workaround: {blocker.workaround}" if blocker.workaround and not has_own_fix(blocker) else ""
             return own + tail
-        return "no known fix" + (f" (workaround: {blocker.workaround})" if blocker.workaround else "")
+        none = "no fix coming (upstream will not fix it)" if blocker.status == "wontfix" else "no known fix"
+        return none + (f" (workaround: {blocker.workaround})" if blocker.workaround else "")
     causes = []
     for cid in blocker.caused_by:
         rec = kg.get(cid) if kg is not None and cid not in _seen else None
