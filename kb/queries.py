@@ -5,6 +5,7 @@
 * :func:`why` — the chain from an attempt to its root causes, with fixes and workarounds.
 * :func:`unblocks` — what a stack change resolves, what becomes worth retrying, what stays.
 * :func:`match_signatures` — known blockers whose error signatures occur in an error text.
+* :func:`diff_attempts` — what differs between two attempts (defined in :mod:`kb.comparison`).
 
 Semantics (DESIGN.md, "The graph"): a blocker is *resolved* under a stack when one of its
 ``fixed_by`` alternatives holds entirely, or when it has no fix of its own, is caused by at
@@ -21,6 +22,7 @@ from typing import Any
 
 from packaging.version import InvalidVersion, Version
 
+from kb.comparison import AttemptDiff, diff_attempts  # noqa: F401  (re-exported: one place to ask)
 from kb.errors import QueryError
 from kb.graph import KnowledgeGraph
 from kb.models import Attempt, Blocker, Campaign, Component, Platform, Stack

@@ -6,7 +6,10 @@ from __future__ import annotations
 from typing import Any
 
 from kb.models import Attempt, Blocker, Campaign, Decision, Metric, Outcome
+from markupsafe import Markup
+
 from kb.queries import error_headline, why
+from kb.site.pages.compare import pair_page
 from kb.site.pages.context import (
     Ctx,
     components_table,
@@ -61,9 +64,28 @@ def render_attempt(c: Ctx, a: Attempt) -> str:
         matches=[c.link(src, kg.get(b), b) for b in w.matches],
         cited_by=[{"link": c.link(src, d), "status": d.status} for d in kg.of_kind(Decision)
                   if a.id in d.evidence],
+        compare=_compare_links(c, src, a),
         command=_command_line(a),
         sources=sources(a),
     )
+
+
+def _compare_links(c: Ctx, src: str, a: Attempt) -> list[Markup]:
+    """Links to the published compare pages this attempt is part of (baseline pair first), then
+    to the picker with this attempt chosen."""
+    kg = c.kg
+    out = []
+    mine = [p for p in c.pairs if a.id in (p.a, p.b)]
+    mine.sort(key=lambda p: (p.why != "baseline", p.why != "campaign baseline", p.a == a.id))
+    for p in mine:
+        other = kg.get(p.b if p.a == a.id else p.a)
+        assert isinstance(other, Attempt)
+        m = headline(kg, other)
+        label = ("with baseline: " if p.b == a.id and p.why in ("baseline", "campaign baseline") else "with ") + \
+            other.title + (f" ({m.display()})" if m else f" ({other.outcome.value})")
+        out.append(c.link_to(src, pair_page(p.a, p.b), label))
+    out.append(Markup(f"[any attempt…]({c.href(src, 'compare/index.md')}?a={a.id})"))
+    return out
 
 
 ADMONITIONS = {

@@ -17,6 +17,7 @@ from markupsafe import Markup
 
 from kb.graph import KnowledgeGraph
 from kb.models import METRIC_NAMES, Attempt, Campaign, Decision, Metric, Outcome, Record
+from kb.comparison import compare_pairs
 from kb.queries import roots
 from kb.site.text import code_block, inline, join, markdown_block, mono
 
@@ -36,6 +37,7 @@ NAV = [
     ("Attempts", "attempts/index.md"),
     ("Root causes", "blockers/index.md"),
     ("Decisions", "decisions/index.md"),
+    ("Compare", "compare/index.md"),
     ("Upgrade paths", "upgrades.md"),
     ("Stacks", "stacks/index.md"),
     ("Platforms", "platforms/index.md"),
@@ -83,9 +85,19 @@ class Ctx:
         ds = sorted(self.kg.of_kind(Decision), key=lambda d: (d.date, d.id))
         return {d.id: i + 1 for i, d in enumerate(ds)}
 
+    def link_to(self, src_from: str, src_to: str, text: str) -> Markup:
+        """A Markdown link from page ``src_from`` to the generated page ``src_to``, showing ``text``."""
+        target = posixpath.relpath(src_to, posixpath.dirname(src_from) or ".")
+        return Markup(f"[{inline(text)}]({target})")
+
     @cached_property
     def roots(self):
         return roots(self.kg)
+
+    @cached_property
+    def pairs(self):
+        """The attempt pairs published as compare pages (:func:`kb.comparison.compare_pairs`)."""
+        return compare_pairs(self.kg)
 
 
 def _env() -> jinja2.Environment:

@@ -1,0 +1,76 @@
+"""The site as an engineer uses it (issue 15): compare pages, stable decision identities, ADR
+summaries, sortable tables, search for error text, the timeline, palette and tag links.
+
+Reads the HTML of the campaign site built strictly with the repository's mkdocs.yml.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from test_site import build_campaign, content, resolve, soup_of
+
+E128 = "2026-02-21-eagle3-speculation"
+E13 = "2026-02-27-eagle3-cuda13"
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return build_campaign(tmp_path_factory.mktemp("engineer") / "site")
+
+
+def _links(art, page: str) -> dict[str, str]:
+    """Link text → resolved target file, for every link in the article."""
+    return {a.get_text(" ", strip=True): resolve(page, a["href"]) for a in art.find_all("a", href=True)
+            if not a["href"].startswith(("#", "http"))}
+
+
+# --------------------------------------------------------------------------- compare
+
+
+def test_the_eagle3_difference_is_two_clicks_from_home(site: Path) -> None:
+    home = content(soup_of(site, "index.html"))
+    # click 1: the best figure on the dashboard names its attempt
+    best = next(a for a in home.find_all("a", href=True) if a.get_text(strip=True).startswith("EAGLE-3 speculative decoding on the CUDA 13"))
+    attempt = resolve("index.html", best["href"])
+    assert attempt == f"attempts/{E13}/index.html"
+    # click 2: the attempt's summary links the comparison with the 54.1 tok/s run
+    art = content(soup_of(site, attempt))
+    summary = art.select_one("div.admonition.success")
+    link = next(a for a in summary.find_all("a", href=True) if "54.1 tok/s" in a.get_text())
+    page = resolve(attempt, link["href"])
+    assert page == f"compare/{E128}--{E13}/index.html"
+    cmp = content(soup_of(site, page))
+    box = cmp.select_one("div.admonition.success")
+    assert "Output throughput: 54.1 → 96.1 tok/s (+42, +77.6 %)" in box.get_text(" ", strip=True)
+    text = cmp.get_text(" ", strip=True)
+    assert "regressed" in text and "improved" in text
+    rows = {tr.find("td").get_text(strip=True): [td.get_text(strip=True) for td in tr.find_all("td")]
+            for tr in cmp.select("h2#stack-components ~ div table tbody tr, h2#stack-components + table tbody tr")}
+    assert rows["cuda"] == ["cuda", "12.8.1", "13.0.1", "upgrade"]
+    assert "--enable-flashinfer-allreduce-fusion" in text
+    assert cmp.find(id="platform") is None  # nothing differs there: no empty section
+
+
+def test_every_attempt_links_a_comparison_and_the_picker(site: Path) -> None:
+    for page in sorted((site / "attempts").glob("*/index.html")):
+        rel = str(page.relative_to(site))
+        art = content(soup_of(site, rel))
+        targets = [resolve(rel, a["href"]) for a in art.find_all("a", href=True)]
+        assert any(t.startswith("compare/") and "--" in t for t in targets), rel
+        assert any(a["href"].split("?")[0].endswith("compare/") and "?a=" in a["href"]
+                   for a in art.find_all("a", href=True)), rel
+
+
+def test_picker_data_and_page(site: Path) -> None:
+    data = json.loads((site / "compare" / "attempts.json").read_text(encoding="utf-8"))
+    a = data["attempts"][E13]
+    assert a["metrics"]["output_throughput"] == [96.1, "tok/s"] and a["headline"] == "output_throughput"
+    assert a["facts"]["components"]["cuda"] == "13.0.1"
+    assert resolve("compare/index.html", a["url"]) == f"attempts/{E13}/index.html"
+    assert resolve("compare/index.html", data["pairs"][f"{E128}--{E13}"]) == f"compare/{E128}--{E13}/index.html"
+    art = content(soup_of(site, "compare/index.html"))
+    assert art.select_one("#kb-picker select#kb-pick-a") is not None
+    assert len(art.select("table tbody tr")) == len(data["pairs"])
