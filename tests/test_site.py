@@ -177,7 +177,8 @@ def test_campaign_site_builds_strict_with_every_record_page(site: Path) -> None:
 def test_adr_page_status_options_evidence_and_figures(site: Path) -> None:
     soup = soup_of(site, ADR)
     art = content(soup)
-    assert art.h1.get_text(strip=True).startswith("ADR-0001: Upgrade the software stack to CUDA 13")
+    assert art.h1.get_text(strip=True).startswith("Upgrade the software stack to CUDA 13")
+    assert art.h1["id"] == "adr-2026-02-26-upgrade-to-cuda-13"
     meta = art.find("table")
     headers = [th.get_text(strip=True) for th in meta.find_all("th")]
     cells = [td.get_text(strip=True) for td in meta.find_all("td")]

@@ -7,10 +7,15 @@ Reads the HTML of the campaign site built strictly with the repository's mkdocs.
 from __future__ import annotations
 
 import json
+import re
+import shutil
 from pathlib import Path
 
 import pytest
+from conftest import SHARED
 from test_site import build_campaign, content, resolve, soup_of
+
+from kb.site.build import build_site
 
 E128 = "2026-02-21-eagle3-speculation"
 E13 = "2026-02-27-eagle3-cuda13"
@@ -74,3 +79,44 @@ def test_picker_data_and_page(site: Path) -> None:
     art = content(soup_of(site, "compare/index.html"))
     assert art.select_one("#kb-picker select#kb-pick-a") is not None
     assert len(art.select("table tbody tr")) == len(data["pairs"])
+
+
+# --------------------------------------------------------------------------- stable identities
+
+CASE = SHARED / "cases" / "records-and-site" / "adr-number-shifts-on-merge"
+
+
+def _heading(site_dir: Path, page: str) -> tuple[str, str]:
+    h1 = content(soup_of(site_dir, page)).h1
+    return h1.get("id"), h1.get_text(strip=True).removesuffix("¶")
+
+
+def test_decision_identity_survives_a_merge_of_two_branches(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Case adr-number-shifts-on-merge: branch A adds "Adopt NCCL 2.28" (2026-03-02), branch B an
+    older-dated "Coalesce allreduces" (2026-03-01); after the merge both keep URL, anchor, heading."""
+    if not CASE.is_dir():
+        pytest.skip(f"{CASE} is not here")
+    monkeypatch.chdir(tmp_path)  # no mkdocs.yml: kb's built-in configuration (attr_list added by the plugin)
+    nccl = "decisions/2026-03-02-adopt-nccl/index.html"
+    coalesce = "decisions/2026-03-01-coalesce/index.html"
+
+    def build(name: str, with_a: bool, with_b: bool) -> Path:
+        root = tmp_path / name / "records" / "decisions"
+        root.mkdir(parents=True)
+        if with_a:
+            shutil.copy(CASE / "records" / "decisions" / "2026-03-02-adopt-nccl.yaml", root)
+        if with_b:
+            shutil.copy(CASE / "branch-b-2026-03-01-coalesce.yaml", root / "2026-03-01-coalesce.yaml")
+        return build_site(root.parent, site_dir=str(tmp_path / name / "site"), strict=True)
+
+    branch_a, branch_b, merged = build("a", True, False), build("b", False, True), build("m", True, True)
+    assert _heading(branch_a, nccl) == ("adr-2026-03-02-adopt-nccl", "Adopt NCCL 2.28")
+    assert _heading(merged, nccl) == _heading(branch_a, nccl)
+    assert _heading(branch_b, coalesce) == ("adr-2026-03-01-coalesce", "Coalesce allreduces")
+    assert _heading(merged, coalesce) == _heading(branch_b, coalesce)
+    for site_dir in (branch_a, branch_b, merged):  # no derived number anywhere that a merge could shift
+        for page in site_dir.rglob("*.html"):
+            assert not re.search(r"ADR-\d", page.read_text(encoding="utf-8")), page
+    log = content(soup_of(merged, "decisions/index.html"))
+    targets = [resolve("decisions/index.html", a["href"]) for a in log.select("table a[href]")]
+    assert targets == [nccl, coalesce]  # newest first, each at its id's address

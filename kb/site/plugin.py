@@ -54,6 +54,8 @@ class KbPlugin(BasePlugin[KbPluginConfig]):
             config.nav = [{title: src} for title, src in NAV]
         config.extra_css = [*config.extra_css, "assets/kb.css"]
         config.extra_javascript = [*config.extra_javascript, *SCRIPTS]
+        if "attr_list" not in config.markdown_extensions:  # decision headings carry an id-based anchor
+            config.markdown_extensions.append("attr_list")
         return config
 
     def on_files(self, files: Files, config: Any) -> Files:

@@ -60,8 +60,8 @@ def _campaign_dashboard(c: Ctx, src: str, camp: Campaign) -> dict[str, Any]:
         "chart": Markup(f'<div class="kb-chart-box">\n{chart}\n</div>'),
         "by_outcome": by_outcome,
         "top_roots": top_roots[:5],
-        "decisions": [{"link": c.link(src, d), "status": d.status, "date": d.date.isoformat(),
-                       "number": f"ADR-{c.adr_numbers[d.id]:04d}"} for d in decisions],
+        "decisions": [{"link": c.link(src, d), "status": d.status, "date": d.date.isoformat()}
+                      for d in decisions],
         "best": {"link": c.link(src, best[0]), "value": best[1].display(),
                  "delta": delta(best[1].value, base, higher) if base is not None else ""} if best else None,
         "attempts": table,

@@ -80,11 +80,6 @@ class Ctx:
         rel = posixpath.relpath(b.rstrip("/") or ".", base)
         return rel + "/" if (b == "" or b.endswith("/")) else rel
 
-    @cached_property
-    def adr_numbers(self) -> dict[str, int]:
-        ds = sorted(self.kg.of_kind(Decision), key=lambda d: (d.date, d.id))
-        return {d.id: i + 1 for i, d in enumerate(ds)}
-
     def link_to(self, src_from: str, src_to: str, text: str) -> Markup:
         """A Markdown link from page ``src_from`` to the generated page ``src_to``, showing ``text``."""
         target = posixpath.relpath(src_to, posixpath.dirname(src_from) or ".")

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from markupsafe import Markup
+
 from kb.models import Attempt, Decision
 from kb.site.pages.context import (
     Ctx,
@@ -12,6 +14,13 @@ from kb.site.pages.context import (
     render,
     sources,
 )
+
+
+def decision_anchor(d: Decision) -> Markup:
+    """The anchor of a decision's heading: ``adr-<id>``, from its id only (ids are slugs checked
+    by :mod:`kb.models`, so the text is safe as it is). Titles, dates and other decisions never
+    move it; see README, "Decision identities"."""
+    return Markup(f"adr-{d.id}")
 
 
 def render_decision(c: Ctx, d: Decision) -> str:
@@ -40,7 +49,7 @@ def render_decision(c: Ctx, d: Decision) -> str:
                 change.append({"name": k, "from": (v0.version or v0.source) if v0 else "—",
                                "to": (v1.version or v1.source) if v1 else "—"})
     return render(
-        "decision.md.j2", d=d, number=f"ADR-{c.adr_numbers[d.id]:04d}", options=options,
+        "decision.md.j2", d=d, anchor=decision_anchor(d), options=options,
         campaign=c.link(src, kg.get(d.campaign), d.campaign) if d.campaign else None,
         resolves=[c.link(src, kg.get(b), b) for b in d.resolves],
         supersedes=[c.link(src, kg.get(x), x) for x in d.supersedes],
@@ -52,9 +61,9 @@ def render_decision(c: Ctx, d: Decision) -> str:
 
 
 def render_decisions_index(c: Ctx) -> str:
-    """The decision log: every ADR with its display number, status, date and chosen option."""
+    """The decision log: every ADR with its status, date and chosen option, newest first."""
     src = "decisions/index.md"
     ds = sorted(c.kg.of_kind(Decision), key=lambda d: (d.date, d.id), reverse=True)
-    rows = [{"number": f"ADR-{c.adr_numbers[d.id]:04d}", "link": c.link(src, d), "status": d.status,
+    rows = [{"link": c.link(src, d), "status": d.status,
              "date": d.date.isoformat(), "chosen": d.outcome.chosen} for d in ds]
     return render("decisions_index.md.j2", rows=rows)
