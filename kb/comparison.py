@@ -233,11 +233,10 @@ def compare_pairs(kg: KnowledgeGraph, *, per_decision: int = 12, lookback: int =
                 if _similarity(facts[best.id], facts[b.id]) > 0:
                     add(best.id, b.id, "closest earlier run")
     for d in kg.of_kind(Decision):
-        chosen = next((o for o in d.considered_options if o.title == d.outcome.chosen), None)
-        cited = [kg.get(x) for x in (chosen.evidence if chosen else [])]
-        measured = [x for x in cited if isinstance(x, Attempt) and x.metrics]
-        before = [x for x in measured if x.date <= d.date]
-        after = [x for x in measured if x.date > d.date]
+        before, after = decision_evidence(kg, d)
+        effect = decision_effect(kg, d)
+        if effect:
+            add(effect[0].id, effect[1].id, f"decision {d.id}")
         n = 0
         for x in before:
             for y in after:
@@ -245,3 +244,31 @@ def compare_pairs(kg: KnowledgeGraph, *, per_decision: int = 12, lookback: int =
                     add(x.id, y.id, f"decision {d.id}")
                     n += 1
     return list(pairs.values())
+
+
+def decision_evidence(kg: KnowledgeGraph, d: Decision) -> tuple[list[Attempt], list[Attempt]]:
+    """The measured attempts cited by the chosen option of ``d``, split into those dated on or
+    before the decision and those dated after it (each in citation order)."""
+    chosen = next((o for o in d.considered_options if o.title == d.outcome.chosen), None)
+    cited = [kg.get(x) for x in (chosen.evidence if chosen else [])]
+    measured = [x for x in cited if isinstance(x, Attempt) and x.metrics]
+    return [x for x in measured if x.date <= d.date], [x for x in measured if x.date > d.date]
+
+
+def decision_effect(kg: KnowledgeGraph, d: Decision) -> tuple[Attempt, Attempt] | None:
+    """The decision's effect on its campaign's headline metric: the best cited measurement before
+    the decision and the best after it (best by the metric's direction), or ``None`` when the
+    chosen option's evidence lacks a headline figure on either side."""
+    camp = kg.get(d.campaign) if d.campaign else None
+    if not isinstance(camp, Campaign):
+        before, after = decision_evidence(kg, d)
+        camps = {x.campaign for x in before + after}
+        camp = kg.get(camps.pop()) if len(camps) == 1 else None
+    if not isinstance(camp, Campaign):
+        return None
+    name = camp.metric.name
+    pick = max if camp.metric.direction.value == "higher" else min
+    before, after = ([x for x in side if name in x.metrics] for side in decision_evidence(kg, d))
+    if not before or not after:
+        return None
+    return pick(before, key=lambda x: x.metrics[name].value), pick(after, key=lambda x: x.metrics[name].value)

@@ -120,3 +120,52 @@ def test_decision_identity_survives_a_merge_of_two_branches(tmp_path: Path, monk
     log = content(soup_of(merged, "decisions/index.html"))
     targets = [resolve("decisions/index.html", a["href"]) for a in log.select("table a[href]")]
     assert targets == [nccl, coalesce]  # newest first, each at its id's address
+
+
+# --------------------------------------------------------------------------- ADR pages
+
+ADR = "decisions/2026-02-26-upgrade-to-cuda-13/index.html"
+
+
+def test_adr_page_opens_with_its_summary(site: Path) -> None:
+    art = content(soup_of(site, ADR))
+    box = art.select_one("div.admonition.success")
+    assert box is not None and box.find_previous("h2") is None and box.find_previous("table") is None
+    items = {li.get_text(" ", strip=True).split(":", 1)[0]: li for li in box.select("li")}
+    assert box.select_one(".admonition-title").get_text(strip=True) == "Accepted on 2026-02-26"
+    assert items["Decision"].get_text(" ", strip=True).startswith("Decision: Upgrade the software stack to CUDA 13")
+    stack = items["Stack change"].get_text(" ", strip=True)
+    assert "cuda 12.8.1 → 13.0.1" in stack and "torch 2.10.0+cu128 → 2.11.0.dev20260220+cu130" in stack
+    effect = items["Effect on Output throughput"]
+    assert "54.1 tok/s → 96.1 tok/s (+77.6 %)" in effect.get_text(" ", strip=True)
+    targets = [resolve(ADR, a["href"]) for a in effect.find_all("a", href=True)]
+    assert targets == [f"attempts/{E128}/index.html", f"attempts/{E13}/index.html",
+                       f"compare/{E128}--{E13}/index.html"]
+    assert "Resolves" in items
+
+
+def test_adr_deciders_are_never_transcript_roles(site: Path) -> None:
+    # the campaign's decision was imported with deciders [user, assistant]: no person is named
+    art = content(soup_of(site, ADR))
+    headers = [th.get_text(strip=True) for th in art.find("table").find_all("th")]
+    assert "Deciders" not in headers
+    assert "assistant" not in art.get_text(" ")
+
+
+def test_minimal_adr_leaves_empty_sections_out(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    if not CASE.is_dir():
+        pytest.skip(f"{CASE} is not here")
+    root = tmp_path / "records" / "decisions"
+    root.mkdir(parents=True)
+    shutil.copy(CASE / "records" / "decisions" / "2026-03-02-adopt-nccl.yaml", root)
+    monkeypatch.chdir(tmp_path)
+    out = build_site(root.parent, site_dir=str(tmp_path / "site"), strict=True)
+    art = content(soup_of(out, "decisions/2026-03-02-adopt-nccl/index.html"))
+    heads = [h.get_text(strip=True).removesuffix("¶") for h in art.find_all(["h2", "h3"])]
+    assert heads == ["Context and Problem Statement", "Considered Options", "Decision Outcome"]
+    for table in art.find_all("table"):
+        assert table.select("tbody tr td"), "an empty table"
+    for p in art.find_all(["p", "li"]):
+        assert p.get_text(strip=True), "an empty paragraph or item"
+    summary = art.select_one("div.admonition.success").get_text(" ", strip=True)
+    assert "Decision: Adopt NCCL 2.28" in summary and "Effect" not in summary
