@@ -169,3 +169,47 @@ def test_minimal_adr_leaves_empty_sections_out(tmp_path: Path, monkeypatch: pyte
         assert p.get_text(strip=True), "an empty paragraph or item"
     summary = art.select_one("div.admonition.success").get_text(" ", strip=True)
     assert "Decision: Adopt NCCL 2.28" in summary and "Effect" not in summary
+
+
+# --------------------------------------------------------------------------- timeline, palette, tags
+
+TIMELINE = "timeline/kimi-k25-eagle3-blackwell/index.html"
+
+
+def test_timeline_lists_attempts_and_decisions_in_order_with_stack_changes(site: Path) -> None:
+    art = content(soup_of(site, TIMELINE))
+    days = [h.get_text(strip=True).removesuffix("¶") for h in art.find_all("h2")]
+    assert days == ["2026-02-19", "2026-02-21", "2026-02-23", "2026-02-26", "2026-02-27"]
+    items = [li for li in art.select("ul > li") if li.find_parent("li") is None]
+    assert len(items) == 10  # 9 attempts and 1 decision
+    day = {d: h.find_next("ul").get_text(" ", strip=True) for d, h in zip(days, art.find_all("h2"))}
+    assert day["2026-02-26"].startswith("Decision Upgrade the software stack to CUDA 13")
+    assert "96.1 tok/s ★ new best" in day["2026-02-27"] and "cuda 12.8.1 → 13.0.1" in day["2026-02-27"]
+    assert "54.1 tok/s" in day["2026-02-21"] and "★" not in day["2026-02-21"]
+    assert "89.5 tok/s ★ new best" in day["2026-02-19"]
+    home = content(soup_of(site, "index.html"))
+    assert TIMELINE in {resolve("index.html", a["href"]) for a in home.find_all("a", href=True)}
+
+
+def test_palette_toggle_offers_light_and_dark(site: Path) -> None:
+    soup = soup_of(site, "index.html")
+    form = soup.select_one('form[data-md-component="palette"]')
+    schemes = [i.get("data-md-color-scheme") for i in form.select("input")]
+    assert schemes == ["default", "slate"]
+    assert [lbl.get("title") for lbl in form.select("label")] == ["Switch to dark mode", "Switch to light mode"]
+
+
+def test_record_tags_link_to_their_section_of_the_tags_page(site: Path) -> None:
+    page = f"attempts/{E13}/index.html"
+    art = content(soup_of(site, page))
+    tags = art.find("strong", string="Tags:").find_parent("p").find_all("a")
+    assert [a.get_text() for a in tags] == ["eagle3", "speculative-decoding", "cuda-13"]
+    tag_page = content(soup_of(site, "tags/index.html"))
+    for a in tags:
+        path, _, anchor = a["href"].partition("#")
+        assert resolve(page, path) == "tags/index.html"
+        section = tag_page.find(id=anchor)
+        assert section is not None and section.get_text(strip=True).removesuffix("¶") == a.get_text()
+    assert "EAGLE-3 speculative decoding on the CUDA 13 stack" in tag_page.find(id="tag-cuda-13").find_next("ul").get_text()
+    decision = content(soup_of(site, ADR)).find("strong", string="Tags:").find_parent("p")
+    assert [a.get_text() for a in decision.find_all("a")] == ["cuda-13", "sm120"]

@@ -8,9 +8,19 @@ from typing import Any
 from mkdocs.config import base
 from mkdocs.config import config_options as c
 
+PALETTE: list[dict[str, Any]] = [
+    {"media": "(prefers-color-scheme: light)", "scheme": "default",
+     "toggle": {"icon": "material/brightness-7", "name": "Switch to dark mode"}},
+    {"media": "(prefers-color-scheme: dark)", "scheme": "slate",
+     "toggle": {"icon": "material/brightness-4", "name": "Switch to light mode"}},
+]
+"""Material's light/dark palette toggle (its documented ``theme.palette`` list): the system
+setting first, then the reader's choice, kept by Material in local storage."""
+
 DEFAULT_CONFIG: dict[str, Any] = {
     "site_name": "kb",
-    "theme": {"name": "material", "font": False, "features": ["search.highlight", "navigation.top"]},
+    "theme": {"name": "material", "font": False, "features": ["search.highlight", "navigation.top"],
+              "palette": PALETTE},
     "plugins": ["search", {"kb": {"records": "records"}}],
     "markdown_extensions": ["admonition", "tables", {"toc": {"permalink": True}}],
 }

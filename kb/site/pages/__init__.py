@@ -16,6 +16,7 @@ from kb.site.pages.blocker import render_blocker, render_blockers_index
 from kb.site.pages.compare import compare_data, pair_page, render_compare, render_compare_index
 from kb.site.pages.campaign import render_campaign, render_home
 from kb.site.pages.context import NAV, Ctx, page_of
+from kb.site.pages.timeline import render_timeline, render_timeline_index, timeline_page
 from kb.site.pages.decision import render_decision, render_decisions_index
 from kb.site.pages.indexes import (
     render_index,
@@ -57,6 +58,7 @@ def render_site(kg: KnowledgeGraph, *, directory_urls: bool = True) -> dict[str,
         "upgrades.md": render_upgrades(c),
         "tags.md": render_tags(c),
         "compare/index.md": render_compare_index(c, c.pairs),
+        "timeline/index.md": render_timeline_index(c),
     }
     for pair in c.pairs:
         pages[pair_page(pair.a, pair.b)] = render_compare(c, pair)
@@ -72,4 +74,5 @@ def render_site(kg: KnowledgeGraph, *, directory_urls: bool = True) -> dict[str,
         pages[page_of(p)] = render_platform(c, p)
     for camp in kg.of_kind(Campaign):
         pages[page_of(camp)] = render_campaign(c, camp)
+        pages[timeline_page(camp)] = render_timeline(c, camp)
     return pages

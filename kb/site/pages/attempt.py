@@ -64,7 +64,7 @@ def render_attempt(c: Ctx, a: Attempt) -> str:
         matches=[c.link(src, kg.get(b), b) for b in w.matches],
         cited_by=[{"link": c.link(src, d), "status": d.status} for d in kg.of_kind(Decision)
                   if a.id in d.evidence],
-        compare=_compare_links(c, src, a),
+        compare=_compare_links(c, src, a), tags=c.tag_links(src, a.tags),
         command=_command_line(a),
         sources=sources(a),
     )

@@ -64,7 +64,7 @@ def render_blocker(c: Ctx, b: Blocker) -> str:
         resolved_by=[c.link(src, d) for d in kg.of_kind(Decision) if b.id in d.resolves],
         upstream=[{"text": u, "url": u if u.startswith("http") else
                    "https://github.com/{0}/issues/{1}".format(*u.split("#"))} for u in b.upstream],
-        sources=sources(b),
+        sources=sources(b), tags=c.tag_links(src, b.tags),
     )
 
 

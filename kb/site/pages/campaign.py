@@ -10,6 +10,7 @@ from markupsafe import Markup
 
 from kb.models import Attempt, Blocker, Campaign, Decision, Outcome
 from kb.site.charts import ChartPoint, metric_chart
+from kb.site.pages.timeline import timeline_page
 from kb.site.pages.context import (
     Ctx,
     attempt_row,
@@ -69,6 +70,8 @@ def _campaign_dashboard(c: Ctx, src: str, camp: Campaign) -> dict[str, Any]:
         "stack": c.link(src, kg.get(camp.stack), camp.stack) if camp.stack else None,
         "metric": metric_name(camp.metric.name),
         "n_attempts": len(attempts),
+        "timeline": c.link_to(src, timeline_page(camp), "Timeline"),
+        "compare": c.link_to(src, "compare/index.md", "compare attempts"),
     }
 
 

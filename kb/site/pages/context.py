@@ -8,6 +8,7 @@ Every ``{{ value }}`` is escaped by :func:`kb.site.text.inline` unless it is
 from __future__ import annotations
 
 import posixpath
+import re
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
@@ -37,6 +38,7 @@ NAV = [
     ("Attempts", "attempts/index.md"),
     ("Root causes", "blockers/index.md"),
     ("Decisions", "decisions/index.md"),
+    ("Timeline", "timeline/index.md"),
     ("Compare", "compare/index.md"),
     ("Upgrade paths", "upgrades.md"),
     ("Stacks", "stacks/index.md"),
@@ -88,6 +90,26 @@ class Ctx:
     @cached_property
     def roots(self):
         return roots(self.kg)
+
+    @cached_property
+    def tag_anchors(self) -> dict[str, str]:
+        """Each tag → the anchor of its section on the tags page (``tag-<slug>``; a slug shared by
+        two spellings gets a number)."""
+        out: dict[str, str] = {}
+        taken: set[str] = set()
+        for t in sorted({t for r in self.kg.records.records.values() for t in r.tags}):
+            base = "tag-" + (re.sub(r"[^a-z0-9]+", "-", t.lower()).strip("-") or "x")
+            anchor, n = base, 2
+            while anchor in taken:
+                anchor, n = f"{base}-{n}", n + 1
+            taken.add(anchor)
+            out[t] = anchor
+        return out
+
+    def tag_links(self, src_from: str, tags: list[str]) -> list[Markup]:
+        """Links from page ``src_from`` to each tag's section of the tags page."""
+        target = posixpath.relpath("tags.md", posixpath.dirname(src_from) or ".")
+        return [Markup(f"[{inline(t)}]({target}#{self.tag_anchors[t]})") for t in tags]
 
     @cached_property
     def pairs(self):

@@ -62,7 +62,7 @@ def render_decision(c: Ctx, d: Decision) -> str:
         superseded_by=[c.link(src, x) for x in kg.of_kind(Decision) if d.id in x.supersedes],
         stack_from=c.link(src, kg.get(d.stack_change.from_), "") if d.stack_change and d.stack_change.from_ else None,
         stack_to=c.link(src, kg.get(d.stack_change.to), "") if d.stack_change and d.stack_change.to else None,
-        change=change, sources=sources(d),
+        change=change, sources=sources(d), tags=c.tag_links(src, d.tags),
     )
 
 
