@@ -213,3 +213,22 @@ def test_record_tags_link_to_their_section_of_the_tags_page(site: Path) -> None:
     assert "EAGLE-3 speculative decoding on the CUDA 13 stack" in tag_page.find(id="tag-cuda-13").find_next("ul").get_text()
     decision = content(soup_of(site, ADR)).find("strong", string="Tags:").find_parent("p")
     assert [a.get_text() for a in decision.find_all("a")] == ["cuda-13", "sm120"]
+
+
+# --------------------------------------------------------------------------- search
+
+
+def test_search_splits_error_text_but_keeps_versions_whole(site: Path) -> None:
+    from kb.site.config import SEARCH_SEPARATOR
+
+    index = json.loads((site / "search" / "search_index.json").read_text(encoding="utf-8"))
+    sep = re.compile(index["config"]["separator"])
+    assert index["config"]["separator"] == SEARCH_SEPARATOR  # mkdocs.yml and kb's default agree
+    assert [w for w in sep.split("KeyError: 12") if w] == ["KeyError", "12"]
+    assert [w for w in sep.split("torch 2.10.0+cu128, cuda=12.8.1 NCCL_ALGO") if w] == \
+        ["torch", "2.10.0+cu128", "cuda", "12.8.1", "NCCL_ALGO"]
+    # the error line is the title of a section of its attempt (search weighs titles 1000×)
+    titles = [d["title"] for d in index["docs"] if d["location"].startswith("attempts/2026-02-23-torch-symm-mem/")]
+    assert "Error: KeyError: 12" in titles
+    # compare pages repeat their attempts' facts: kept out of search
+    assert [d["location"] for d in index["docs"] if d["location"].startswith("compare/") and not d["location"].startswith("compare/#")] == ["compare/"]  # the picker

@@ -17,11 +17,16 @@ PALETTE: list[dict[str, Any]] = [
 """Material's light/dark palette toggle (its documented ``theme.palette`` list): the system
 setting first, then the reader's choice, kept by Material in local storage."""
 
+SEARCH_SEPARATOR = r"""[\s\-:,;()\[\]{}"'=/]+"""
+"""Where Material's search splits words: blanks, '-', ':', ',', ';', brackets, quotes, '=' and
+'/', but not '.' or '_', so versions (``12.8.1``, ``2.10.0+cu128``) and variables (``NCCL_ALGO``)
+stay whole words and ``KeyError: 12`` is the words ``keyerror`` and ``12``."""
+
 DEFAULT_CONFIG: dict[str, Any] = {
     "site_name": "kb",
     "theme": {"name": "material", "font": False, "features": ["search.highlight", "navigation.top"],
               "palette": PALETTE},
-    "plugins": ["search", {"kb": {"records": "records"}}],
+    "plugins": [{"search": {"separator": SEARCH_SEPARATOR}}, {"kb": {"records": "records"}}],
     "markdown_extensions": ["admonition", "tables", {"toc": {"permalink": True}}],
 }
 """The site configuration used when there is no mkdocs.yml."""

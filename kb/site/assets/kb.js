@@ -190,6 +190,30 @@
     });
   }
 
+  /* ------------------------------------------------------------------ search queries */
+
+  /* lunr reads "word:" as a field name, and Material's search drops a term whose field it does
+   * not know: "KeyError: 12" became a search for "12" alone. A colon that ends a word is
+   * punctuation in error text, so it is removed before the query reaches the search worker
+   * (title:, text: and tags: stay field queries). A command-line flag's leading "--" is dropped
+   * too: lunr reads a leading "-" as "without this word", and "--flag" as a broken query (a
+   * single "-word" keeps that meaning). Material sends a query as {type: 2, data}. */
+  var FIELD = /^(title|text|tags)$/i;
+  function plainQuery(q) {
+    return q.replace(/([^\s:]+):(?=\s|$)/g, function (all, word) { return FIELD.test(word) ? all : word; })
+      .replace(/(^|\s)--+(?=\S)/g, "$1");
+  }
+  if (typeof Worker !== "undefined" && !Worker.prototype.__kbQuery) {
+    var post = Worker.prototype.postMessage;
+    Worker.prototype.postMessage = function (msg) {
+      if (msg && msg.type === 2 && typeof msg.data === "string") {
+        arguments[0] = {type: msg.type, data: plainQuery(msg.data)};
+      }
+      return post.apply(this, arguments);
+    };
+    Worker.prototype.__kbQuery = true;
+  }
+
   function init() { setUpTables(); setUpPicker(); }
 
   if (typeof document$ !== "undefined" && document$.subscribe) document$.subscribe(init);

@@ -111,6 +111,9 @@ def _attempt_summary(a: Attempt, m: Metric | None) -> dict[str, Any]:
         "title": title,
         "error": (first[:157] + "…") if len(first) > 160 else first,
         "error_in_full": len(lines) > 1 or len(first) > 160,
+        # the error's first line is also the heading of the Error section, so that search ranks
+        # this page first for it (Material's search weighs a section title 1000 times its text)
+        "heading": (first[:77] + "…") if len(first) > 80 else first,
         "why_label": "Why it failed" if a.outcome == Outcome.failed else "Held back by",
     }
 
