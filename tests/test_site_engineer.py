@@ -12,10 +12,13 @@ import shutil
 from pathlib import Path
 
 import pytest
+from bs4 import BeautifulSoup
 from conftest import SHARED
 from test_site import build_campaign, content, resolve, soup_of
 
+from kb.graph import load_graph
 from kb.site.build import build_site
+from kb.site.pages import render_site
 
 E128 = "2026-02-21-eagle3-speculation"
 E13 = "2026-02-27-eagle3-cuda13"
@@ -232,3 +235,63 @@ def test_search_splits_error_text_but_keeps_versions_whole(site: Path) -> None:
     assert "Error: KeyError: 12" in titles
     # compare pages repeat their attempts' facts: kept out of search
     assert [d["location"] for d in index["docs"] if d["location"].startswith("compare/") and not d["location"].startswith("compare/#")] == ["compare/"]  # the picker
+
+
+# --------------------------------------------------------------------------- chart and diagrams
+
+def _svg(markdown: str, cls: str):
+    return BeautifulSoup(markdown, "html.parser").select_one(f"svg.{cls}")
+
+
+def _min_text_px(svg) -> float:
+    """The smallest text size (px) of ``svg`` drawn at its minimum width (``--kb-min-width``)."""
+    width = float(re.search(r"--kb-min-width:(\d+)px", svg["style"]).group(1))
+    scale = width / float(svg["viewbox"].split()[2])
+    return min(float(t["font-size"]) for t in svg.find_all("text")) * scale
+
+
+def test_chart_axis_from_zero_with_values_on_best_and_baseline(site: Path) -> None:
+    svg = content(soup_of(site, "index.html")).select_one("svg.kb-chart")
+    ticks = [float(t.get_text()) for t in svg.select("text.kb-tick")]
+    assert ticks[0] == 0
+    assert sorted(t.get_text() for t in svg.select("text.kb-value")) == ["82", "96.1"]
+    assert _min_text_px(svg) >= 11
+    assert svg.select("g.kb-gap") == []  # no long gap in this campaign
+
+
+def test_chart_compresses_and_marks_a_long_gap(campaign_copy: Path) -> None:
+    late = campaign_copy / "attempts" / "2026-06-01-late-rerun.yaml"
+    late.write_text((campaign_copy / "attempts" / f"{E13}.yaml").read_text(encoding="utf-8")
+                    .replace("date: 2026-02-27", "date: 2026-06-01"), encoding="utf-8")
+    svg = _svg(render_site(load_graph(campaign_copy))["index.md"], "kb-chart")
+    gaps = svg.select("g.kb-gap")
+    assert len(gaps) == 1 and gaps[0].find("text").get_text() == "+94 d"
+    xs = {t.get_text(): float(t["x"]) for t in svg.select("text.kb-date")}
+    # the eight days of February keep most of the width instead of a sliver at the left
+    assert xs["2026-02-27"] - xs["2026-02-19"] > 0.6 * (xs["2026-06-01"] - xs["2026-02-19"])
+
+
+def test_diagram_styles_fixed_blockers_and_has_a_legend(site: Path) -> None:
+    art = content(soup_of(site, "blockers/index.html"))
+    svg = art.select_one("svg.kb-diagram")
+    fixed = svg.select("g.kb-node.kb-fixed")
+    assert {g.find("title").get_text() for g in fixed} >= {"SM120 not supported by the CUDA 12.8 software stack"}
+    assert all(g.find("rect").get("stroke-dasharray") == "7 4" for g in fixed)
+    opened = svg.select("g.kb-node.kb-open")
+    assert opened and all(g.find("rect").get("stroke-dasharray") is None for g in opened)
+    assert any(t.get_text().startswith("✓ ") for g in fixed for t in g.find_all("text"))
+    legend = art.select_one("ul.kb-legend").get_text(" ", strip=True)
+    for entry in ("attempt", "root cause", "open: solid border", "✓ fixed: dashed border"):
+        assert entry in legend
+    assert _min_text_px(svg) >= 11
+
+
+def test_diagram_marks_a_blocker_introduced_by_a_version(campaign_copy: Path) -> None:
+    b = campaign_copy / "blockers" / "nccl-tree-incompatible-with-cuda-graphs.yaml"
+    b.write_text(b.read_text(encoding="utf-8") + "applies_when:\n  components:\n    nccl: \">=2.28\"\n", encoding="utf-8")
+    md = render_site(load_graph(campaign_copy))["blockers/index.md"]
+    svg = _svg(md, "kb-diagram")
+    node = svg.select_one("g.kb-node.kb-introduced")
+    assert node.find("title").get_text() == "NCCL Tree algorithm incompatible with CUDA graphs"
+    assert node.find("rect")["stroke-dasharray"] == "2 3" and node.find("text").get_text().startswith("⚠ ")
+    assert "⚠ introduced by a version: dotted border" in BeautifulSoup(md, "html.parser").select_one("ul.kb-legend").get_text()

@@ -36,6 +36,24 @@ CSS = """
 .kb-chart text, .kb-diagram text { font-family: var(--md-text-font-family, sans-serif); }
 .kb-chart a:hover circle, .kb-diagram a:hover rect { stroke-width: 3; }
 .kb-md { margin: 0.5em 0; }
+/* below a desktop's content width, charts and diagrams keep the width at which their text is at
+   least 11 px and scroll sideways in their box instead of shrinking (--kb-min-width, set per SVG) */
+@media (max-width: 76.1875em) { svg.kb-chart, svg.kb-diagram { min-width: var(--kb-min-width); } }
+.md-typeset ul.kb-legend { list-style: none; margin: 0 0 1em 0 !important; padding: 0; display: flex; flex-wrap: wrap;
+             gap: 0.3em 1.2em; font-size: 0.75rem; }
+.md-typeset ul.kb-legend li { margin: 0 !important; display: flex; align-items: center; gap: 0.4em; }
+.kb-filter { display: flex; flex-wrap: wrap; gap: 0.5em; align-items: center; margin: 0.5em 0; font-size: 0.75rem; }
+.kb-filter input { padding: 0.3em 0.5em; border: 1px solid var(--md-default-fg-color--lighter);
+                   border-radius: 4px; background: var(--md-default-bg-color); color: inherit; min-width: 14em; }
+.kb-picker label { display: inline-flex; flex-direction: column; margin: 0 1em 0.8em 0; font-size: 0.8rem; }
+.kb-picker select { max-width: 100%; padding: 0.3em; color: inherit; background: var(--md-default-bg-color); }
+/* the first column (the record) stays in view while a wide table scrolls sideways */
+.md-typeset table:not([class]) th:first-child, .md-typeset table:not([class]) td:first-child {
+  position: sticky; left: 0; z-index: 1; background: var(--md-default-bg-color); }
+@media (max-width: 600px) {
+  .md-typeset table:not([class]) th:first-child, .md-typeset table:not([class]) td:first-child {
+    max-width: 11rem; min-width: 7rem; }
+}
 """
 """kb's stylesheet, served as ``assets/kb.css``."""
 
