@@ -11,7 +11,7 @@ from conftest import CAMPAIGN_RECORDS
 from kb.cli import cli
 from kb.comparison import compare_pairs
 from kb.errors import QueryError
-from kb.graph import load_graph
+from kb.pipeline import load_graph
 from kb.models import Attempt
 from kb.queries import diff_attempts
 

@@ -16,7 +16,7 @@ from bs4 import BeautifulSoup
 from conftest import SHARED
 from test_site import build_campaign, content, resolve, soup_of
 
-from kb.graph import load_graph
+from kb.pipeline import load_graph
 from kb.site.build import build_site
 from kb.site.pages import render_site
 

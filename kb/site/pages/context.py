@@ -8,7 +8,6 @@ Every ``{{ value }}`` is escaped by :func:`kb.site.text.inline` unless it is
 from __future__ import annotations
 
 import posixpath
-import re
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
@@ -17,6 +16,7 @@ import jinja2
 from markupsafe import Markup
 
 from kb.graph import KnowledgeGraph
+from kb.ids import free_id, slugify
 from kb.models import METRIC_NAMES, Attempt, Campaign, Decision, Metric, Outcome, Record
 from kb.comparison import compare_pairs
 from kb.queries import roots
@@ -98,10 +98,7 @@ class Ctx:
         out: dict[str, str] = {}
         taken: set[str] = set()
         for t in sorted({t for r in self.kg.records.records.values() for t in r.tags}):
-            base = "tag-" + (re.sub(r"[^a-z0-9]+", "-", t.lower()).strip("-") or "x")
-            anchor, n = base, 2
-            while anchor in taken:
-                anchor, n = f"{base}-{n}", n + 1
+            anchor = free_id("tag-" + slugify(t, fallback="x"), taken)
             taken.add(anchor)
             out[t] = anchor
         return out
