@@ -120,7 +120,7 @@ def metric_chart(points: list[ChartPoint], *, metric: str, unit: str, baseline: 
     on one day are spread side by side. The best value so far (by ``higher_is_better``) is a
     pale step line. The y axis has "nice" ticks (:func:`nice_ticks`) and the plot is padded so
     no point sits on its border. Every point is a link with a ``<title>`` and an ``aria-label``.
-    Returns an ``<svg role="img">`` element as a string.
+    Returns an ``<svg role="group">`` element as a string.
     """
     left, right, top = 56, 28, 16
     lane_h, axis_h, legend_h = 26, 26, 22
@@ -150,7 +150,7 @@ def metric_chart(points: list[ChartPoint], *, metric: str, unit: str, baseline: 
         return top + ph * (1 - (v - lo) / (hi - lo))
 
     out = [(f'<svg class="kb-chart" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" '
-            f'width="100%" style="max-width:{width}px;--kb-min-width:{width}px" role="img" '
+            f'width="100%" style="max-width:{width}px;--kb-min-width:{width}px" role="group" '
             f'aria-label="{_e(metric)} ({_e(unit)}) per attempt over time">'),
            f"<title>{_e(metric)} ({_e(unit)}) per attempt over time</title>"]
     for v in ticks:
@@ -337,7 +337,7 @@ def cause_diagram(nodes: list[DiagramNode], edges: list[tuple[str, str]], *, foc
         return 10 + layer[n] * (box_w + gap_x), 10 + offset + pos[n] * (box_h + gap_y)
 
     out = [(f'<svg class="kb-diagram" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" '
-            f'width="100%" style="max-width:{width}px;--kb-min-width:{math.ceil(width * 11 / 13)}px" role="img" '
+            f'width="100%" style="max-width:{width}px;--kb-min-width:{math.ceil(width * 11 / 13)}px" role="group" '
             f'aria-label="{_e(title)}">'),
            f"<title>{_e(title)}</title>",
            ('<defs><marker id="kb-arrow" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="7" markerHeight="7" '

@@ -45,9 +45,18 @@ CSS = """
 .kb-filter { display: flex; flex-wrap: wrap; gap: 0.5em; align-items: center; margin: 0.5em 0; font-size: 0.75rem; }
 .kb-filter input { padding: 0.3em 0.5em; border: 1px solid var(--md-default-fg-color--lighter);
                    border-radius: 4px; background: var(--md-default-bg-color); color: inherit; min-width: 14em; }
-.kb-picker label { display: inline-flex; flex-direction: column; margin: 0 1em 0.8em 0; font-size: 0.8rem; }
-.kb-picker select { max-width: 100%; padding: 0.3em; color: inherit; background: var(--md-default-bg-color); }
-/* the first column (the record) stays in view while a wide table scrolls sideways */
+.kb-picker label { display: inline-flex; flex-direction: column; margin: 0 1em 0.8em 0; font-size: 0.8rem;
+                   max-width: 100%; }
+.kb-picker select { width: 100%; max-width: 100%; padding: 0.3em; color: inherit;
+                    background: var(--md-default-bg-color); }
+/* links inside text are underlined, not told apart by colour alone (WCAG 1.4.1) */
+.md-content .md-typeset a:not(.headerlink):not(.md-button) { text-decoration: underline;
+  text-decoration-thickness: 1px; text-underline-offset: 2px; }
+/* the theme's footer line is too faint to read (contrast below 4.5:1) */
+.md-copyright, .md-copyright__highlight { color: var(--md-footer-fg-color); }
+/* the first column (the record) stays in view while a wide table scrolls sideways: the table
+   must not be a scroll container of its own (the theme clips it), or the cell would stick to it */
+.md-typeset__table table:not([class]) { overflow: visible; }
 .md-typeset table:not([class]) th:first-child, .md-typeset table:not([class]) td:first-child {
   position: sticky; left: 0; z-index: 1; background: var(--md-default-bg-color); }
 @media (max-width: 600px) {

@@ -61,6 +61,21 @@
     });
   }
 
+  /* A region that scrolls sideways must be reachable with the keyboard (WCAG 2.1.1). */
+  function focusableScrollers() {
+    document.querySelectorAll("article .md-typeset__scrollwrap, article .kb-diagram-box, article .kb-chart-box")
+      .forEach(function (box) {
+        if (!box.hasAttribute("tabindex")) {
+          box.setAttribute("tabindex", "0");
+          if (!box.hasAttribute("role")) box.setAttribute("role", "region");
+          if (!box.hasAttribute("aria-label")) {
+            var what = box.querySelector("svg[aria-label]");
+            box.setAttribute("aria-label", what ? what.getAttribute("aria-label") : "table");
+          }
+        }
+      });
+  }
+
   function setUpTables() {
     var tables = document.querySelectorAll("article table:not([class]):not([data-kb-ready])");
     tables.forEach(function (table, i) {
@@ -84,7 +99,10 @@
   function fmt(v) { return v === null || v === undefined ? "—" : String(Math.round(v * 1e6) / 1e6); }
 
   function table(headers, rows) {
+    var wrap = el("div", null, "md-typeset__scrollwrap"), inner = el("div", null, "md-typeset__table");
     var t = el("table"), thead = el("thead"), tr = el("tr");
+    wrap.appendChild(inner);
+    inner.appendChild(t);
     headers.forEach(function (h) { tr.appendChild(el("th", h)); });
     thead.appendChild(tr);
     t.appendChild(thead);
@@ -95,7 +113,7 @@
       tb.appendChild(row);
     });
     t.appendChild(tb);
-    return t;
+    return wrap;
   }
 
   function compare(data, aId, bId, out) {
@@ -187,6 +205,7 @@
       selA.addEventListener("change", run);
       selB.addEventListener("change", run);
       run();
+      focusableScrollers();
     });
   }
 
@@ -214,7 +233,7 @@
     Worker.prototype.__kbQuery = true;
   }
 
-  function init() { setUpTables(); setUpPicker(); }
+  function init() { setUpTables(); setUpPicker(); focusableScrollers(); }
 
   if (typeof document$ !== "undefined" && document$.subscribe) document$.subscribe(init);
   else if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", init);
