@@ -295,3 +295,38 @@ def test_diagram_marks_a_blocker_introduced_by_a_version(campaign_copy: Path) ->
     assert node.find("title").get_text() == "NCCL Tree algorithm incompatible with CUDA graphs"
     assert node.find("rect")["stroke-dasharray"] == "2 3" and node.find("text").get_text().startswith("⚠ ")
     assert "⚠ introduced by a version: dotted border" in BeautifulSoup(md, "html.parser").select_one("ul.kb-legend").get_text()
+
+
+# --------------------------------------------------------------------------- scripts and untrusted text
+
+
+def test_scripts_are_served_from_the_site_with_the_licence(site: Path) -> None:
+    for name in ("tablesort.min.js", "tablesort.number.min.js", "kb.js", "tablesort.LICENSE.txt"):
+        assert (site / "assets" / "kb" / name).is_file(), name
+    assert "Permission is hereby granted" in (site / "assets" / "kb" / "tablesort.LICENSE.txt").read_text(encoding="utf-8")
+    for page in ("index.html", f"attempts/{E13}/index.html", "compare/index.html"):
+        srcs = [s["src"] for s in soup_of(site, page).find_all("script", src=True)]
+        ours = [s for s in srcs if "assets/kb/" in s]
+        assert [s.rsplit("/", 1)[1] for s in ours] == ["tablesort.min.js", "tablesort.number.min.js", "kb.js"]
+        for s in ours:
+            assert (site / resolve(page, s)).is_file(), s
+
+
+def test_untrusted_titles_stay_text_on_compare_and_timeline_pages(write_tree, tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    from test_site import SCRIPT, build_untrusted
+
+    out = build_untrusted(write_tree, tmp_path, monkeypatch)
+    pages = [p for p in ("compare/2026-01-01-evil-attempt--2026-01-02-evil-measured/index.html",
+                         "timeline/evil-campaign/index.html", "compare/index.html")]
+    for page in pages:
+        soup = soup_of(out, page)
+        art = content(soup)
+        assert art.find_all(["script", "iframe", "img", "style"]) == [], page
+        for el in soup.find_all(True):
+            assert not any(k.lower().startswith("on") for k in el.attrs), page
+            for k in ("href", "src"):
+                assert not str(el.get(k, "")).strip().lower().startswith(("javascript:", "data:")), page
+    assert SCRIPT in content(soup_of(out, pages[0])).get_text(" ")
+    data = json.loads((out / "compare" / "attempts.json").read_text(encoding="utf-8"))
+    assert SCRIPT in data["attempts"]["2026-01-01-evil-attempt"]["title"]  # data, set with textContent by kb.js
