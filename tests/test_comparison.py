@@ -6,13 +6,13 @@ import json
 
 import pytest
 from click.testing import CliRunner
-
 from conftest import CAMPAIGN_RECORDS
+
 from kb.cli import cli
 from kb.comparison import compare_pairs
 from kb.errors import QueryError
-from kb.pipeline import load_graph
 from kb.models import Attempt
+from kb.pipeline import load_graph
 from kb.queries import diff_attempts
 
 E128 = "2026-02-21-eagle3-speculation"

@@ -13,10 +13,9 @@ from kb.graph import KnowledgeGraph
 from kb.models import Attempt, Blocker, Campaign, Decision, Platform, Stack
 from kb.site.pages.attempt import render_attempt
 from kb.site.pages.blocker import render_blocker, render_blockers_index
-from kb.site.pages.compare import compare_data, pair_page, render_compare, render_compare_index
 from kb.site.pages.campaign import render_campaign, render_home
+from kb.site.pages.compare import compare_data, pair_page, render_compare, render_compare_index
 from kb.site.pages.context import NAV, Ctx, page_of
-from kb.site.pages.timeline import render_timeline, render_timeline_index, timeline_page
 from kb.site.pages.decision import render_decision, render_decisions_index
 from kb.site.pages.indexes import (
     render_index,
@@ -25,6 +24,7 @@ from kb.site.pages.indexes import (
     render_tags,
     render_upgrades,
 )
+from kb.site.pages.timeline import render_timeline, render_timeline_index, timeline_page
 
 __all__ = ["NAV", "SCRIPTS", "page_of", "render_assets", "render_site"]
 

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from kb.models import Attempt, Blocker, Campaign, Decision, Metric, Outcome
 from markupsafe import Markup
 
-from kb.queries import error_headline, why
+from kb.errortext import error_headline
+from kb.models import Attempt, Blocker, Campaign, Decision, Metric, Outcome
+from kb.queries import why
 from kb.site.pages.compare import pair_page
 from kb.site.pages.context import (
     Ctx,

@@ -10,7 +10,6 @@ from markupsafe import Markup
 
 from kb.models import Attempt, Blocker, Campaign, Decision, Outcome
 from kb.site.charts import ChartPoint, metric_chart
-from kb.site.pages.timeline import timeline_page
 from kb.site.pages.context import (
     Ctx,
     attempt_row,
@@ -22,6 +21,7 @@ from kb.site.pages.context import (
     sources,
     with_drafts,
 )
+from kb.site.pages.timeline import timeline_page
 
 
 def _campaign_dashboard(c: Ctx, src: str, camp: Campaign) -> dict[str, Any]:

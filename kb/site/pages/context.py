@@ -15,10 +15,10 @@ from typing import Any
 import jinja2
 from markupsafe import Markup
 
+from kb.comparison import compare_pairs
 from kb.graph import KnowledgeGraph
 from kb.ids import free_id, slugify
-from kb.models import METRIC_NAMES, Attempt, Campaign, Decision, Metric, Outcome, Record
-from kb.comparison import compare_pairs
+from kb.models import METRIC_NAMES, Attempt, Campaign, Metric, Outcome, Record
 from kb.queries import roots
 from kb.site.text import code_block, inline, join, markdown_block, mono
 
@@ -225,7 +225,7 @@ def sources(r: Record) -> list[dict[str, Any]]:
             continue
         seen.add(key)
         out.append({"file": s.file, "url": s.url, "locator": s.locator, "quote": s.quote, "format": s.format,
-                    "sha256": s.sha256[:12] if s.sha256 else None, "field": s.field})
+                    "sha256": s.sha256[:12] if s.sha256 else None, "size": s.size, "field": s.field})
     return out
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from markupsafe import Markup
 
-from kb.models import Attempt, Campaign, Decision
 from kb.comparison import decision_effect
+from kb.models import Attempt, Campaign, Decision
 from kb.site.pages.compare import pair_page
 from kb.site.pages.context import (
     Ctx,

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from typing import Any
 
-
 from kb.models import Attempt, Campaign, Decision
 from kb.site.pages.context import Ctx, headline, metric_name, outcome_cell, render
 
