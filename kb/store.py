@@ -22,6 +22,7 @@ import yaml
 from pydantic import ValidationError
 
 from kb.errors import InvalidRecords, Problem, RecordError, RecordExists, WriteError
+from kb.leftovers import leftover_kind
 from kb.models import KINDS, Record
 from kb.yamldoc import Document, parse_document
 
@@ -55,6 +56,9 @@ class RecordSet:
     broken: set[str] = field(default_factory=set)
     """Ids (file names) of record files that exist but failed to load: already reported, so
     references to them are not reported again as unknown."""
+    ignored: list[tuple[str, str]] = field(default_factory=list)
+    """Editor and OS leftovers skipped (``x.yaml~``, ``Thumbs.db``; see :mod:`kb.leftovers`):
+    ``(path relative to the records root's parent, what it is)``, sorted by path."""
 
     def of_kind(self, cls: type[R]) -> list[R]:
         """Records of one model class, sorted by id."""
@@ -113,8 +117,22 @@ def _stray_files(root: Path) -> Iterator[Path]:
         d = root / folder
         if d.is_dir():
             for p in sorted(d.iterdir()):
-                if not p.name.startswith(".") and (p.is_dir() or p.suffix not in RECORD_SUFFIXES):
+                if (not p.name.startswith(".") and (p.is_dir() or p.suffix not in RECORD_SUFFIXES)
+                        and not (leftover_kind(p.name) and not p.is_dir())):
                     yield p
+
+
+def _leftover_files(root: Path) -> list[tuple[Path, str]]:
+    """Editor and OS leftovers (:func:`kb.leftovers.leftover_kind`) in ``root`` and its kind
+    folders, with what each is: skipped, never read, only counted."""
+    found = []
+    for d in [root, *(root / folder for folder in KINDS)]:
+        if d.is_dir():
+            for p in sorted(d.iterdir()):
+                what = leftover_kind(p.name)
+                if what and not p.is_dir():
+                    found.append((p, what))
+    return found
 
 
 def load_records(root: str | Path) -> LoadResult:
@@ -154,6 +172,7 @@ def load_records(root: str | Path) -> LoadResult:
             msg = ("not a record file, so kb does not read it; "
                    + (f"rename it to {wanted}" if wanted else "records are named <id>.yaml: rename it or move it out of records/"))
         problems.append(Problem(_rel(stray, root), None, "", msg))
+    result.ignored = [(_rel(p, root), what) for p, what in _leftover_files(root)]
     for folder, path in record_files(root):
         rel = _rel(path, root)
         try:

@@ -18,11 +18,14 @@ from kb.errors import KbError
 
 @cli.command()
 @click.option("--json", "as_json", is_flag=True, help="Print the problems as JSON.")
+@click.option("-v", "--verbose", is_flag=True, help="List the editor and OS leftovers skipped (x.yaml~, Thumbs.db, ...).")
 @pass_env
-def check(env: Env, as_json: bool) -> None:
+def check(env: Env, as_json: bool, verbose: bool) -> None:
     """Validate every record and the references between them.
 
     Prints each problem as `path:line: field: message`, then a count. Exits 1 if there is any.
+    Editor backups, swap files, merge leftovers and OS files in records/ are skipped with one
+    notice; -v lists them.
     """
     from kb.graph import check_records
 
@@ -32,8 +35,16 @@ def check(env: Env, as_json: bool) -> None:
         fail(str(exc))
         return
     if as_json:
-        emit_json({"records": len(records), "problems": [p.__dict__ for p in problems]})
+        emit_json({"records": len(records), "problems": [p.__dict__ for p in problems],
+                   "ignored": [{"path": path, "what": what} for path, what in records.ignored]})
     else:
+        if verbose:
+            for path, what in records.ignored:
+                click.echo(f"ignored: {path} ({what})", err=True)
+        elif records.ignored:
+            n = len(records.ignored)
+            click.echo(f"kb: skipped {n} editor/OS leftover file{'s' if n != 1 else ''} "
+                       "(backups, swap files, Thumbs.db); 'kb check -v' lists them", err=True)
         for p in problems:
             click.echo(str(p))
         n = len(problems)
