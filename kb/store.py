@@ -416,9 +416,33 @@ def _compact(value: Any) -> Any:
     return value
 
 
-def dump_record(record: Record) -> str:
-    """YAML text for ``record`` (block style, keys in model order, multi-line strings as ``|``)."""
-    return yaml.dump(record_to_data(record), Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100)
+def dump_record(record: Record, *, schema_ref: str | None = None) -> str:
+    """YAML text for ``record`` (block style, keys in model order, multi-line strings as ``|``).
+
+    With ``schema_ref`` (a path or URL of the kind's JSON Schema, see :func:`schema_ref`) the text
+    starts with a ``# yaml-language-server: $schema=...`` modeline, so editors complete and check it.
+    """
+    text = yaml.dump(record_to_data(record), Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100)
+    return f"# yaml-language-server: $schema={schema_ref}\n{text}" if schema_ref else text
+
+
+SCHEMA_URL_ENV = "KB_SCHEMA_URL"
+"""Environment variable: a base URL the modeline of written records points at
+(``$KB_SCHEMA_URL/<kind>.schema.json``) instead of the relative ``schemas/`` folder."""
+
+
+def schema_ref(root: str | Path, record: Record) -> str:
+    """Where the modeline of ``record``'s file points: ``$KB_SCHEMA_URL/<kind>.schema.json`` when
+    that variable is set, else the path from the record's folder to ``schemas/<kind>.schema.json``
+    beside the records folder (``../../schemas/decision.schema.json``; ``kb schema --out schemas``
+    writes them there)."""
+    name = f"{record.kind}.schema.json"
+    base = os.environ.get(SCHEMA_URL_ENV, "").strip()
+    if base:
+        return f"{base.rstrip('/')}/{name}"
+    root = Path(root)
+    schemas = Path(os.path.abspath(root)).parent / "schemas" / name
+    return Path(os.path.relpath(schemas, os.path.abspath(root / record.folder))).as_posix()
 
 
 def record_path(root: str | Path, record: Record) -> Path:
@@ -431,14 +455,15 @@ def write_record(root: str | Path, record: Record, *, overwrite: bool = False) -
 
     The text is written to a temporary file in the target folder, flushed and fsynced, then
     hard-linked to its final name (which fails if the name exists) and the temporary removed; a
-    crash at any point leaves either no record or the complete one. With ``overwrite=True`` the
+    crash at any point leaves either no record or the complete one. The file starts with a
+    yaml-language-server modeline (:func:`schema_ref`). With ``overwrite=True`` the
     temporary file replaces an existing record with :func:`os.replace`.
 
     Raises :class:`RecordExists` if the record exists and ``overwrite`` is false, and
     :class:`WriteError` when the disk is full, the folder read-only, or similar.
     """
     target = record_path(root, record)
-    text = dump_record(record)
+    text = dump_record(record, schema_ref=schema_ref(root, record))
     return write_text_atomic(target, text, overwrite=overwrite)
 
 
