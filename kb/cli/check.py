@@ -19,16 +19,22 @@ from kb.errors import KbError
 @cli.command()
 @click.option("--json", "as_json", is_flag=True, help="Print the problems as JSON.")
 @click.option("-v", "--verbose", is_flag=True, help="List the editor and OS leftovers skipped (x.yaml~, Thumbs.db, ...).")
+@click.argument("folder", required=False, type=click.Path(file_okay=False))
 @pass_env
-def check(env: Env, as_json: bool, verbose: bool) -> None:
+def check(env: Env, as_json: bool, verbose: bool, folder: str | None) -> None:
     """Validate every record and the references between them.
 
     Prints each problem as `path:line: field: message`, then a count. Exits 1 if there is any.
     Editor backups, swap files, merge leftovers and OS files in records/ are skipped with one
-    notice; -v lists them.
+    notice; -v lists them. FOLDER, when given, is the records folder (as --records before the
+    command; handy in a pre-commit hook's args).
     """
+    from pathlib import Path
+
     from kb.graph import check_records
 
+    if folder is not None:
+        env.records = Path(folder)
     try:
         records, problems = check_records(env.records)
     except KbError as exc:
