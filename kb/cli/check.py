@@ -10,10 +10,8 @@ from kb.cli.app import (
     Env,
     cli,
     emit_json,
-    fail,
     pass_env,
 )
-from kb.errors import KbError
 
 
 @cli.command()
@@ -31,15 +29,12 @@ def check(env: Env, as_json: bool, verbose: bool, folder: str | None) -> None:
     """
     from pathlib import Path
 
-    from kb.graph import check_records
+    from kb.pipeline import load
 
     if folder is not None:
         env.records = Path(folder)
-    try:
-        records, problems = check_records(env.records)
-    except KbError as exc:
-        fail(str(exc))
-        return
+    loaded = load(env.records)
+    records, problems = loaded.records, loaded.problems
     if as_json:
         emit_json({"records": len(records), "problems": [p.__dict__ for p in problems],
                    "ignored": [{"path": path, "what": what} for path, what in records.ignored]})

@@ -40,8 +40,22 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Callable
 
-from kb.importers.events import FORMATS, Event, LogFormatError, Session, link_tool_results
-from kb.importers.formats import aider, claude, codex, gemini, markdown, opencode, specstory
+from kb.importers.events import (
+    FORMATS,
+    Event,
+    LogFormatError,
+    Session,
+    link_tool_results,
+)
+from kb.importers.formats import (
+    aider,
+    claude,
+    codex,
+    gemini,
+    markdown,
+    opencode,
+    specstory,
+)
 from kb.importers.formats._common import (
     MAX_DOCUMENT_BYTES,
     MAX_LINE_BYTES,

@@ -22,7 +22,12 @@ import json
 from typing import Any
 
 from kb.importers.events import Event, Locator
-from kb.importers.formats._common import Reading, content_text, parse_timestamp, read_text
+from kb.importers.formats._common import (
+    Reading,
+    content_text,
+    parse_timestamp,
+    read_text,
+)
 
 _SILENT_PARTS = {
     "step-start",
