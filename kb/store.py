@@ -93,6 +93,25 @@ class LoadResult:
         return self.records
 
 
+ASSETS_FOLDER = "assets"
+"""``records/assets/``: images and files that record text links to (``![timeline](timeline.png)``),
+published beside the site's pages; see :func:`list_assets`."""
+
+
+def list_assets(root: str | Path) -> dict[str, Path]:
+    """Files under ``<root>/assets/`` by their path relative to it (``nccl/timeline.png``),
+    hidden files and editor leftovers left out; ``{}`` when there is no such folder."""
+    base = Path(root) / ASSETS_FOLDER
+    if not base.is_dir():
+        return {}
+    out = {}
+    for p in sorted(base.rglob("*")):
+        rel = p.relative_to(base)
+        if p.is_file() and not any(part.startswith(".") for part in rel.parts) and not leftover_kind(p.name):
+            out[rel.as_posix()] = p
+    return out
+
+
 RECORD_SUFFIXES = (".yaml", ".yml")
 """File name endings of record files."""
 
@@ -153,7 +172,7 @@ def load_records(root: str | Path) -> LoadResult:
     for entry in sorted(root.iterdir()):
         if entry.name.startswith("."):
             continue
-        if entry.is_dir() and entry.name not in KINDS:
+        if entry.is_dir() and entry.name not in KINDS and entry.name != ASSETS_FOLDER:
             hint = difflib.get_close_matches(entry.name, list(KINDS), n=1)
             problems.append(
                 Problem(
@@ -489,3 +508,31 @@ def create_record(root: str | Path, record: R, *, taken: Iterable[str] = (), max
             continue
     raise WriteError(f"{Path(root) / record.folder}: ids {base} to {base}-{max_tries} are all taken; pick another title")
 
+
+
+def last_changed(root: str | Path) -> dict[str, Any]:
+    """Date of the last commit that touched each record file, when ``root`` is inside a git
+    work tree: ``{"decisions/<id>.yaml": date}`` (paths relative to ``root``). One ``git log``
+    for the whole folder; ``{}`` when git is missing, ``root`` is not in a repository, or git
+    fails (dates are a courtesy on the site, never a reason to fail)."""
+    import datetime as _dt
+    import subprocess
+
+    try:
+        out = subprocess.run(["git", "-C", str(root), "log", "--relative", "--format=%x00%cs", "--name-only", "--", "."],
+                             capture_output=True, text=True, timeout=60, check=False)
+    except (OSError, subprocess.SubprocessError):
+        return {}
+    if out.returncode != 0:
+        return {}
+    found: dict[str, _dt.date] = {}
+    current: _dt.date | None = None
+    for line in out.stdout.splitlines():
+        if line.startswith("\x00"):
+            try:
+                current = _dt.date.fromisoformat(line[1:].strip())
+            except ValueError:
+                current = None
+        elif line.strip() and current is not None:
+            found.setdefault(line.strip(), current)
+    return found

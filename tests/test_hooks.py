@@ -45,7 +45,7 @@ def test_pre_commit_manifest_is_valid_and_runs_kb_check(tmp_path):
 
 
 def test_github_pages_example_checks_then_publishes():
-    wf = yaml.safe_load((ROOT / "docs" / "ci" / "github-pages.yml").read_text(encoding="utf-8"))
+    wf = yaml.safe_load((ROOT / "examples" / "ci" / "github-pages.yml").read_text(encoding="utf-8"))
     build, deploy = wf["jobs"]["build"], wf["jobs"]["deploy"]
     runs = [s["run"] for s in build["steps"] if "run" in s]
     assert runs.index("kb --records records check") < runs.index("kb --records records build --strict --site-dir site")

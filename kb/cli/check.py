@@ -35,6 +35,11 @@ def check(env: Env, as_json: bool, verbose: bool, folder: str | None) -> None:
         env.records = Path(folder)
     loaded = load(env.records)
     records, problems = loaded.records, loaded.problems
+    from kb.attachments import asset_problems
+    from kb.store import list_assets
+
+    problems = sorted(problems + asset_problems(records, list_assets(env.records)),
+                      key=lambda p: (p.path, p.line or 0, p.field, p.message))
     if as_json:
         emit_json({"records": len(records), "problems": [p.__dict__ for p in problems],
                    "ignored": [{"path": path, "what": what} for path, what in records.ignored]})
