@@ -11,6 +11,7 @@ from kb.cli.app import (
     handle_errors,
     pass_env,
 )
+from kb.cli.complete import complete_ids
 
 
 @cli.command()
@@ -43,7 +44,7 @@ def roots(env: Env, as_json: bool, limit: int | None) -> None:
 
 
 @cli.command()
-@click.argument("attempt")
+@click.argument("attempt", shell_complete=complete_ids("attempt"))
 @click.option("--json", "as_json", is_flag=True, help="Print the chains as JSON.")
 @pass_env
 @handle_errors
@@ -78,9 +79,12 @@ def why(env: Env, attempt: str, as_json: bool) -> None:
 
 @cli.command()
 @click.argument("change", nargs=-1)
-@click.option("--to", "to_stack", help="A whole target stack (id) instead of, or under, component changes.")
-@click.option("--from", "from_stack", help="The stack to start from (default: the latest attempt's).")
-@click.option("--campaign", help="Restrict the default --from stack and the platform to this campaign.")
+@click.option("--to", "to_stack", shell_complete=complete_ids("stack"),
+              help="A whole target stack (id) instead of, or under, component changes.")
+@click.option("--from", "from_stack", shell_complete=complete_ids("stack"),
+              help="The stack to start from (default: the latest attempt's).")
+@click.option("--campaign", shell_complete=complete_ids("campaign"),
+              help="Restrict the default --from stack and the platform to this campaign.")
 @click.option("--json", "as_json", is_flag=True, help="Print the answer as JSON.")
 @pass_env
 @handle_errors

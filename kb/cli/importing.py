@@ -52,9 +52,11 @@ def import_(env: Env, paths: tuple[str, ...], fmt: str, campaign: str | None, dr
     if folder is not None:
         raise click.BadParameter(f"'{folder}' is a folder; pass log files, or --format adr for a folder of ADRs",
                                  param_hint="PATHS")
+    from kb.cli.progress import progress
     from kb.importers.drafts import import_logs
 
-    report = import_logs(env.records, list(paths), format=fmt, campaign=campaign, dry_run=dry_run)
+    report = import_logs(env.records, list(paths), format=fmt, campaign=campaign, dry_run=dry_run,
+                         progress=progress)
     for item in report.files:
         for warning in item.warnings:
             click.echo(f"warning: {warning}", err=True)
