@@ -69,3 +69,17 @@ def test_last_changed_reads_git_history(tmp_path):
     assert dates["decisions/2026-02-26-upgrade-to-cuda-13.yaml"].isoformat() == "2026-03-05"
     assert dates["attempts/2026-02-19-baseline-tp8.yaml"].isoformat() == "2026-03-01"
     assert last_changed(tmp_path / "nowhere") == {}
+
+
+def test_build_draws_progress_only_on_a_terminal(tmp_path, monkeypatch):
+    from kb.site.build import build_site
+
+    monkeypatch.chdir(tmp_path)
+    tty = _Tty()
+    monkeypatch.setattr(sys, "stderr", tty)
+    build_site(CAMPAIGN, site_dir=str(tmp_path / "site"))
+    assert "kb: writing pages" in tty.getvalue()
+    plain = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", plain)
+    build_site(CAMPAIGN, site_dir=str(tmp_path / "site2"))
+    assert "writing pages" not in plain.getvalue()

@@ -241,3 +241,52 @@ def test_missing_local_image_is_a_located_problem(tmp_path):
     assert "image 'timeline.png' not found" in strict.stderr
     loose = kb("--records", "records", "build", "-f", "mkdocs.yml", "-d", "site2", cwd=case)
     assert loose.exit_code == 0
+
+
+def test_mermaid_diagram_draws_in_a_browser_offline(tmp_path):
+    """Chromium (Debian's, via Playwright) opens the decision page served locally: the bundled
+    Mermaid turns the fence into an SVG, and no request leaves 127.0.0.1."""
+    import functools
+    import http.server
+    import threading
+    from urllib.parse import urlsplit
+
+    chromium = Path("/usr/bin/chromium")
+    if not chromium.exists():
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail("/usr/bin/chromium is missing (CI=true: install it with 'apt-get install chromium')")
+        pytest.skip("/usr/bin/chromium is missing; install it with 'apt-get install chromium' to run this test")
+    from playwright.sync_api import sync_playwright
+
+    case = _case(tmp_path, "mermaid-in-decision-not-rendered")
+    assert kb("--records", "records", "build", "-d", "site", cwd=case).exit_code == 0
+
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, format, *args):  # noqa: A002 - the base class's signature
+            """No access log."""
+
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(case / "site")))
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    outside: list[str] = []
+    try:
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=str(chromium), args=["--no-sandbox", "--disable-gpu"])
+            page = browser.new_page()
+
+            def route(r):
+                if urlsplit(r.request.url).hostname == "127.0.0.1" or r.request.url.startswith(("data:", "blob:")):
+                    r.continue_()
+                else:
+                    outside.append(r.request.url)
+                    r.abort()
+
+            page.route("**/*", route)
+            page.goto(f"http://127.0.0.1:{httpd.server_address[1]}/decisions/2026-03-02-adopt-nccl/")
+            page.wait_for_selector("pre.kb-mermaid svg", timeout=20_000)
+            labels = page.locator("pre.kb-mermaid svg").text_content() or ""
+            browser.close()
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+    assert "CUDA 12.8" in labels and "CUDA 13" in labels
+    assert outside == []
