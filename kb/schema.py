@@ -20,8 +20,8 @@ the schema catches what an editor can catch while typing.
 from __future__ import annotations
 
 import copy
-import re
 import json
+import re
 from typing import Any
 
 from kb.models import KIND_BY_NAME, UNITS, Record

@@ -13,8 +13,8 @@ from kb.cli.app import Env, emit_json, fail
 def import_adr_folders(env: Env, folders: list[str], dry_run: bool, as_json: bool) -> None:
     """Import every ADR folder in ``folders``; print a table (or JSON), warnings on stderr.
     Exits 1 when a file could not be converted (the others are still written)."""
-    from kb.importers.adr import import_adrs
     from kb.cli.progress import progress
+    from kb.importers.adr import import_adrs
 
     failed = 0
     reports = []

@@ -13,8 +13,8 @@ from pathlib import Path
 
 from kb.errors import WriteError
 from kb.graph import KnowledgeGraph
-from kb.store import last_changed, list_assets, write_text_atomic
 from kb.site.tree import TreeOptions, site_tree
+from kb.store import last_changed, list_assets, write_text_atomic
 
 
 def export_markdown(kg: KnowledgeGraph, records: str | Path, out_dir: str | Path, *, overwrite: bool = False,

@@ -18,9 +18,9 @@ from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin
 from mkdocs.structure.files import File, Files, InclusionLevel
 
+from kb.attachments import asset_problems
 from kb.errors import InvalidRecords, KbError
 from kb.graph import KnowledgeGraph
-from kb.attachments import asset_problems
 from kb.pipeline import load_graph
 from kb.site.config import KbPluginConfig
 from kb.site.pages import NAV
