@@ -11,7 +11,8 @@ each applied here after pydantic's own generation:
 * a metric may be written ``"54.1 tok/s"`` as well as ``{value: 54.1, unit: tok/s}``;
 * a component may be written as its version string (``cuda: "13.0"``);
 * ``applies_when`` is written flat (``{compute_capability: ">=12.0", cuda: "<13"}``);
-* ``source`` may be one mapping instead of a list.
+* ``source`` may be one mapping instead of a list;
+* a fix may be written as the shorthand ``{cuda: ">=13.0"}``.
 
 ``kb check`` remains the authority (references between records, version specifiers, units);
 the schema catches what an editor can catch while typing.
@@ -74,6 +75,13 @@ def _loosen(node: Any, defs: dict[str, Any]) -> None:
             "additionalProperties": {"type": "string", "description": "component: PEP 440 specifier, e.g. \">=13.0\""},
         }
     short = {"#/$defs/Metric": _METRIC_TEXT, "#/$defs/Component": _VERSION_TEXT}
+    if "Fix" in defs:  # the shorthand {cuda: ">=13.0"} is an 'enables' fix (kb.models.Fix)
+        short["#/$defs/Fix"] = {
+            "type": "object", "minProperties": 1,
+            "propertyNames": {"not": {"enum": list(defs["Fix"]["properties"])}},
+            "additionalProperties": {"type": "string"},
+            "description": "Shorthand of an 'enables' fix: component → PEP 440 specifier, all holding together.",
+        }
 
     def walk(n: Any) -> Any:
         if isinstance(n, dict):
