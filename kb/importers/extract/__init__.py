@@ -1,0 +1,122 @@
+"""Step 2 of import: draft attempts, stack facts and decisions out of a read :class:`Session`.
+
+:func:`extract` is pure: it reads events and returns an :class:`Extraction`; it neither
+redacts (:mod:`kb.redact`) nor writes (:mod:`kb.importers.drafts`).
+:func:`extract_windows` does the same for a log read window by window
+(:func:`kb.importers.readers.iter_windows`), with the same result. Every value it
+keeps carries :class:`Evidence`: the field it supports, a locator (``line 9``, ``lines
+27-33``, ``msg_a1/prt_a1b``) and a short quote, as written. Figures are kept as written
+(``89.52`` stays ``89.52``).
+
+Modules: :mod:`.model` (result shapes, text helpers), :mod:`.chat` (runs in agent transcripts),
+:mod:`.documents` (notebooks and plans), :mod:`.measurements` (figures), :mod:`.config` (flags and
+env), :mod:`.facts` (stack and platform facts), :mod:`.outcomes` (decisions, outcomes).
+
+Rules (evidence per FORMATS.md, "What an attempt is made of"):
+
+Chat transcripts (claude, codex, opencode, gemini, aider, specstory)
+    *An attempt is a run*: a tool call whose command launches a server or a benchmark
+    (``sglang.launch_server``, ``bench_serving``, ``vllm serve``, ``trtllm-serve``,
+    ``torchrun``, ``all_reduce_perf``, ...) or whose output holds a benchmark figure. Probes
+    (``nvidia-smi``, ``nvcc``, ``python -c "import torch; ..."``, ``pip``) give stack facts,
+    not attempts; other commands (a backup, an edit) give nothing.
+    *approach*: the assistant text since the previous tool call (else the last user text,
+    else the tool's description, else the command); *title*: the tool's description, else
+    the first sentence of the approach. *config*: flags and ``NAME=value`` env of the command
+    (``--tp 8`` → ``"--tp 8"``), plus flags written in that text (``--speculative-algorithm
+    EAGLE3``). *metrics*: benchmark lines of the result (:data:`BENCH_METRICS`); failing
+    that, ``N tok/s`` in the next assistant text. *error*: when the result is an error
+    (``is_error``, a non-zero exit) or holds a traceback and no figure: the traceback (from
+    ``Traceback`` to its last line), else the error lines, else the output's tail.
+Markdown notebooks and plans
+    A table with a throughput (``tok/s``) or ``Outcome`` column: one attempt per row (title
+    and approach from the ``Approach``/``Config`` column, metrics from ``tok/s``/``TTFT``/...
+    columns, outcome from ``Outcome``, error or cause from ``Error``/``cause``, a
+    ``vs baseline`` gain). A dated section without such a table: one attempt per paragraph
+    giving ``N tok/s``. ``Rejected ...:`` paragraphs list options, not attempts;
+    ``Conclusion:`` paragraphs become notes of their section's attempts (or a decision
+    statement if the section has none); a heading or paragraph saying ``Decision`` is a
+    decision statement. Stack and platform facts come from the preamble (``Stack until
+    2026-02-26: CUDA toolkit 12.8.1, driver 590.48.01, ...``, ``8× RTX PRO 6000 (compute
+    capability 12.0), PCIe Gen5, no NVLink``); a fact ``until`` a date applies to attempts
+    dated before it.
+Stack facts (any format, from tool output)
+    ``nvidia-smi``: ``Driver Version`` → ``driver``, ``CUDA Version`` → ``cuda-driver`` (the
+    newest CUDA the driver supports); ``nvcc``: ``Build cuda_12.8.r12.8/...`` or ``release
+    12.8`` → ``cuda`` (the toolkit); a ``print(torch.__version__, torch.version.cuda,
+    torch.cuda.get_device_capability(0), torch.cuda.device_count(), flashinfer.__version__)``
+    probe → ``torch``, ``torch-cuda``, platform ``compute_capability``, platform
+    ``gpu_count``, ``flashinfer``; ``pip show``/``pip freeze``/``pip list`` → the components
+    of :data:`KNOWN_COMPONENTS`; ``NCCL version 2.27.3`` → ``nccl``. An attempt gets the
+    latest value of each fact observed before it.
+Outcome
+    ``failed`` when there is an error; a table's ``Outcome`` column as written; ``baseline``
+    when the run says it measures the baseline (``Re-measuring the baseline``, a description
+    starting ``Baseline``) or a ``vs baseline`` cell is empty; else the headline metric is
+    compared with the reference (the latest baseline or improved attempt, at first the
+    campaign's baseline): ``improved``, ``regressed`` or ``neutral``; ``inconclusive`` when
+    there is no figure to compare.
+Decisions
+    A text starting ``Decision:``, a ``Decision`` heading's section, or a text saying ``we
+    will``/``we decided``/``decided to``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from kb.importers.events import Session
+from kb.importers.extract.chat import _ChatState
+from kb.importers.extract.documents import _extract_document
+from kb.importers.extract.measurements import BENCH_METRICS
+from kb.importers.extract.model import (ERROR_CHARS, QUOTE_CHARS, Evidence, ExtractedAttempt, Extraction, Fact, Figure,
+    Headline, Statement, as_dict, locator_text, short_quote)
+from kb.importers.extract.outcomes import _decide_outcomes
+
+__all__ = ["BENCH_METRICS", "ERROR_CHARS", "QUOTE_CHARS", "Evidence", "ExtractedAttempt", "Extraction", "Fact",
+           "Figure", "Headline", "Statement", "as_dict", "extract", "extract_windows", "locator_text", "short_quote"]
+
+
+def extract(session: Session, headline: Headline | None = None) -> Extraction:
+    """Extract draft attempts, facts, decisions and options from ``session``.
+
+    ``headline`` (the campaign's headline metric and baseline) decides outcomes by comparison;
+    without it, output throughput, higher is better, no baseline value. Never raises for odd
+    content: what it cannot read it leaves out.
+    """
+    return extract_windows([session], headline)
+
+
+def extract_windows(windows: Iterable[Session], headline: Headline | None = None) -> Extraction:
+    """Extract from a log read as consecutive windows (:func:`kb.importers.readers.iter_windows`),
+    one window at a time: what a chat extraction carries from one window to the next is only
+    its running state (the latest stack facts, the last person's message and date, assistant
+    text not yet followed by a tool call, a run waiting for a figure in prose), so memory is
+    bounded by a window plus what is extracted. Windows cut where ``iter_windows`` cuts them
+    (every call with its result) give the same :class:`Extraction` as :func:`extract` of the
+    whole session. The source fields (``file``, ``format``, ``sha256``, ``tool_version``) are
+    those of the last window. A Markdown document comes as one window.
+
+    ``headline`` as for :func:`extract`; outcomes are decided once every window is read.
+    Raises what iterating ``windows`` raises (a :class:`kb.importers.LogFormatError`); an
+    empty iterable gives ``ValueError``.
+    """
+    headline = headline or Headline()
+    out: Extraction | None = None
+    chat: _ChatState | None = None
+    last: Session | None = None
+    for window in windows:
+        if out is None:
+            out = Extraction(window.path.name, window.format, window.sha256, window.tool_version)
+            chat = _ChatState(out) if window.format != "markdown" else None
+        if chat is None:
+            _extract_document(window, out)
+        else:
+            chat.feed(window)
+        last = window
+    if out is None or last is None:
+        raise ValueError("extract_windows needs at least one window")
+    out.file, out.format, out.sha256, out.tool_version = (last.path.name, last.format, last.sha256,
+                                                          last.tool_version)
+    _decide_outcomes(out, headline)
+    return out

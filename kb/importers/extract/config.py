@@ -1,0 +1,106 @@
+"""Configuration of a run: flags and environment of a shell command (``--tp 8``, ``NCCL_ALGO=Tree``),
+flags written in prose, and config read from a table cell (``tp8, cuda-graph-max-bs 128``)."""
+
+from __future__ import annotations
+
+import re
+import shlex
+
+from kb.importers.extract.model import _plain
+
+_RUN = re.compile(
+    r"launch_server|bench_serving|bench_one_batch|bench_offline|\bvllm\s+(?:serve|bench)|vllm\.entrypoints"
+    r"|benchmark_\w+\.py|trtllm-(?:serve|bench)|\btorchrun\b|\bmpirun\b|all_reduce_perf|\bbench(?:mark)?\.(?:py|sh)\b"
+    r"|^\s*/run\b|\blaunch\.sh\b"
+)
+
+
+_FLAG = re.compile(r"(?<![\w-])(--[a-z][a-z0-9-]*[a-z0-9])(?:(?:=|\s+)([A-Z0-9][\w.:/+-]*|\d[\w.]*|/[\w./-]+))?")
+
+
+_ENV = re.compile(r"^([A-Z_][A-Z0-9_]*)=(.*)$")
+
+
+def _command_config(command: str) -> tuple[list[str], dict[str, str]]:
+    """Flags (``"--tp 8"``, ``"--enable-torch-symm-mem"``) and ``NAME=value`` env of a shell
+    command; quoted inner commands (``ssh host '...'``, ``bash -c '...'``) are opened."""
+    flags: list[str] = []
+    env: dict[str, str] = {}
+    for tokens in _segments(command):
+        i = 0
+        while i < len(tokens):
+            token = tokens[i]
+            if token == "export" or token == "env":
+                i += 1
+                continue
+            match = _ENV.match(token)
+            if match and not flags:
+                env[match.group(1)] = match.group(2)
+            elif token.startswith("--") and len(token) > 2:
+                if "=" in token:
+                    flags.append(token)
+                elif i + 1 < len(tokens) and not tokens[i + 1].startswith("-") and tokens[i + 1] not in ("|", ">", "<"):
+                    flags.append(f"{token} {tokens[i + 1]}")
+                    i += 1
+                else:
+                    flags.append(token)
+            i += 1
+    return flags, env
+
+
+def _segments(command: str, depth: int = 0) -> list[list[str]]:
+    try:
+        lexer = shlex.shlex(command, posix=True, punctuation_chars=";&|")
+        lexer.whitespace_split = True
+        tokens = list(lexer)
+    except ValueError:
+        tokens = command.split()
+    segments: list[list[str]] = [[]]
+    for token in tokens:
+        if token and set(token) <= set(";&|"):
+            segments.append([])
+        elif " " in token and depth < 3 and ("--" in token or "=" in token):
+            segments.extend(_segments(token, depth + 1))
+            segments.append([])
+        else:
+            segments[-1].append(token)
+    return [s for s in segments if s and not _is_probe(s)]
+
+
+def _is_probe(tokens: list[str]) -> bool:
+    head = " ".join(tokens[:3])
+    return bool(re.search(r"\b(nvidia-smi|nvcc|pip|uv pip|wc|tail|head|cat|ls|cd|grep)\b", head)) and not _RUN.search(" ".join(tokens))
+
+
+def _text_flags(text: str) -> list[str]:
+    """``--flag VALUE`` written in prose or code spans; a value counts only when it looks like
+    one (a number, an upper-case name, a path), so ``--cuda-graph-max-bs from 512`` gives
+    the flag alone."""
+    flags = []
+    for match in _FLAG.finditer(text):
+        flag = match.group(1) + (f" {match.group(2)}" if match.group(2) else "")
+        flag = flag.rstrip(".,;:")
+        if flag not in flags:
+            flags.append(flag)
+    return flags
+
+
+def _cell_config(cell: str, known_flags: set[str]) -> tuple[list[str], dict[str, str]]:
+    """Config from a table cell such as ``tp8, cuda-graph-max-bs 128``: ``tpN`` → ``--tp N``;
+    ``name value`` → ``--name value`` when the document writes ``--name`` somewhere."""
+    flags: list[str] = []
+    env: dict[str, str] = {}
+    for item in re.split(r",\s*", _plain(cell)):
+        item = item.strip()
+        tp = re.fullmatch(r"tp\s*(\d+)", item, re.I)
+        if tp:
+            flags.append(f"--tp {tp.group(1)}")
+            continue
+        pair = re.fullmatch(r"([a-z][a-z0-9-]+)\s+(\S+)", item)
+        if pair and f"--{pair.group(1)}" in known_flags:
+            flags.append(f"--{pair.group(1)} {pair.group(2)}")
+            continue
+        var = re.fullmatch(r"([A-Z][A-Z0-9_]+)=(\S+)", item)
+        if var:
+            env[var.group(1)] = var.group(2)
+    return flags, env

@@ -1,0 +1,191 @@
+"""Stack and platform facts: from tool output (``nvidia-smi``, ``nvcc``, ``pip``, a torch probe) and
+from a document's prose (``Stack until 2026-02-26: CUDA toolkit 12.8.1, ...``)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+
+from kb.importers.events import Event
+from kb.importers.extract.model import Evidence, Fact, locator_text, short_quote
+
+KNOWN_COMPONENTS = {
+    "torch": "torch", "flashinfer-python": "flashinfer", "flashinfer": "flashinfer",
+    "sglang": "sglang", "sgl-kernel": "sgl-kernel", "sgl_kernel": "sgl-kernel", "vllm": "vllm",
+    "triton": "triton", "transformers": "transformers", "xformers": "xformers",
+    "flash-attn": "flash-attn", "flash_attn": "flash-attn", "tensorrt-llm": "tensorrt-llm",
+    "tensorrt_llm": "tensorrt-llm", "nvidia-nccl-cu12": "nccl", "nvidia-nccl-cu13": "nccl",
+    "deep-ep": "deep-ep", "deep_ep": "deep-ep", "cuda-python": "cuda-python",
+}
+"""Package names (as pip writes them) → stack component; other packages are not stack facts."""
+
+
+_UNTIL = re.compile(r"\b(?:until|before)\s+(\d{4}-\d{2}-\d{2})", re.I)
+
+
+_PROSE_STACK = [
+    (re.compile(r"\bCUDA toolkit\s+v?(\d+\.\d+(?:\.\d+)?)", re.I), "cuda"),
+    (re.compile(r"\bdriver\s+(?:version\s+)?(\d{3}\.\d+(?:\.\d+)?)", re.I), "driver"),
+    (re.compile(r"\btorch\s+v?(\d+\.\d+(?:\.\d+)?(?:\.dev\d+)?(?:\+\w+)?)", re.I), "torch"),
+    (re.compile(r"\bflashinfer(?:-python)?\s+v?(\d+\.\d+(?:\.\d+)?(?:(?:\.post|rc|\.dev)\d+)?)", re.I), "flashinfer"),
+    (re.compile(r"\bsgl-kernel\s+v?(\d+\.\d+(?:\.\d+)?)", re.I), "sgl-kernel"),
+    (re.compile(r"\bsglang\s+v?(\d+\.\d+(?:\.\d+)?(?:\.post\d+)?)", re.I), "sglang"),
+    (re.compile(r"\bvllm\s+v?(\d+\.\d+(?:\.\d+)?(?:rc\d+)?(?:\.dev\d+)?)", re.I), "vllm"),
+    (re.compile(r"\bNCCL\s+v?(\d+\.\d+\.\d+)", re.I), "nccl"),
+]
+
+
+_PROSE_PLATFORM = [
+    (re.compile(r"\b(\d+)\s*[×x]\s*(?:NVIDIA\s+)?([A-Z][\w -]*?(?:GPU|H100|H200|B200|A100|Blackwell|Hopper|Ada|L40S?|\d{4}))\b"), "gpu"),
+    (re.compile(r"\bcompute capability\s+(\d+\.\d+)", re.I), "compute_capability"),
+    (re.compile(r"\b(PCIe\s+Gen\s*\d|NVLink\s*\d*|NVSwitch)\b", re.I), "interconnect"),
+    (re.compile(r"\b(no|without)\s+NVLink\b", re.I), "nvlink"),
+]
+
+
+def _output_facts(command: str | None, output: str, result: Event, position: int) -> list[Fact]:
+    facts: list[Fact] = []
+    where = locator_text(result.locator)
+
+    def add(scope: str, name: str, value: str, quote: str) -> None:
+        facts.append(Fact(scope, name, value, Evidence(f"{scope}.{name}", where, short_quote(quote)), position))
+
+    for line in output.splitlines():
+        match = re.search(r"Driver Version:\s*([\d.]+)", line)
+        if match:
+            add("stack", "driver", match.group(1), line)
+        match = re.search(r"CUDA Version:\s*([\d.]+)", line)
+        if match:
+            add("stack", "cuda-driver", match.group(1), line)
+        match = re.search(r"Build cuda_(\d+\.\d+)\.r\d+\.\d+/compiler", line) or re.search(
+            r"Cuda compilation tools, release (\d+\.\d+)", line)
+        if match:
+            add("stack", "cuda", match.group(1), line)
+        match = re.search(r"\bNCCL version\s+(\d+\.\d+\.\d+)", line)
+        if match:
+            add("stack", "nccl", match.group(1), line)
+    if command and re.search(r"\bpip\b", command):
+        facts.extend(_pip_facts(command, output, where, position))
+    if command and "print(" in command and "__version__" in command or (command and "device_count" in command):
+        facts.extend(_print_facts(command, output, where, position))
+    return facts
+
+
+def _pip_facts(command: str, output: str, where: str, position: int) -> list[Fact]:
+    facts = []
+    name = None
+    for line in output.splitlines():
+        match = re.match(r"^([A-Za-z0-9_.-]+)==([^\s;]+)\s*$", line) or (
+            re.match(r"^([A-Za-z0-9_.-]+)\s+(\d[^\s]*)\s*$", line) if re.search(r"\bpip\s+list\b", command) else None)
+        if match:
+            pkg, version = match.groups()
+        else:
+            shown = re.match(r"^Name:\s*(\S+)", line)
+            if shown:
+                name = shown.group(1)
+                continue
+            version_line = re.match(r"^Version:\s*(\S+)", line)
+            if not (version_line and name):
+                continue
+            pkg, version = name, version_line.group(1)
+        component = KNOWN_COMPONENTS.get(pkg.lower())
+        if component:
+            facts.append(Fact("stack", component, version, Evidence(f"stack.{component}", where, short_quote(line)), position))
+    return facts
+
+
+_PRINT_ARG = re.compile(r"print\((.*)\)", re.S)
+
+
+def _print_facts(command: str, output: str, where: str, position: int) -> list[Fact]:
+    """Facts from ``python -c "...; print(torch.__version__, torch.version.cuda, ...)"``:
+    the printed expressions are matched, in order, with the tokens of the output line that
+    has as many (``(12, 0)`` counts as one)."""
+    match = _PRINT_ARG.search(command)
+    if not match:
+        return []
+    expressions = _split_args(match.group(1))
+    lines = [line for line in output.splitlines() if line.strip()]
+    for line in reversed(lines):
+        tokens = re.findall(r"\([^)]*\)|\S+", line)
+        if len(tokens) != len(expressions):
+            continue
+        facts = []
+        for expression, token in zip(expressions, tokens):
+            fact = _expression_fact(expression.strip(), token, line, where, position)
+            if fact:
+                facts.append(fact)
+        if facts:
+            return facts
+    return []
+
+
+def _split_args(text: str) -> list[str]:
+    args, depth, current = [], 0, ""
+    for char in text:
+        if char in "([":
+            depth += 1
+        elif char in ")]":
+            depth -= 1
+        if char == "," and depth == 0:
+            args.append(current)
+            current = ""
+        else:
+            current += char
+    return [a for a in args + [current] if a.strip()]
+
+
+def _expression_fact(expression: str, token: str, line: str, where: str, position: int) -> Fact | None:
+    def fact(scope: str, name: str, value: str) -> Fact:
+        return Fact(scope, name, value, Evidence(f"{scope}.{name}", where, short_quote(line)), position)
+
+    if expression == "torch.version.cuda":
+        return fact("stack", "torch-cuda", token) if re.fullmatch(r"\d+\.\d+", token) else None
+    if "get_device_capability" in expression:
+        cap = re.fullmatch(r"\((\d+),\s*(\d+)\)", token)
+        return fact("platform", "compute_capability", f"{cap.group(1)}.{cap.group(2)}") if cap else None
+    if "device_count" in expression:
+        return fact("platform", "gpu_count", token) if token.isdigit() else None
+    if "get_device_name" in expression:
+        return None
+    module = re.fullmatch(r"([A-Za-z_][\w]*)\.__version__", expression)
+    if module and re.match(r"^\d", token):
+        component = KNOWN_COMPONENTS.get(module.group(1).lower(), module.group(1).lower().replace("_", "-"))
+        return fact("stack", component, token)
+    return None
+
+
+def _facts_before(facts: list[Fact], position: int, date: dt.date | None = None) -> list[Fact]:
+    """The latest fact of each (scope, name) observed before ``position`` and holding on ``date``."""
+    latest: dict[tuple[str, str], Fact] = {}
+    for fact in facts:
+        if fact.position > position:
+            continue
+        if fact.until is not None and (date is None or date >= fact.until):
+            continue
+        latest[(fact.scope, fact.name)] = fact
+    return list(latest.values())
+
+
+def _prose_facts(event: Event) -> list[Fact]:
+    facts = []
+    until_match = _UNTIL.search(event.text)
+    until = dt.date.fromisoformat(until_match.group(1)) if until_match else None
+    where = locator_text(event.locator)
+    for sentence in re.split(r"(?<=[.;])\s+", event.text):
+        for pattern, name in _PROSE_STACK:
+            for match in pattern.finditer(sentence):
+                facts.append(Fact("stack", name, match.group(1), Evidence(f"stack.{name}", where, short_quote(match.group(0))), event.index, until))
+        for pattern, name in _PROSE_PLATFORM:
+            for match in pattern.finditer(sentence):
+                if name == "gpu":
+                    facts.append(Fact("platform", "gpu_count", match.group(1), Evidence("platform.gpu_count", where, short_quote(match.group(0))), event.index))
+                    facts.append(Fact("platform", "gpu", match.group(2).strip(), Evidence("platform.gpu", where, short_quote(match.group(0))), event.index))
+                elif name == "nvlink":
+                    facts.append(Fact("platform", "nvlink", "false", Evidence("platform.nvlink", where, short_quote(match.group(0))), event.index))
+                elif name == "interconnect" and re.match(r"nvlink", match.group(1), re.I) and re.search(
+                        r"\b(no|without)\s+NVLink", sentence, re.I):
+                    continue  # "no NVLink" is not an interconnect
+                else:
+                    facts.append(Fact("platform", name, match.group(1), Evidence(f"platform.{name}", where, short_quote(match.group(0))), event.index))
+    return facts
