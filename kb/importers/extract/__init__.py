@@ -40,14 +40,15 @@ Markdown notebooks and plans
     2026-02-26: CUDA toolkit 12.8.1, driver 590.48.01, ...``, ``8× RTX PRO 6000 (compute
     capability 12.0), PCIe Gen5, no NVLink``); a fact ``until`` a date applies to attempts
     dated before it.
-Stack facts (any format, from tool output)
+Stack facts (any format, from tool output; read by the parsers ``kb capture`` uses, :mod:`kb.toolout`)
     ``nvidia-smi``: ``Driver Version`` → ``driver``, ``CUDA Version`` → ``cuda-driver`` (the
-    newest CUDA the driver supports); ``nvcc``: ``Build cuda_12.8.r12.8/...`` or ``release
-    12.8`` → ``cuda`` (the toolkit); a ``print(torch.__version__, torch.version.cuda,
+    newest CUDA the driver supports); ``nvcc --version`` → ``cuda`` (the toolkit, nvcc's full
+    version: ``release 13.0, V13.0.88`` → ``13.0.88``; a lone ``Build cuda_12.8.r12.8`` → ``12.8``);
+    kb's torch probe, or a ``print(torch.__version__, torch.version.cuda,
     torch.cuda.get_device_capability(0), torch.cuda.device_count(), flashinfer.__version__)``
     probe → ``torch``, ``torch-cuda``, platform ``compute_capability``, platform
     ``gpu_count``, ``flashinfer``; ``pip show``/``pip freeze``/``pip list`` → the components
-    of :data:`KNOWN_COMPONENTS`; ``NCCL version 2.27.3`` → ``nccl``. An attempt gets the
+    of :data:`kb.versions.COMPONENTS`; ``NCCL version 2.27.3`` → ``nccl``. An attempt gets the
     latest value of each fact observed before it.
 Outcome
     ``failed`` when there is an error; a table's ``Outcome`` column as written; ``baseline``

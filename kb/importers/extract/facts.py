@@ -6,19 +6,12 @@ from __future__ import annotations
 import datetime as dt
 import re
 
+from packaging.utils import canonicalize_name
+
 from kb.importers.events import Event
 from kb.importers.extract.model import Evidence, Fact, locator_text, short_quote
-
-KNOWN_COMPONENTS = {
-    "torch": "torch", "flashinfer-python": "flashinfer", "flashinfer": "flashinfer",
-    "sglang": "sglang", "sgl-kernel": "sgl-kernel", "sgl_kernel": "sgl-kernel", "vllm": "vllm",
-    "triton": "triton", "transformers": "transformers", "xformers": "xformers",
-    "flash-attn": "flash-attn", "flash_attn": "flash-attn", "tensorrt-llm": "tensorrt-llm",
-    "tensorrt_llm": "tensorrt-llm", "nvidia-nccl-cu12": "nccl", "nvidia-nccl-cu13": "nccl",
-    "deep-ep": "deep-ep", "deep_ep": "deep-ep", "cuda-python": "cuda-python",
-}
-"""Package names (as pip writes them) → stack component; other packages are not stack facts."""
-
+from kb.toolout import parse_nvcc_version, parse_nvidia_smi, parse_pip_freeze, parse_torch_probe
+from kb.versions import canonical_component, component_for_package
 
 _UNTIL = re.compile(r"\b(?:until|before)\s+(\d{4}-\d{2}-\d{2})", re.I)
 
@@ -44,53 +37,83 @@ _PROSE_PLATFORM = [
 
 
 def _output_facts(command: str | None, output: str, result: Event, position: int) -> list[Fact]:
+    """Stack and platform facts in one tool output, read with the shared parsers of
+    :mod:`kb.toolout` (the same reading as ``kb capture``): ``nvidia-smi`` → ``driver`` and
+    ``cuda-driver`` (:func:`~kb.toolout.parse_nvidia_smi`); ``nvcc --version`` → ``cuda``, nvcc's
+    full version (``release 13.0, V13.0.88`` → ``13.0.88``; ``12.8`` from a lone ``Build`` line,
+    :func:`~kb.toolout.parse_nvcc_version`); ``pip freeze``/``pip list``/``pip show`` → the
+    components :func:`kb.versions.component_for_package` knows; kb's torch probe
+    (:func:`~kb.toolout.parse_torch_probe`) or an ad-hoc ``print(torch.__version__, ...)``;
+    ``NCCL version 2.27.3`` lines (NCCL's own ``NCCL INFO`` banner) → ``nccl``."""
     facts: list[Fact] = []
     where = locator_text(result.locator)
 
     def add(scope: str, name: str, value: str, quote: str) -> None:
         facts.append(Fact(scope, name, value, Evidence(f"{scope}.{name}", where, short_quote(quote)), position))
 
-    for line in output.splitlines():
-        match = re.search(r"Driver Version:\s*([\d.]+)", line)
-        if match:
-            add("stack", "driver", match.group(1), line)
-        match = re.search(r"CUDA Version:\s*([\d.]+)", line)
-        if match:
-            add("stack", "cuda-driver", match.group(1), line)
-        match = re.search(r"Build cuda_(\d+\.\d+)\.r\d+\.\d+/compiler", line) or re.search(
-            r"Cuda compilation tools, release (\d+\.\d+)", line)
-        if match:
-            add("stack", "cuda", match.group(1), line)
-        match = re.search(r"\bNCCL version\s+(\d+\.\d+\.\d+)", line)
-        if match:
-            add("stack", "nccl", match.group(1), line)
+    def line_with(pattern: str) -> str:
+        match = re.search(rf"^.*{pattern}.*$", output, re.M)
+        return match.group(0) if match else pattern
+
+    if "Driver Version" in output or "CUDA Version" in output:
+        smi = parse_nvidia_smi(output)
+        if smi["driver"]:
+            add("stack", "driver", smi["driver"], line_with("Driver Version"))
+        if smi["cuda_driver"]:
+            add("stack", "cuda-driver", smi["cuda_driver"], line_with("CUDA Version"))
+    if "Cuda compilation tools" in output or "Build cuda_" in output:
+        nvcc = parse_nvcc_version(output)
+        if nvcc["toolkit"]:
+            add("stack", "cuda", nvcc["toolkit"],
+                line_with(r"release \d") if "Cuda compilation tools" in output else line_with("Build cuda_"))
+    for match in re.finditer(r"^.*\bNCCL version\s+(\d+\.\d+\.\d+).*$", output, re.M):
+        add("stack", "nccl", match.group(1), match.group(0))
     if command and re.search(r"\bpip\b", command):
-        facts.extend(_pip_facts(command, output, where, position))
-    if command and "print(" in command and "__version__" in command or (command and "device_count" in command):
+        facts.extend(_pip_facts(output, where, position))
+    if re.search(r"^torch\.version\.cuda\b|^cuda available\b", output, re.M):
+        facts.extend(_probe_facts(output, where, position))
+    elif command and ("print(" in command and "__version__" in command or "device_count" in command):
         facts.extend(_print_facts(command, output, where, position))
     return facts
 
 
-def _pip_facts(command: str, output: str, where: str, position: int) -> list[Fact]:
+def _pip_facts(output: str, where: str, position: int) -> list[Fact]:
+    """Components in ``pip freeze``/``pip list`` output (:func:`kb.toolout.parse_pip_freeze`)
+    and in ``pip show`` blocks (``Name:``/``Version:``); other packages are no stack facts."""
     facts = []
-    name = None
-    for line in output.splitlines():
-        match = re.match(r"^([A-Za-z0-9_.-]+)==([^\s;]+)\s*$", line) or (
-            re.match(r"^([A-Za-z0-9_.-]+)\s+(\d[^\s]*)\s*$", line) if re.search(r"\bpip\s+list\b", command) else None)
-        if match:
-            pkg, version = match.groups()
-        else:
-            shown = re.match(r"^Name:\s*(\S+)", line)
-            if shown:
-                name = shown.group(1)
-                continue
-            version_line = re.match(r"^Version:\s*(\S+)", line)
-            if not (version_line and name):
-                continue
-            pkg, version = name, version_line.group(1)
-        component = KNOWN_COMPONENTS.get(pkg.lower())
+    found: list[tuple[str, str]] = list(parse_pip_freeze(output).items())
+    shown = re.findall(r"^Name:\s*(\S+)\s*\nVersion:\s*(\S+)", output, re.M)
+    found += [(canonicalize_name(n), v) for n, v in shown]
+    for package, version in found:
+        component = component_for_package(package)
         if component:
-            facts.append(Fact("stack", component, version, Evidence(f"stack.{component}", where, short_quote(line)), position))
+            quote = re.search(rf"^.*{re.escape(version)}.*$", output, re.M)
+            facts.append(Fact("stack", component, version,
+                              Evidence(f"stack.{component}", where, short_quote(quote.group(0) if quote else f"{package}=={version}")),
+                              position))
+    return facts
+
+
+def _probe_facts(output: str, where: str, position: int) -> list[Fact]:
+    """Facts from the output of kb's torch probe script (:func:`kb.toolout.parse_torch_probe`)."""
+    probe = parse_torch_probe(output)
+    facts = []
+
+    def add(scope: str, name: str, value: object, key: str) -> None:
+        quote = re.search(rf"^{re.escape(key)}\b.*$", output, re.M)
+        facts.append(Fact(scope, name, str(value), Evidence(f"{scope}.{name}", where, short_quote(quote.group(0) if quote else key)), position))
+
+    for key, name in (("torch", "torch"), ("torch_cuda", "torch-cuda"), ("nccl", "nccl"), ("triton", "triton")):
+        if probe.get(key):
+            add("stack", name, probe[key], key.replace("_", ".version.") if key == "torch_cuda" else key)
+    for dist, version in probe.get("dists", {}).items():
+        component = component_for_package(dist)
+        if component and component not in ("torch", "triton", "nccl"):
+            add("stack", component, version, "dist")
+    if probe.get("device_count"):
+        add("platform", "gpu_count", probe["device_count"], "device_count")
+    if probe["devices"]:
+        add("platform", "compute_capability", probe["devices"][0]["capability"], "device")
     return facts
 
 
@@ -150,7 +173,7 @@ def _expression_fact(expression: str, token: str, line: str, where: str, positio
         return None
     module = re.fullmatch(r"([A-Za-z_][\w]*)\.__version__", expression)
     if module and re.match(r"^\d", token):
-        component = KNOWN_COMPONENTS.get(module.group(1).lower(), module.group(1).lower().replace("_", "-"))
+        component = canonical_component(module.group(1))
         return fact("stack", component, token)
     return None
 
