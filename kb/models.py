@@ -91,7 +91,10 @@ class Source(_Strict):
     ``locator`` is free-form but precise: ``msg 5256``, ``line 9``, ``lines 27-33``, a message uuid.
     ``sha256`` and ``format`` are set by importers for the log a draft came from; ``field``
     names the record field the source supports (``error``, ``metrics.output_throughput``,
-    ``stack.cuda``; ``attempt`` for the passage an imported attempt was drafted from).
+    ``stack.cuda``; ``attempt`` for the passage an imported attempt was drafted from). ``key``
+    (importers, on the ``attempt`` source) identifies that passage whatever the log's bytes:
+    ``claude:<session id>:<uuid>``, ``markdown:<file>:<digest of the passage's text>``, so a
+    log that grew, or was saved with other line endings, is recognised.
     """
 
     file: StrictStr | None = None
@@ -101,6 +104,7 @@ class Source(_Strict):
     sha256: StrictStr | None = None
     format: StrictStr | None = None
     field: StrictStr | None = None
+    key: StrictStr | None = None
 
     @model_validator(mode="after")
     def _has_origin(self) -> "Source":
@@ -130,6 +134,9 @@ UNITS: dict[str, str] = {
     "MB": "megabytes",
     "GB": "gigabytes",
     "GiB": "gibibytes",
+    "GB/s": "gigabytes per second (bandwidth, e.g. NCCL bus bandwidth)",
+    "TFLOPS": "tera floating-point operations per second",
+    "it/s": "iterations per second (e.g. diffusion steps)",
     "count": "a count",
 }
 """Units a metric may carry; the unit is part of the metric, never implied."""

@@ -70,8 +70,9 @@ def test_claude_symm_mem_attempt(claude):
     symm = claude.attempts[0]
     assert symm.title == "Try torch symmetric memory allreduce"
     assert symm.approach.startswith("Driver is ahead of the toolkit.")
-    assert symm.error.endswith("KeyError: 12")
-    assert symm.error.startswith("Traceback (most recent call last):")
+    assert symm.error == "KeyError: 12"  # the headline; the traceback is kept as its detail
+    assert symm.error_detail.startswith("Traceback (most recent call last):")
+    assert symm.error_detail.endswith("KeyError: 12")
     assert {"--tp 8", "--enable-torch-symm-mem", "--cuda-graph-max-bs 128"} <= set(symm.flags)
     assert (symm.anchor.field, symm.anchor.locator, symm.anchor.quote) == ("attempt", "line 8", "Try torch symmetric memory allreduce")
     assert evidence(symm, "error") == [("line 9", "KeyError: 12")]

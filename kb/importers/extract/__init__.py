@@ -71,7 +71,7 @@ from kb.importers.extract.chat import _ChatState
 from kb.importers.extract.documents import _extract_document
 from kb.importers.extract.measurements import BENCH_METRICS
 from kb.importers.extract.model import (ERROR_CHARS, QUOTE_CHARS, Evidence, ExtractedAttempt, Extraction, Fact, Figure,
-    Headline, Statement, as_dict, locator_text, short_quote)
+    Headline, Statement, as_dict, locator_text, normalised, short_quote)
 from kb.importers.extract.outcomes import _decide_outcomes
 
 __all__ = ["BENCH_METRICS", "ERROR_CHARS", "QUOTE_CHARS", "Evidence", "ExtractedAttempt", "Extraction", "Fact",
@@ -110,6 +110,8 @@ def extract_windows(windows: Iterable[Session], headline: Headline | None = None
         if out is None:
             out = Extraction(window.path.name, window.format, window.sha256, window.tool_version)
             chat = _ChatState(out) if window.format != "markdown" else None
+        if headline.terms:
+            _look_for_terms(window, headline, out)
         if chat is None:
             _extract_document(window, out)
         else:
@@ -119,5 +121,56 @@ def extract_windows(windows: Iterable[Session], headline: Headline | None = None
         raise ValueError("extract_windows needs at least one window")
     out.file, out.format, out.sha256, out.tool_version = (last.path.name, last.format, last.sha256,
                                                           last.tool_version)
+    out.session_id = last.session_id
+    out.matches_campaign = _matches(out, headline)
     _decide_outcomes(out, headline)
+    _distinct_titles(out)
     return out
+
+
+def _look_for_terms(window: Session, headline: Headline, out: Extraction) -> None:
+    """Note which of the campaign's terms the window's texts name."""
+    wanted = {normalised(t): t for t in headline.terms if normalised(t)}
+    for event in window.events:
+        if len(out.terms_seen) == len(wanted):
+            return
+        text = normalised(event.text[:200_000] + " " + str(event.tool_input or "")[:20_000])
+        for key, term in wanted.items():
+            if key in text:
+                out.terms_seen.add(term)
+
+
+def _matches(out: Extraction, headline: Headline) -> bool:
+    """Whether the log is the campaign's: it names the model (a term) and no other GPU."""
+    if not headline.terms:
+        return True
+    if not out.terms_seen:
+        return False
+    if headline.gpu:
+        gpus = [f.value for f in out.facts if f.scope == "platform" and f.name == "gpu"]
+        wanted = normalised(headline.gpu.replace("NVIDIA", ""))
+        if gpus and not any(normalised(g) in wanted or wanted in normalised(g) for g in gpus):
+            return False
+    return True
+
+
+def _distinct_titles(out: Extraction) -> None:
+    """Make titles distinct: a title shared by several attempts gets what sets each apart
+    (its flags and env that differ from the others', else its first figure, else its place)."""
+    by_title: dict[str, list[ExtractedAttempt]] = {}
+    for attempt in out.attempts:
+        by_title.setdefault(attempt.title, []).append(attempt)
+    for title, group in by_title.items():
+        if len(group) < 2:
+            continue
+        common = set.intersection(*(set(a.flags) | {f"{k}={v}" for k, v in a.env.items()} for a in group))
+        for attempt in group:
+            own = [f for f in attempt.flags + [f"{k}={v}" for k, v in attempt.env.items()] if f not in common]
+            if own:
+                extra = " ".join(own)
+            elif attempt.outcome == "failed":
+                extra = "failed"
+            else:
+                figure = next((f for n, f in attempt.metrics.items() if "@" not in n), None)
+                extra = f"{figure.text} {figure.unit}" if figure else attempt.anchor.locator
+            attempt.title = f"{title} ({extra[:60]})"

@@ -1,5 +1,19 @@
-"""Attempts from chat transcripts (claude, codex, opencode, gemini, aider, specstory): a run is a
-tool call that launches a server or benchmark or whose output holds a figure."""
+"""Attempts from chat transcripts (claude, codex, opencode, gemini, aider, specstory).
+
+*A run is an attempt*, whatever the script is called: a shell tool call whose result reports a
+measurement (:func:`kb.importers.extract.measurements.output_figures`), or that fails
+(:func:`kb.importers.extract.failures.is_failure`: ``is_error``, an ``error`` state, a non-zero
+exit, a traceback, an out-of-memory, ``NCCL error`` or ``CUDA error`` line) while running a
+program (:func:`kb.importers.extract.config.program_of`: not ``ls``, ``cat``, ``pip``, ...), or
+that launches a server or benchmark (a run waiting for its figure in the next message). Probes
+give stack facts only.
+
+Each attempt keeps: the error headline and its traceback (``error``, ``error_detail``); its
+``family`` (the program and its ``--model``; runs of one family are compared); ``key``, the
+source's own id of the call (Claude uuid, call id, else the line); an approach from the
+narration before the run and *what changed* since the family's previous run (flags, env, files
+edited, packages installed), e.g. ``Changed since the previous run: --tp 1 → --tp 4.``.
+"""
 
 from __future__ import annotations
 
@@ -9,23 +23,16 @@ import re
 import shlex
 
 from kb.importers.events import Event, Session
-from kb.importers.extract.config import _RUN, _command_config, _text_flags
+from kb.importers.extract.config import _RUN, _command_config, _text_flags, model_of, program_of
 from kb.importers.extract.facts import _output_facts
-from kb.importers.extract.measurements import _bench_figures, _prose_figure
-from kb.importers.extract.model import (ERROR_CHARS, Evidence, ExtractedAttempt, Extraction, Fact, Figure,
-    _first_paragraph, _title_of, locator_text, short_quote)
+from kb.importers.extract.failures import error_detail, error_headline, is_failure
+from kb.importers.extract.measurements import _prose_figure, output_figures
+from kb.importers.extract.model import (Evidence, ExtractedAttempt, Extraction, Fact, Figure,
+    _first_paragraph, _title_of, locator_text, run_date, short_quote)
 from kb.importers.extract.outcomes import _decision_in
 
-_BASELINE_WORDS = re.compile(r"\b(?:re-?measur\w*|measur\w*|establish\w*|record\w*)\s+(?:the\s+|a\s+|our\s+|today's\s+)?baseline\b", re.I)
-
-
-_TRACEBACK = "Traceback (most recent call last)"
-
-
-_ERROR_LINE = re.compile(r"(?:\b\w*(?:Error|Exception)\b|\berror:|NCCL WARN|CUDA error|out of memory|FAILED|Segmentation fault|core dumped)")
-
-
-_NOISE_LINE = re.compile(r"^\s*(?:exit[ _]code:?\s*-?\d+|wall time:.*|command:.*|error:\s*\(none\)|signal:.*|process group pgid:.*|background pids:.*)\s*$", re.I)
+_BASELINE_WORDS = re.compile(r"\b(?:re-?measur\w*|measur\w*|establish\w*|record\w*)\s+(?:the\s+|a\s+|our\s+|today's\s+)?baseline\b|^\s*baseline\b", re.I)
+_EDIT_TOOLS = re.compile(r"^(?:edit|multiedit|write|str_replace\w*|apply_patch|replace|write_file|patch|create_file)$", re.I)
 
 
 class _ChatState:
@@ -38,6 +45,8 @@ class _ChatState:
         self.last_date: dt.date | None = None
         self.pending_prose: ExtractedAttempt | None = None  # a run without a figure, waiting for prose
         self.latest: dict[tuple[str, str], Fact] = {}  # the latest fact per (scope, name) so far
+        self.edits: list[str] = []  # files edited since the last run
+        self.last_of_family: dict[str, ExtractedAttempt] = {}
 
     def feed(self, session: Session) -> None:
         out = self.out
@@ -60,6 +69,11 @@ class _ChatState:
                 continue
             if event.kind != "tool_call":
                 continue
+            if event.tool_name and _EDIT_TOOLS.match(event.tool_name) and isinstance(event.tool_input, dict):
+                path = event.tool_input.get("file_path") or event.tool_input.get("path") or event.tool_input.get("filePath")
+                if isinstance(path, str) and path:
+                    self.edits.append(path.rsplit("/", 1)[-1])
+                continue
             command = _command_of(event)
             result = session.result_for(event)
             output = result.text if result is not None else ""
@@ -67,16 +81,48 @@ class _ChatState:
                 for fact in _output_facts(command, output, result, event.index):
                     out.facts.append(fact)
                     self.latest[(fact.scope, fact.name)] = fact
-            figures = _bench_figures(output, result) if result is not None else {}
-            if command is None or not (_RUN.search(command) or figures):
+            figures = output_figures(output, locator_text(result.locator)) if result is not None else {}
+            program = program_of(command) if command else None
+            failed = result is not None and program is not None and is_failure(
+                result.is_error, result.exit_code, output, bool(figures))
+            if command is None or not (figures and program or failed or (program and _RUN.search(command))):
                 self.context = []
                 continue
             attempt = _chat_attempt(event, result, command, figures, self.context, self.last_user,
-                                    self.last_date)
+                                    self.last_date, failed)
             attempt.facts = list(self.latest.values())
+            attempt.family = f"{program}|{model_of(attempt.flags) or ''}"
+            _note_changes(attempt, self.last_of_family.get(attempt.family), self.edits)
+            self.last_of_family[attempt.family] = attempt
+            self.edits = []
             out.attempts.append(attempt)
             self.pending_prose = attempt if "output_throughput" not in attempt.metrics and not attempt.error else None
             self.context = []
+
+
+def _note_changes(attempt: ExtractedAttempt, before: ExtractedAttempt | None, edits: list[str]) -> None:
+    """Add to the approach what changed since the family's previous run: flags and env set,
+    changed or dropped, files edited, packages installed in the same command."""
+    changes: list[str] = []
+    if before is not None:
+        old = {f.split(" ")[0].split("=")[0]: f for f in before.flags}
+        new = {f.split(" ")[0].split("=")[0]: f for f in attempt.flags}
+        for name, flag in new.items():
+            if name not in old:
+                changes.append(f"added {flag}")
+            elif old[name] != flag:
+                changes.append(f"{old[name]} → {flag}")
+        changes += [f"dropped {old[name]}" for name in old if name not in new]
+        for name, value in attempt.env.items():
+            if before.env.get(name) != value:
+                changes.append(f"{name}={value}")
+        changes += [f"unset {name}" for name in before.env if name not in attempt.env]
+    changes += [f"edited {name}" for name in dict.fromkeys(edits)]
+    installs = re.findall(r"\bpip3?\s+install\s+([^;&|]+)", attempt.command or "")
+    changes += [f"installed {' '.join(p for p in spec.split() if not p.startswith('-'))}" for spec in installs]
+    if changes:
+        attempt.approach = (attempt.approach + "\n\n" if attempt.approach else "") + \
+            "Changed since the previous run: " + "; ".join(changes) + "."
 
 
 def _command_of(event: Event) -> str | None:
@@ -99,7 +145,7 @@ def _command_of(event: Event) -> str | None:
 
 def _chat_attempt(call: Event, result: Event | None, command: str,
                   figures: dict[str, Figure], context: list[Event], last_user: Event | None,
-                  last_date: dt.date | None) -> ExtractedAttempt:
+                  last_date: dt.date | None, failed: bool) -> ExtractedAttempt:
     description = call.tool_input.get("description") if isinstance(call.tool_input, dict) else None
     description = description if isinstance(description, str) and description.strip() else None
     texts = [e for e in context if e.text.strip()]
@@ -115,8 +161,10 @@ def _chat_attempt(call: Event, result: Event | None, command: str,
     when = call.timestamp or (result.timestamp if result is not None else None)
     attempt = ExtractedAttempt(
         anchor=Evidence("attempt", locator_text(call.locator), short_quote(description or command)),
-        title=title, approach=approach.strip(), date=when.date() if when else last_date, command=command,
+        title=title, approach=approach.strip(), date=run_date(when)[0] if when else last_date, command=command,
     )
+    if when is not None:
+        attempt.date_basis = run_date(when)[1]
     attempt.evidence.append(Evidence("approach", approach_locator, short_quote(approach)))
     flags, env = _command_config(command)
     for text_event in texts + ([last_user] if last_user is not None and not texts else []):
@@ -126,11 +174,14 @@ def _chat_attempt(call: Event, result: Event | None, command: str,
     attempt.flags, attempt.env = flags, env
     if flags or env:
         attempt.evidence.append(Evidence("config", locator_text(call.locator), short_quote(command)))
+    attempt.key = call.locator.uuid or call.call_id or locator_text(call.locator)
     if result is not None:
         attempt.metrics = figures
-        if _is_failure(result, figures):
-            attempt.error = _error_text(result.text)
-            attempt.evidence.append(Evidence("error", locator_text(result.locator), short_quote(attempt.error.splitlines()[-1])))
+        if failed:
+            attempt.error = error_headline(result.text)
+            detail = error_detail(result.text)
+            attempt.error_detail = detail if detail != attempt.error else None
+            attempt.evidence.append(Evidence("error", locator_text(result.locator), short_quote(attempt.error)))
             attempt.outcome, attempt.explicit_outcome = "failed", True
             attempt.evidence.append(Evidence("outcome", locator_text(result.locator), _outcome_quote(result)))
     if attempt.outcome != "failed" and (_BASELINE_WORDS.search(approach) or (description or "").lower().startswith("baseline")):
@@ -145,33 +196,4 @@ def _outcome_quote(result: Event) -> str:
         return "is_error: true" if result.exit_code is None else f"exit code {result.exit_code}"
     if result.exit_code:
         return f"exit code {result.exit_code}"
-    return short_quote(_error_text(result.text).splitlines()[-1])
-
-
-def _is_failure(result: Event, figures: dict[str, Figure]) -> bool:
-    if result.is_error or (result.exit_code not in (None, 0)):
-        return True
-    return not figures and (_TRACEBACK in result.text)
-
-
-def _error_text(output: str) -> str:
-    """The error in a tool's output: the traceback (from ``Traceback`` to its end), else the
-    error lines, else the last lines; wrapper lines (``Exit code 1``, ``Wall time``,
-    ``Command:``) removed, ``Output:`` prefixes dropped."""
-    lines = []
-    for line in output.splitlines():
-        if _NOISE_LINE.match(line):
-            continue
-        lines.append(re.sub(r"^\s*Output:\s?", "", line))
-    while lines and not lines[-1].strip():
-        lines.pop()
-    while lines and not lines[0].strip():
-        lines.pop(0)
-    text = "\n".join(lines)
-    if _TRACEBACK in text:
-        text = text[text.index(_TRACEBACK):]
-    else:
-        errors = [line for line in lines if _ERROR_LINE.search(line)]
-        text = "\n".join(errors[-5:]) if errors else "\n".join(lines[-5:])
-    text = text.strip() or output.strip() or "(no output)"
-    return text if len(text) <= ERROR_CHARS else "…" + text[-(ERROR_CHARS - 1):]
+    return short_quote(error_headline(result.text))

@@ -104,3 +104,98 @@ def _cell_config(cell: str, known_flags: set[str]) -> tuple[list[str], dict[str,
         if var:
             env[var.group(1)] = var.group(2)
     return flags, env
+
+
+_NOT_RUNS = frozenset(
+    "ls cat grep egrep rg find head tail sed awk cd git pip pip3 uv conda mamba mkdir rm cp mv ln echo printf which type"
+    " nvidia-smi nvcc curl wget ps kill pkill sleep tmux screen du df free env export source . chmod chown touch tar"
+    " unzip zip wc sort uniq less more diff apt apt-get yum brew jq until while for do done then if fi true false"
+    " hostname uname lscpu lspci whoami id date pwd tee xargs cut tr stat file history clear set unset alias wait"
+    " huggingface-cli hf gh code vim nano open nproc watch top htop journalctl systemctl docker-compose".split())
+"""Commands that inspect, move files or install: a failure of one alone is no run."""
+
+_WRAPPERS = frozenset({"sudo", "time", "nohup", "exec", "stdbuf", "numactl", "taskset", "nice", "caffeinate"})
+
+
+def _program_tokens(tokens: list[str]) -> list[str]:
+    """``tokens`` of one command without env assignments and wrappers (``sudo``, ``time``,
+    ``timeout 600``, ``env``), so the first token is the program run."""
+    i = 0
+    while i < len(tokens):
+        token = tokens[i]
+        if _ENV.match(token) or token in _WRAPPERS or token == "env":
+            i += 1
+        elif token == "timeout":
+            i += 2
+        else:
+            break
+    return tokens[i:]
+
+
+def _raw_segments(command: str) -> list[list[str]]:
+    try:
+        lexer = shlex.shlex(command, posix=True, punctuation_chars=";&|")
+        lexer.whitespace_split = True
+        tokens = list(lexer)
+    except ValueError:
+        tokens = command.split()
+    segments: list[list[str]] = [[]]
+    for token in tokens:
+        if token and set(token) <= set(";&|"):
+            segments.append([])
+        else:
+            segments[-1].append(token)
+    return [s for s in segments if s]
+
+
+def program_of(command: str, depth: int = 0) -> str | None:
+    """The program a shell command runs, for grouping runs into families: a script's file name
+    (``python3 tools/sweep.py`` → ``sweep.py``), a module (``python -m sglang.bench_serving`` →
+    ``sglang.bench_serving``), the program a launcher starts (``mpirun ... all_reduce_perf`` →
+    ``all_reduce_perf``), ``vllm bench``/``vllm serve``, or a binary's name; commands inside
+    ``ssh host '...'`` and ``bash -c '...'`` are opened. ``None`` when every part of the command
+    only inspects, moves files or installs (:data:`_NOT_RUNS`)."""
+    for tokens in _raw_segments(command):
+        tokens = _program_tokens(tokens)
+        if not tokens:
+            continue
+        head = tokens[0].rsplit("/", 1)[-1]
+        if head in ("ssh", "bash", "sh", "zsh") and depth < 3:
+            inner = next((t for t in reversed(tokens[1:]) if " " in t), None)
+            if inner:
+                found = program_of(inner, depth + 1)
+                if found:
+                    return found
+            if head == "ssh":
+                continue
+        if head in _NOT_RUNS:
+            continue
+        if re.fullmatch(r"python\d*(?:\.\d+)?|pypy\d*|uv|accelerate|deepspeed", head) or head in ("torchrun", "mpirun", "srun", "mpiexec"):
+            rest = tokens[1:]
+            if rest[:1] == ["-c"]:
+                continue  # inline code: a probe (``python -c 'import torch; ...'``), not a run
+            for j, token in enumerate(rest):
+                if token == "-m" and j + 1 < len(rest):
+                    return rest[j + 1]
+                if token.endswith((".py", ".sh")) or (token.startswith(("/", "./")) and not token.startswith("-")):
+                    if j > 0 and rest[j - 1] in ("-x", "-H", "--hostfile", "-np", "-n"):
+                        continue
+                    return token.rsplit("/", 1)[-1]
+            return head
+        if head == "vllm" and len(tokens) > 1:
+            return f"vllm {tokens[1]}"
+        if head == "docker" and "run" in tokens[1:3]:
+            image = next((t for t in tokens[2:] if "/" in t and not t.startswith("-") and ":" in t or t.startswith("vllm/")), None)
+            return image or "docker run"
+        return head
+    return None
+
+
+def model_of(flags: list[str]) -> str | None:
+    """The model a run serves or benchmarks, from ``--model X``/``--model-path X``/``-m X``."""
+    for flag in flags:
+        name, _, value = flag.partition(" ")
+        name = name.split("=", 1)[0]
+        if name in ("--model", "--model-path", "--model-id") and (value or "=" in flag):
+            return value or flag.split("=", 1)[1]
+    return None

@@ -65,6 +65,15 @@ class ExtractedAttempt:
     identifies it across imports. ``outcome`` is a :class:`kb.models.Outcome` value.
     ``reference`` is the index (in :attr:`Extraction.attempts`) of the attempt it was compared
     with, ``-1`` for the campaign's baseline, ``None`` for none.
+
+    ``key`` identifies the passage within its log across imports, whatever the file's bytes
+    (a Claude uuid, a call id, the normalised text of a row and its arm); :mod:`.drafts` joins it
+    with the session id. ``family``: attempts of one family are compared with each other (the
+    program run and its model in a transcript, a table or section of a notebook). ``error`` is
+    the error headline (one line), ``error_detail`` its context (a traceback). ``previous``: for
+    a figure written ``from X to Y``, X by metric name. ``change``: a signed percentage written
+    with the attempt (``+31.6 %``), which decides its outcome before any arithmetic.
+    ``date_basis`` says where ``date`` came from (see :func:`run_date`).
     """
 
     anchor: Evidence
@@ -83,6 +92,12 @@ class ExtractedAttempt:
     facts: list[Fact] = field(default_factory=list)
     reference: int | None = None
     explicit_outcome: bool = False
+    key: str | None = None
+    family: str | None = None
+    error_detail: str | None = None
+    previous: dict[str, Figure] = field(default_factory=dict)
+    change: float | None = None
+    date_basis: str | None = None
 
 
 @dataclass
@@ -97,17 +112,26 @@ class Statement:
 @dataclass
 class Headline:
     """The campaign's headline metric for comparisons: ``name`` (``output_throughput``),
-    ``direction`` (``higher``/``lower``), and the campaign's baseline ``value`` if known."""
+    ``direction`` (``higher``/``lower``), the campaign's baseline ``value`` if known and its
+    ``unit``. ``terms``: words naming the campaign's model (``Kimi-K2.5``); the campaign's
+    baseline is a reference only for a log that names one of them (compared without case,
+    spaces or punctuation) and no other GPU than ``gpu`` (when given). With no terms the
+    caller vouches that the log belongs to the campaign."""
 
     name: str = "output_throughput"
     direction: str = "higher"
     value: float | None = None
+    unit: str | None = None
+    terms: tuple[str, ...] = ()
+    gpu: str | None = None
 
 
 @dataclass
 class Extraction:
     """What :func:`extract` found in one session: attempts in order, every fact, decision
-    statements, rejected options. ``file``/``format``/``sha256`` identify the source."""
+    statements, rejected options. ``file``/``format``/``sha256`` identify the source.
+    ``terms_seen``: the :attr:`Headline.terms` the log names; ``matches_campaign``: whether the
+    log is the campaign's (see :class:`Headline`)."""
 
     file: str
     format: str
@@ -117,6 +141,9 @@ class Extraction:
     facts: list[Fact] = field(default_factory=list)
     decisions: list[Statement] = field(default_factory=list)
     options: list[Statement] = field(default_factory=list)
+    terms_seen: set[str] = field(default_factory=set)
+    matches_campaign: bool = True
+    session_id: str | None = None
 
 
 def locator_text(locator: Locator) -> str:
@@ -182,3 +209,21 @@ def as_dict(value: Any) -> Any:
     if isinstance(value, dt.date):
         return value.isoformat()
     return value
+
+
+def normalised(text: str) -> str:
+    """``text`` lower-cased without spaces or punctuation, for matching names as people write
+    them (``Kimi K2.5`` and ``Kimi-K2.5`` are ``kimik25``)."""
+    return re.sub(r"[\W_]+", "", text.lower())
+
+
+def run_date(when: "dt.datetime") -> tuple[dt.date, str]:
+    """The one date convention of import: the run's date in the log's own time zone (a
+    timestamp with an offset is dated where it was written; a naive one as written), and the
+    sentence saying so for the record's notes."""
+    offset = when.utcoffset()
+    if offset is None:
+        return when.date(), f"dated {when.date().isoformat()} from the log's timestamp (no time zone in the log)"
+    minutes = int(offset.total_seconds() // 60)
+    zone = "UTC" if minutes == 0 else f"UTC{'+' if minutes > 0 else '-'}{abs(minutes) // 60:02d}:{abs(minutes) % 60:02d}"
+    return when.date(), f"dated {when.date().isoformat()}: the run's local date in the log's time zone ({zone})"
