@@ -10,7 +10,8 @@ import pytest
 import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
-CAMPAIGN_RECORDS = ROOT / "records"
+CAMPAIGN_RECORDS = ROOT / "tests" / "fixtures" / "campaign"
+"""A frozen copy of the campaign's records (tests never read the live records/)."""
 SHARED = ROOT.parent / "shared"
 
 

@@ -22,12 +22,13 @@ import pytest
 import yaml
 from bs4 import BeautifulSoup
 
+from conftest import CAMPAIGN_RECORDS
 from kb.errors import InvalidRecords
 from kb.site.build import build_site
 from kb.site.charts import nice_ticks
 
 ROOT = Path(__file__).resolve().parent.parent
-RECORDS = ROOT / "records"
+RECORDS = CAMPAIGN_RECORDS
 ADR = "decisions/2026-02-26-upgrade-to-cuda-13/index.html"
 SM120 = "blockers/sm120-unsupported-by-cuda-12.8-stack/index.html"
 SYMM = "attempts/2026-02-23-torch-symm-mem/index.html"

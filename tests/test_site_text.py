@@ -6,7 +6,7 @@ import markdown
 import pytest
 from markupsafe import Markup
 
-from kb.site.render import _ENV, tidy_markdown
+from kb.site.pages.context import _ENV, tidy_markdown
 from kb.site.text import code_block, inline, join, markdown_block, mono
 
 PAYLOADS = [

@@ -15,14 +15,7 @@ import yaml
 
 from kb.errors import KbError
 from kb.graph import load_graph
-
-DEFAULT_CONFIG: dict[str, Any] = {
-    "site_name": "kb",
-    "theme": {"name": "material", "font": False, "features": ["search.highlight", "navigation.top"]},
-    "plugins": ["search", {"kb": {"records": "records"}}],
-    "markdown_extensions": ["admonition", "tables", {"toc": {"permalink": True}}],
-}
-"""The site configuration used when there is no mkdocs.yml."""
+from kb.site.config import DEFAULT_CONFIG
 
 
 class BuildError(KbError):

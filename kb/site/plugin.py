@@ -1,4 +1,4 @@
-"""The MkDocs plugin (``plugins: [kb]``): wiring only; the pages come from :mod:`kb.site.render`.
+"""The MkDocs plugin (``plugins: [kb]``): wiring only; the pages come from :mod:`kb.site.pages`.
 
 Events: ``on_config`` loads and checks the records (an invalid record aborts the build with
 ``kb check``'s messages) and sets the navigation when the site has none; ``on_files`` adds every
@@ -14,32 +14,20 @@ import os
 from pathlib import Path
 from typing import Any
 
-from mkdocs.config import base
-from mkdocs.config import config_options as c
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin
 from mkdocs.structure.files import File, Files, InclusionLevel
 
 from kb.errors import InvalidRecords, KbError
 from kb.graph import KnowledgeGraph, load_graph
-from kb.site.render import NAV, render_site
+from kb.site.config import CSS, KbPluginConfig
+from kb.site.pages import NAV, render_site
 
 NAV_PAGES = {src for _title, src in NAV}
 
 log = logging.getLogger("mkdocs.plugins.kb")
 
-CSS = """
-.kb-chart-box, .kb-diagram-box { overflow-x: auto; margin: 1em 0; }
-.kb-chart text, .kb-diagram text { font-family: var(--md-text-font-family, sans-serif); }
-.kb-chart a:hover circle, .kb-diagram a:hover rect { stroke-width: 3; }
-.kb-md { margin: 0.5em 0; }
-"""
 
-
-class KbPluginConfig(base.Config):
-    """``records``: the records folder, relative to mkdocs.yml (default ``records``)."""
-
-    records = c.Type(str, default="records")
 
 
 class KbPlugin(BasePlugin[KbPluginConfig]):

@@ -13,7 +13,7 @@ value reaches a page through one of these functions:
   with raw HTML disabled, unsafe link schemes refused (markdown-it's ``validateLink``), and images
   shown as links instead of being fetched (no request leaves the site).
 
-The Jinja environment of :mod:`kb.site.render` applies :func:`inline` to every ``{{ value }}`` that
+The Jinja environment of :mod:`kb.site.pages` applies :func:`inline` to every ``{{ value }}`` that
 is not already :class:`markupsafe.Markup`, so a template cannot forget to escape.
 """
 

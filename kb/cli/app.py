@@ -1,0 +1,112 @@
+"""The ``kb`` command group and what every command shares: the records folder, JSON output and
+the one map from kb's errors to exit codes.
+
+Each command parses its options, calls one kb function and formats the result. Results go to
+stdout (``--json`` where there is a result), progress and warnings to stderr. Exit codes: 0 on
+success, 1 on invalid records or a failed query, 2 on bad usage (click's own).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any, Callable
+
+import click
+
+from kb import __version__
+from kb.errors import InvalidRecords, KbError
+
+RECORDS_HELP = "The records folder (default: ./records, or $KB_RECORDS)."
+
+
+class Env:
+    """What every command shares: the records folder and helpers to load the graph."""
+
+    def __init__(self, records: str):
+        self.records = Path(records)
+
+    def graph(self):
+        """Load, check and link the records (raises InvalidRecords with every problem)."""
+        from kb.graph import load_graph
+
+        return load_graph(self.records)
+
+
+pass_env = click.make_pass_decorator(Env)
+
+
+def fail(message: str, code: int = 1) -> None:
+    """Print ``message`` on stderr and exit with ``code``."""
+    click.echo(f"kb: {message}", err=True)
+    sys.exit(code)
+
+
+def handle_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Turn kb's own errors into messages and exit 1 (never a traceback for bad input)."""
+    import functools
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except InvalidRecords as exc:
+            for p in exc.problems:
+                click.echo(str(p), err=True)
+            fail(f"{exc}; run 'kb check' after fixing them")
+        except KbError as exc:
+            fail(str(exc))
+
+    return wrapper
+
+
+def emit_json(data: Any) -> None:
+    """Print ``data`` as indented JSON on stdout."""
+    click.echo(json.dumps(data, indent=2, ensure_ascii=False, default=str))
+
+
+class KbGroup(click.Group):
+    """kb's command group: refuses arguments that are not valid UTF-8 before any command runs.
+
+    On POSIX, Python hands undecodable argv bytes over as lone surrogates (U+DC80 to U+DCFF); left
+    alone they surface later as an obscure validation error or a crash when written out.
+    """
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        for i, arg in enumerate(args):
+            bad = next((c for c in arg if "\ud800" <= c <= "\udfff"), None)
+            if bad is not None:
+                shown = arg.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+                byte = f" (byte 0x{ord(bad) - 0xDC00:02x})" if 0xDC80 <= ord(bad) <= 0xDCFF else ""
+                raise click.UsageError(f"argument {i + 1} '{shown}' is not valid UTF-8{byte}; "
+                                       "pass text in UTF-8 (check the terminal's or the script's encoding)", ctx)
+        return super().parse_args(ctx, args)
+
+
+@click.group(cls=KbGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="kb")
+@click.option("--records", "records", default=lambda: os.environ.get("KB_RECORDS", "records"),
+              show_default="records", type=click.Path(file_okay=False), help=RECORDS_HELP)
+@click.pass_context
+def cli(ctx: click.Context, records: str) -> None:
+    """kb: attempts, blockers, root causes and decisions of GPU inference tuning campaigns.
+
+    Records are YAML files under records/ (one folder per kind). Start with `kb check`, then
+    `kb roots`, `kb why ATTEMPT`, `kb unblocks cuda=13.0`, and `kb build` for the site.
+    """
+    ctx.obj = Env(records)
+
+
+def _problems_exit(exc: InvalidRecords, what: str) -> None:
+    """Print every problem of ``exc`` and exit 1, saying nothing was written."""
+    for p in exc.problems:
+        click.echo(str(p), err=True)
+    n = len(exc.problems)
+    fail(f"{n} problem{'s' if n != 1 else ''} in {what}; nothing written")
+
+
+def main() -> None:
+    """Entry point of the ``kb`` console script and ``python -m kb``."""
+    cli(prog_name="kb")

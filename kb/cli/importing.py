@@ -1,0 +1,101 @@
+"""``kb import``: draft attempts from session logs."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import click
+
+from kb.cli.app import (
+    Env,
+    cli,
+    emit_json,
+    fail,
+    handle_errors,
+    pass_env,
+)
+
+IMPORT_FORMATS = ["auto", "claude", "codex", "opencode", "gemini", "aider", "specstory", "markdown"]
+
+
+@cli.command("import")
+@click.argument("paths", nargs=-1, required=True, type=click.Path(dir_okay=False))
+@click.option("--format", "fmt", type=click.Choice(IMPORT_FORMATS), default="auto", show_default=True,
+              help="The logs' format (auto: detected from each file's name and first lines).")
+@click.option("--campaign", help="The campaign the drafts join (needed when records/ holds several).")
+@click.option("--dry-run", is_flag=True, help="Show the drafts as a table; write nothing.")
+@click.option("--json", "as_json", is_flag=True, help="Print the drafts, decisions and redactions as JSON.")
+@pass_env
+@handle_errors
+def import_(env: Env, paths: tuple[str, ...], fmt: str, campaign: str | None, dry_run: bool, as_json: bool) -> None:
+    """Draft attempts from session logs (agent transcripts, lab notebooks, plan documents).
+
+    Each draft is an attempt with `status: draft`, every field citing the log line it came
+    from; secrets, user names, e-mail addresses and hosts are redacted first. Importing the
+    same log again adds nothing; reviewed records are never touched.
+
+    \b
+    Examples:
+      kb import ~/.claude/projects/-srv-kimi/7d1c2a9e.jsonl --dry-run
+      kb import notebook.md --campaign kimi-k25-eagle3-blackwell
+    """
+    from kb.errors import UsageError
+    from kb.importers.drafts import import_logs
+
+    try:
+        report = import_logs(env.records, list(paths), format=fmt, campaign=campaign, dry_run=dry_run)
+    except UsageError as exc:
+        fail(str(exc), 2)
+        return
+    for item in report.files:
+        for warning in item.warnings:
+            click.echo(f"warning: {warning}", err=True)
+        if item.error:
+            click.echo(f"error: {item.error}", err=True)
+    if report.record_problems:
+        click.echo(f"warning: {env.records} has {report.record_problems} invalid record(s); run 'kb check'", err=True)
+    redacted = ", ".join(f"{kind} {n}" for kind, n in sorted(report.redactions.items()))
+    click.echo(f"redacted: {redacted or 'nothing'}", err=True)
+    if as_json:
+        emit_json(report.to_dict())
+    else:
+        _print_import(report)
+    counts = {s: sum(1 for d in report.drafts if d.state == s) for s in ("new", "written", "exists")}
+    if dry_run:
+        click.echo(f"dry run: {counts['new']} draft(s) would be written, {counts['exists']} already imported; "
+                   "nothing written", err=True)
+    else:
+        click.echo(f"{counts['written']} draft(s) written to {env.records}/attempts, "
+                   f"{counts['exists']} already imported", err=True)
+    if report.failed:
+        sys.exit(1)
+
+
+def _print_import(report: Any) -> None:
+    """The import as a table per file: state, id, outcome, headline figure, blockers, locator."""
+    for item in report.files:
+        if item.error:
+            continue
+        click.echo(f"{item.file} ({item.format}, sha256 {item.sha256[:12]}): {len(item.drafts)} attempt(s), "
+                   f"{len(item.decisions)} decision statement(s), {len(item.options)} option(s)")
+        rows = [("STATE", "ID", "OUTCOME", "METRIC", "BLOCKED BY", "FROM")]
+        for d in item.drafts:
+            rec = d.record
+            metric = ""
+            if rec is not None and rec.metrics:
+                name, m = next(iter(rec.metrics.items()))
+                metric = f"{name} {m.display()}"
+            rows.append((d.state, d.id, rec.outcome.value if rec else "", metric,
+                         ", ".join(d.blocked_by), d.anchor))
+        widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+        if len(rows) > 1:
+            for r in rows:
+                click.echo("  " + "  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip())
+        for d in item.drafts:
+            for rid, why in d.duplicates:
+                click.echo(f"  possible duplicate: {d.id} looks like {rid} ({why}); review before keeping both")
+        for s in item.decisions:
+            click.echo(f"  decision ({s.evidence.locator}): {s.evidence.quote}")
+        for s in item.options:
+            click.echo(f"  option ({s.evidence.locator}): {s.text}")

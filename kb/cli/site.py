@@ -1,0 +1,61 @@
+"""``kb build`` and ``kb serve``: publish the records as a site."""
+
+from __future__ import annotations
+
+import logging
+import sys
+
+import click
+
+from kb.cli.app import (
+    Env,
+    cli,
+    emit_json,
+    handle_errors,
+    pass_env,
+)
+
+
+def _mkdocs_logging(verbose: bool, level: int | None = None) -> None:
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("%(levelname)-7s -  %(message)s"))
+    logger = logging.getLogger("mkdocs")
+    logger.handlers[:] = [handler]
+    logger.setLevel(level if level is not None else (logging.DEBUG if verbose else logging.WARNING))
+    logger.propagate = False
+
+
+@cli.command()
+@click.option("-f", "--config-file", type=click.Path(dir_okay=False), default=None,
+              help="mkdocs.yml to use (default: ./mkdocs.yml, or kb's built-in site configuration).")
+@click.option("-d", "--site-dir", type=click.Path(file_okay=False), default=None, help="Where to write the site (default: site/).")
+@click.option("--strict", is_flag=True, help="Fail on MkDocs warnings too (broken links, ...).")
+@click.option("-v", "--verbose", is_flag=True, help="Show MkDocs' progress.")
+@click.option("--json", "as_json", is_flag=True, help="Print {site, pages} as JSON.")
+@pass_env
+@handle_errors
+def build(env: Env, config_file: str | None, site_dir: str | None, strict: bool, verbose: bool, as_json: bool) -> None:
+    """Publish the records as a Material for MkDocs site (site/ by default)."""
+    from kb.site.build import build_site
+
+    _mkdocs_logging(verbose)
+    out = build_site(env.records, config_file=config_file, site_dir=site_dir, strict=strict)
+    click.echo(f"site written to {out}/ (browse it with 'kb serve', or 'python -m http.server -d {out}': "
+               "its search needs a web server)", err=True)
+    if as_json:
+        emit_json({"site": str(out), "pages": sum(1 for _ in out.rglob("*.html"))})
+    else:
+        click.echo(str(out))
+
+
+@cli.command()
+@click.option("-f", "--config-file", type=click.Path(dir_okay=False), default=None, help="mkdocs.yml to use.")
+@click.option("-a", "--dev-addr", default="127.0.0.1:8000", show_default=True, help="Address to serve on.")
+@pass_env
+@handle_errors
+def serve(env: Env, config_file: str | None, dev_addr: str) -> None:
+    """Serve the site locally and rebuild when a record changes."""
+    from kb.site.build import serve_site
+
+    _mkdocs_logging(False, logging.INFO)
+    serve_site(env.records, config_file=config_file, dev_addr=dev_addr)

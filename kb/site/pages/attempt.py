@@ -1,0 +1,108 @@
+"""An attempt's page: the one-screen summary, setup, measurements, error, evidence and sources.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kb.models import Attempt, Blocker, Campaign, Decision, Metric, Outcome
+from kb.queries import error_headline, why
+from kb.site.pages.context import (
+    Ctx,
+    components_table,
+    delta,
+    headline,
+    metric_name,
+    outcome_cell,
+    page_of,
+    render,
+    sources,
+)
+
+
+def render_attempt(c: Ctx, a: Attempt) -> str:
+    """An attempt's page: the one-screen summary, setup, measurements, error, evidence and sources."""
+    kg = c.kg
+    src = page_of(a)
+    camp = kg.get(a.campaign)
+    m = headline(kg, a)
+    base = kg.get(a.baseline) if a.baseline else None
+    base_m = headline(kg, base) if isinstance(base, Attempt) else None
+    higher = not isinstance(camp, Campaign) or camp.metric.direction.value == "higher"
+    w = why(kg, a.id)
+    chains = [[{"link": c.link(src, kg.get(l.id)), "root": l.is_root,
+                "fix": " or ".join(", ".join(f"{k}{v}" for k, v in alt.items()) for alt in l.fixed_by),
+                "workaround": l.workaround} for l in chain] for chain in w.chains]
+    fixes = []
+    for bid in sorted(kg.causes_closure(a.blocked_by)):
+        b = kg.get(bid)
+        if isinstance(b, Blocker) and (b.fixed_by or b.workaround):
+            fixes.append({"link": c.link(src, b),
+                          "fix": " or ".join(", ".join(f"{k}{v}" for k, v in alt.items()) for alt in b.fixed_by),
+                          "workaround": b.workaround})
+    stack = kg.get(a.stack) if a.stack else None
+    return render(
+        "attempt.md.j2", a=a, src=src, summary=_attempt_summary(a, m),
+        campaign=c.link(src, camp, a.campaign),
+        platform=c.link(src, kg.get(a.platform), a.platform) if a.platform else None,
+        stack=c.link(src, stack, a.stack or "") if a.stack else None,
+        stack_summary=", ".join(f"{k} {v.version}" for k, v in sorted(kg.attempt_components(a).items())
+                                if v.version and k in ("cuda", "torch", "flashinfer", "driver")),
+        overrides=components_table(c, a.components),
+        outcome=outcome_cell(a.outcome),
+        metric=m.display() if m else None,
+        metric_name=metric_name(camp.metric.name) if isinstance(camp, Campaign) else "",
+        vs=({"link": c.link(src, base), "value": base_m.display(), "delta": delta(m.value, base_m.value, higher)}
+            if m and base_m and isinstance(base, Attempt) else None),
+        baseline=c.link(src, base) if isinstance(base, Attempt) else None,
+        metrics=[{"name": metric_name(k), "value": v.display(), "note": v.note} for k, v in a.metrics.items()],
+        blocked_by=[c.link(src, kg.get(b), b) for b in a.blocked_by],
+        chains=chains, fixes=fixes,
+        matches=[c.link(src, kg.get(b), b) for b in w.matches],
+        cited_by=[{"link": c.link(src, d), "status": d.status} for d in kg.of_kind(Decision)
+                  if a.id in d.evidence],
+        command=_command_line(a),
+        sources=sources(a),
+    )
+
+
+ADMONITIONS = {
+    "baseline": "info",
+    "improved": "success",
+    "regressed": "warning",
+    "neutral": "note",
+    "failed": "failure",
+    "inconclusive": "question",
+}
+"""The Material admonition type that frames an attempt's summary, by outcome."""
+
+
+def _attempt_summary(a: Attempt, m: Metric | None) -> dict[str, Any]:
+    """The one-screen answer at the top of an attempt page: admonition type and title, the
+    first line of the error, and whether the full error needs its own section."""
+    outcome = a.outcome.value
+    title = outcome.capitalize() + (f": {m.display()}" if m else "")
+    lines = (a.error or "").strip().splitlines()
+    first = error_headline(a.error or "")
+    return {
+        "kind": ADMONITIONS.get(outcome, "note"),
+        "title": title,
+        "error": (first[:157] + "…") if len(first) > 160 else first,
+        "error_in_full": len(lines) > 1 or len(first) > 160,
+        "why_label": "Why it failed" if a.outcome == Outcome.failed else "Held back by",
+    }
+
+
+def _command_line(a: Attempt) -> str:
+    """The attempt's configuration as shell text: env vars, then the command or flags; a line
+    longer than 80 characters is continued with backslashes, one flag per line."""
+    parts = [f"{k}={v}" for k, v in a.config.env.items()]
+    if a.config.command:
+        parts.append(a.config.command)
+    elif a.config.flags:
+        parts.append("… " + a.config.flags[0])
+        parts.extend(a.config.flags[1:])
+    line = " ".join(parts)
+    if len(line) <= 80 or a.config.command:
+        return line
+    return " \\\n    ".join(parts)

@@ -1,0 +1,84 @@
+"""Blocker and root-cause pages, with the cause diagram around each.
+"""
+
+from __future__ import annotations
+
+from markupsafe import Markup
+
+from kb.models import Attempt, Blocker, Decision
+from kb.site.charts import DiagramNode, cause_diagram
+from kb.site.pages.context import (
+    Ctx,
+    attempt_row,
+    page_of,
+    render,
+    sources,
+    with_drafts,
+)
+
+
+def _diagram_for(c: Ctx, src: str, blocker_ids: set[str], attempt_ids: set[str], focus: str | None,
+                 title: str) -> Markup:
+    kg = c.kg
+    nodes, edges = [], []
+    for aid in sorted(attempt_ids):
+        a = kg.get(aid)
+        assert isinstance(a, Attempt)
+        nodes.append(DiagramNode(aid, a.title, "attempt", c.href(src, page_of(a))))
+        edges.extend((aid, b) for b in a.blocked_by if b in blocker_ids)
+    for bid in sorted(blocker_ids):
+        b = kg.get(bid)
+        assert isinstance(b, Blocker)
+        nodes.append(DiagramNode(bid, b.title, "root" if b.is_root else "blocker", c.href(src, page_of(b))))
+        edges.extend((bid, p) for p in b.caused_by if p in blocker_ids)
+    svg = cause_diagram(nodes, edges, focus=focus, title=title)
+    return Markup(f'<div class="kb-diagram-box">\n{svg}\n</div>')
+
+
+def render_blocker(c: Ctx, b: Blocker) -> str:
+    """A blocker's page: cause or root-cause status, the diagram around it, fix, applicability, signatures and the attempts it blocks."""
+    kg = c.kg
+    src = page_of(b)
+    up = kg.causes_closure([b.id])
+    down: set[str] = set()
+    todo = [b.id]
+    while todo:
+        cur = todo.pop()
+        for child in kg.into(cur, "caused_by"):
+            if child not in down:
+                down.add(child)
+                todo.append(child)
+    blockers = up | down
+    attempts = {a for x in blockers & (down | {b.id}) for a in kg.into(x, "blocked_by")}
+    direct = kg.into(b.id, "blocked_by")
+    via = sorted(attempts - set(direct))
+    return render(
+        "blocker.md.j2", b=b,
+        diagram=_diagram_for(c, src, blockers, attempts, b.id, f"Causes around {b.title}"),
+        caused_by=[c.link(src, kg.get(p), p) for p in b.caused_by],
+        causes=[c.link(src, kg.get(x), x) for x in kg.into(b.id, "caused_by")],
+        fixed_by=[", ".join(f"{k}{v}" for k, v in alt.items()) for alt in b.fixed_by],
+        applies=b.applies_when,
+        direct=[attempt_row(c, src, kg.get(x)) for x in direct],
+        via=[attempt_row(c, src, kg.get(x)) for x in via],
+        resolved_by=[c.link(src, d) for d in kg.of_kind(Decision) if b.id in d.resolves],
+        upstream=[{"text": u, "url": u if u.startswith("http") else
+                   "https://github.com/{0}/issues/{1}".format(*u.split("#"))} for u in b.upstream],
+        sources=sources(b),
+    )
+
+
+def render_blockers_index(c: Ctx) -> str:
+    """The root-causes page: roots ranked by attempts blocked, the whole cause diagram, the other blockers."""
+    kg = c.kg
+    src = "blockers/index.md"
+    all_blockers = {b.id for b in kg.of_kind(Blocker)}
+    attempts = {a.id for a in kg.of_kind(Attempt) if a.blocked_by}
+    ranked = [{"rank": i + 1, "link": c.link(src, kg.get(r.id)), "attempts": with_drafts(len(r.attempts), len(r.drafts)),
+               "blockers": len(r.blockers),
+               "fix": " or ".join(", ".join(f"{k}{v}" for k, v in alt.items()) for alt in r.fixed_by) or "no known fix"}
+              for i, r in enumerate(c.roots)]
+    others = [{"link": c.link(src, b), "causes": Markup(", ".join(c.link(src, kg.get(p), p) for p in b.caused_by)),
+               "n": len(kg.into(b.id, "blocked_by"))} for b in kg.of_kind(Blocker) if not b.is_root]
+    return render("blockers_index.md.j2", ranked=ranked, others=others,
+                   diagram=_diagram_for(c, src, all_blockers, attempts, None, "Attempts, blockers and root causes"))

@@ -1,0 +1,207 @@
+"""What every page builder shares: links between pages, the Jinja environment, common cells.
+
+Page context is computed in Python; the Jinja templates under ``kb/site/templates/`` only lay it out.
+Every ``{{ value }}`` is escaped by :func:`kb.site.text.inline` unless it is
+:class:`~markupsafe.Markup` built by a page builder.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any
+
+import jinja2
+from markupsafe import Markup
+
+from kb.graph import KnowledgeGraph
+from kb.models import METRIC_NAMES, Attempt, Campaign, Decision, Metric, Outcome, Record
+from kb.queries import roots
+from kb.site.text import code_block, inline, join, markdown_block, mono
+
+OUTCOME_ICONS = {
+    "baseline": "◆",
+    "improved": "▲",
+    "regressed": "▼",
+    "neutral": "●",
+    "failed": "✖",
+    "inconclusive": "?",
+}
+
+
+NAV = [
+    ("Home", "index.md"),
+    ("Campaigns", "campaigns/index.md"),
+    ("Attempts", "attempts/index.md"),
+    ("Root causes", "blockers/index.md"),
+    ("Decisions", "decisions/index.md"),
+    ("Upgrade paths", "upgrades.md"),
+    ("Stacks", "stacks/index.md"),
+    ("Platforms", "platforms/index.md"),
+    ("Tags", "tags.md"),
+]
+"""The site navigation: sections and index pages only, never one entry per record (a nav with
+every record makes each page carry the whole list and the build quadratic)."""
+
+
+def page_of(record: Record) -> str:
+    """Source path of a record's page: ``attempts/<id>.md`` etc."""
+    return f"{record.folder}/{record.id}.md"
+
+
+def url_of(src: str, directory_urls: bool) -> str:
+    if not directory_urls:
+        return src[:-3] + ".html"
+    if src == "index.md" or src.endswith("/index.md"):
+        return src[: -len("index.md")]
+    return src[:-3] + "/"
+
+
+@dataclass
+class Ctx:
+    kg: KnowledgeGraph
+    directory_urls: bool = True
+
+    def link(self, src_from: str, record: Record | None, rid: str = "") -> Markup:
+        """A Markdown link from page ``src_from`` to ``record``'s page, titled with its title."""
+        if record is None:
+            return inline(rid)
+        target = posixpath.relpath(page_of(record), posixpath.dirname(src_from) or ".")
+        return Markup(f"[{inline(record.title)}]({target})")
+
+    def href(self, src_from: str, src_to: str) -> str:
+        """A final URL (for raw HTML such as SVG) from ``src_from``'s page to ``src_to``'s."""
+        a = url_of(src_from, self.directory_urls)
+        b = url_of(src_to, self.directory_urls)
+        base = (a if self.directory_urls else posixpath.dirname(a)).rstrip("/") or "."
+        rel = posixpath.relpath(b.rstrip("/") or ".", base)
+        return rel + "/" if (b == "" or b.endswith("/")) else rel
+
+    @cached_property
+    def adr_numbers(self) -> dict[str, int]:
+        ds = sorted(self.kg.of_kind(Decision), key=lambda d: (d.date, d.id))
+        return {d.id: i + 1 for i, d in enumerate(ds)}
+
+    @cached_property
+    def roots(self):
+        return roots(self.kg)
+
+
+def _env() -> jinja2.Environment:
+    def finalize(value: Any) -> Any:
+        if value is None:
+            return ""
+        return value if isinstance(value, Markup) else inline(value)
+
+    env = jinja2.Environment(
+        loader=jinja2.PackageLoader("kb.site", "templates"),
+        autoescape=False,
+        finalize=finalize,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        undefined=jinja2.StrictUndefined,
+        keep_trailing_newline=True,
+    )
+    env.filters["md"] = markdown_block
+    env.filters["code"] = code_block
+    env.filters["mono"] = mono
+    env.filters["join"] = join
+    return env
+
+
+_ENV = _env()
+
+
+def render(template: str, **context: Any) -> str:
+    return tidy_markdown(_ENV.get_template(template).render(**context))
+
+
+def tidy_markdown(text: str) -> str:
+    """Blank lines where Markdown needs them (before headings, tables and admonitions, after
+    lists) and never more than one in a row; fenced code is left untouched."""
+    out: list[str] = []
+    fence: str | None = None
+    for line in text.splitlines():
+        stripped = line.lstrip()
+        if fence is not None:
+            out.append(line)
+            if stripped.startswith(fence) and stripped.strip("`") == "":
+                fence = None
+            continue
+        if stripped.startswith("```"):
+            fence = stripped[: len(stripped) - len(stripped.lstrip("`"))]
+        prev = out[-1] if out else ""
+        starts_block = (line.startswith(("#", "!!!", "<div", "```"))
+                        or (line.startswith("|") and not prev.startswith("|"))
+                        or (prev.startswith(("- ", "|")) and line and not line.startswith((prev[0], " "))))
+        if starts_block and prev.strip():
+            out.append("")
+        if not line.strip() and (not out or not out[-1].strip()):
+            continue
+        out.append(line.rstrip())
+    return "\n".join(out).strip("\n") + "\n"
+
+
+def metric_name(name: str) -> str:
+    """Display name of a metric (``output_throughput`` → ``Output throughput``)."""
+    return METRIC_NAMES.get(name, name.replace("_", " "))
+
+
+def headline(kg: KnowledgeGraph, a: Attempt) -> Metric | None:
+    """The attempt's figure for its campaign's headline metric, if it has one."""
+    camp = kg.get(a.campaign)
+    if isinstance(camp, Campaign):
+        return a.metrics.get(camp.metric.name)
+    return None
+
+
+def delta(value: float, ref: float, higher: bool) -> str:
+    if ref == 0:
+        return ""
+    pct = (value - ref) / ref * 100
+    return f"{pct:+.1f} %"
+
+
+# --------------------------------------------------------------------------- pages
+
+
+def outcome_cell(outcome: Outcome | str) -> Markup:
+    name = outcome.value if isinstance(outcome, Outcome) else outcome
+    return Markup(f'{OUTCOME_ICONS.get(name, "")} {inline(name)}')
+
+
+def attempt_row(c: Ctx, src: str, a: Attempt) -> dict[str, Any]:
+    m = headline(c.kg, a)
+    return {
+        "date": a.date.isoformat(),
+        "link": c.link(src, a),
+        "outcome": outcome_cell(a.outcome),
+        "metric": m.display() if m else "—",
+        "blocked_by": Markup(", ".join(c.link(src, c.kg.get(b), b) for b in a.blocked_by)) or "—",
+        "draft": a.status == "draft",
+    }
+
+
+def with_drafts(reviewed: int, drafts: int) -> str:
+    """``"3"``, or ``"3 (+6 drafts)"`` when unreviewed drafts are blocked too."""
+    return f"{reviewed} (+{drafts} draft{'s' if drafts != 1 else ''})" if drafts else str(reviewed)
+
+
+def sources(r: Record) -> list[dict[str, Any]]:
+    """The record's sources for display, in order, without repeats, each with the field it
+    supports (``error``, ``stack.cuda``) when the importer said so."""
+    out: list[dict[str, Any]] = []
+    seen: set[tuple[Any, ...]] = set()
+    for s in r.source:
+        key = (s.file, s.url, s.locator, s.quote, s.field)
+        if key in seen:
+            continue
+        seen.add(key)
+        out.append({"file": s.file, "url": s.url, "locator": s.locator, "quote": s.quote, "format": s.format,
+                    "sha256": s.sha256[:12] if s.sha256 else None, "field": s.field})
+    return out
+
+
+def components_table(c: Ctx, comps: dict[str, Any]) -> list[dict[str, Any]]:
+    return [{"name": k, "version": v.version or "—", "source": v.source or ""} for k, v in sorted(comps.items())]
