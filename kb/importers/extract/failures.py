@@ -31,8 +31,8 @@ TRACEBACK = "Traceback (most recent call last)"
 _NOISE_LINE = re.compile(
     r"^\s*(?:exit[ _]code:?\s*-?\d+|wall time:.*|command:.*|error:\s*\(none\)|signal:.*|process group pgid:.*"
     r"|background pids:.*|stdout:|stderr:|output:|add the output to the chat\?.*|-{5,}|={5,})\s*$", re.I)
-_PREFIX = re.compile(
-    r"^\s*(?:\([^)]{1,80}\)\s*)?(?:(?:ERROR|WARNING|WARN|INFO|CRITICAL)\s+\d\d-\d\d\s+\d\d:\d\d:\d\d\s+\[[^\]]*\]\s*)?")
+_LEVEL = r"(?:ERROR|WARNING|WARN|INFO|CRITICAL)\s+\d\d-\d\d\s+\d\d:\d\d:\d\d\s+\[[^\]]*\]\s*"
+_PREFIX = re.compile(rf"^\s*(?:\([^)]{{1,80}}\)\s*(?:{_LEVEL})?|{_LEVEL})")
 _SPECIFIC = re.compile(r"OutOfMemoryError|out of memory|\bOOM\b|NCCL error|NCCL failure|CUDA error|cudaError\w*|illegal memory access", re.I)
 _EXCEPTION = re.compile(r"^\s*((?:[A-Za-z_][\w]*\.)*[A-Za-z_]*(?:Error|Exception|Exit|Interrupt|Unsupported|Warning)\b)(?::.*)?$")
 _ERRORISH = re.compile(r"\bError\b|\berror:|\bERROR\b|\bfailed\b|\bFailed\b|\bFAILED\b|Segmentation fault|core dumped|NCCL WARN")
@@ -55,7 +55,7 @@ def clean_lines(output: str) -> list[str]:
         if _NOISE_LINE.match(line):
             continue
         line = re.sub(r"^\s*Output:\s?", "", line)
-        line = _PREFIX.sub("", line, count=1) if _PREFIX.match(line) else line
+        line = _PREFIX.sub("", line, count=1)
         if line.strip():
             lines.append(line.rstrip())
     return lines
