@@ -16,7 +16,9 @@ from kb.cli.app import (
     pass_env,
 )
 
-IMPORT_FORMATS = ["auto", "claude", "codex", "opencode", "gemini", "aider", "specstory", "markdown"]
+from kb.importers.events import FORMATS
+
+IMPORT_FORMATS = ["auto", *FORMATS]
 
 
 @cli.command("import")

@@ -73,6 +73,13 @@ from kb.importers.extract.measurements import BENCH_METRICS
 from kb.importers.extract.model import (ERROR_CHARS, QUOTE_CHARS, Evidence, ExtractedAttempt, Extraction, Fact, Figure,
     Headline, Statement, as_dict, locator_text, normalised, short_quote)
 from kb.importers.extract.outcomes import _decide_outcomes
+from kb.importers.extract.results import extract_results
+
+DOCUMENT_FORMATS = ("markdown",)
+"""Formats read as documents (tables, sections, lists), not as chats."""
+
+RESULT_FORMATS = ("vllm-bench", "sglang-bench", "llama-bench")
+"""Benchmark result files, read by :mod:`.results`."""
 
 __all__ = ["BENCH_METRICS", "ERROR_CHARS", "QUOTE_CHARS", "Evidence", "ExtractedAttempt", "Extraction", "Fact",
            "Figure", "Headline", "Statement", "as_dict", "extract", "extract_windows", "locator_text", "short_quote"]
@@ -109,10 +116,12 @@ def extract_windows(windows: Iterable[Session], headline: Headline | None = None
     for window in windows:
         if out is None:
             out = Extraction(window.path.name, window.format, window.sha256, window.tool_version)
-            chat = _ChatState(out) if window.format != "markdown" else None
+            chat = _ChatState(out) if window.format not in DOCUMENT_FORMATS + RESULT_FORMATS else None
         if headline.terms:
             _look_for_terms(window, headline, out)
-        if chat is None:
+        if window.format in RESULT_FORMATS:
+            extract_results(window, out)
+        elif chat is None:
             _extract_document(window, out)
         else:
             chat.feed(window)
