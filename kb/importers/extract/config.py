@@ -199,3 +199,23 @@ def model_of(flags: list[str]) -> str | None:
         if name in ("--model", "--model-path", "--model-id") and (value or "=" in flag):
             return value or flag.split("=", 1)[1]
     return None
+
+
+_SHAPE_VAR = re.compile(r"(?<![\w-])(TP|DP|PP|EP|tp|dp|pp|ep)\s*=\s*(\d+)\b")
+_ENV_VAR = re.compile(r"(?<![\w-])([A-Z][A-Z0-9]*_[A-Z0-9_]+)=([^\s,`*|]+)")
+
+
+def row_config(cell: str) -> tuple[list[str], dict[str, str]]:
+    """Config written in a notebook's table cell or list item: ``--flags`` (in code spans or
+    not), ``TP=4``/``tp=2``/``DP=2`` as the parallelism flags ``--tp 4`` (written that way,
+    they are the launcher's settings, not environment variables), and environment variables,
+    which are upper-case names with an underscore (``NCCL_PROTO=Simple``). Markdown emphasis is
+    stripped first (``TP=1**`` reads ``TP=1``)."""
+    text = re.sub(r"\*\*|__|`", " ", cell)
+    flags = _text_flags(text)
+    for match in _SHAPE_VAR.finditer(text):
+        flag = f"--{match.group(1).lower()} {match.group(2)}"
+        if not any(f.split(" ")[0] == flag.split(" ")[0] for f in flags):
+            flags.append(flag)
+    env = {m.group(1): m.group(2) for m in _ENV_VAR.finditer(text)}
+    return flags, env

@@ -1,5 +1,17 @@
-"""Attempts from Markdown notebooks and plan documents: table rows, dated paragraphs, decisions,
-rejected options and preamble facts."""
+"""Attempts from Markdown notebooks and plan documents: table rows (:mod:`.tables`), runs written
+as list items, dated paragraphs; decisions, rejected options and preamble facts.
+
+- *Runs as list items* (the common notebook shape: ``## 2026-06-07`` then ``- Served ...`` with
+  sub-items ``- decode was about 7.7 tok/s``): a top-level item and its sub-items are one
+  attempt when they give a figure (:func:`kb.importers.extract.measurements.prose_figures`) or
+  an outcome (``outcome: failed – ...``, ``❌``, ``failed``, ``Winner``, ``regressed``, a signed
+  ``+31.6 %``, ``from 89 s to 219 ms``); sections about what was not done (``Not tried``,
+  ``Alternatives``, ``Next``, ``Ideas``, ``TODO``, ``would try``) give options, not attempts.
+- *Dates*: the section's heading date (a sub-heading takes its parent's), else the preamble's
+  ``Date:`` line (``**Date**: November 4, 2025``), else none (flagged in the draft).
+- Attempts of a document are one family (each is compared with the latest baseline or
+  improvement above it), except the arms of an A/B table row.
+"""
 
 from __future__ import annotations
 
@@ -7,20 +19,26 @@ import datetime as dt
 import re
 
 from kb.importers.events import Event, Session
-from kb.importers.extract.config import _FLAG, _cell_config, _text_flags
+from kb.importers.extract.config import _FLAG, _cell_config, row_config
 from kb.importers.extract.facts import _facts_before, _prose_facts
-from kb.importers.extract.measurements import _TOK_S
-from kb.importers.extract.model import (Evidence, ExtractedAttempt, Extraction, Figure, Statement, _first_paragraph,
-    _first_sentence, _plain, _sentence_around, locator_text, short_quote)
+from kb.importers.extract.failures import error_headline
+from kb.importers.extract.measurements import prose_figures, signed_percent
+from kb.importers.extract.model import (Evidence, ExtractedAttempt, Extraction, Statement, _first_paragraph,
+    _first_sentence, _plain, locator_text, short_quote)
 from kb.importers.extract.outcomes import _DECISION
+from kb.importers.extract.tables import outcome_cell, plain, table_attempts
 
 _CONCLUSION = re.compile(r"^\s*(?:\*\*)?(?:Conclusion|Result)(?:\*\*)?\s*:", re.I)
-
-
 _REJECTED = re.compile(r"^\s*(?:\*\*)?(?:Rejected|Not tried|Ruled out|Dropped)\b[^:]*:\s*(.+)$", re.I | re.S)
-
-
 _DATE_PREFIX = re.compile(r"^\s*\d{4}-\d{2}-\d{2}\s*(?:[—–:-]+\s*)?")
+_NOT_DONE = re.compile(r"\b(?:not tried|alternatives?|next steps?|try next|would try|ideas?|todo|to do|backlog|rejected|"
+                       r"ruled out|open questions?|future)\b", re.I)
+_NOT_DONE_ITEM = re.compile(r"\bnot (?:yet )?tried\b|\bnot run\b|\bnever (?:ran|run|tried)\b|\bno time\b", re.I)
+_PREAMBLE_DATE = re.compile(r"^\s*(?:\*\*|__)?Date(?:\*\*|__)?\s*:?\s*(?:\*\*|__)?\s*:?\s*(.+?)\s*$", re.I | re.M)
+_OUTCOME_NOTE = re.compile(r"\boutcome\s*:\s*(.+)$", re.I | re.S)
+_FAILURE_WORDS = re.compile(r"(?:^|\s)❌|\bfailed\b|\bcrash(?:ed)?\b|\bOOM\b|out of memory|\bTraceback\b", re.I)
+_ITEM_OUTCOME = [(re.compile(r"\bwinner\b|\bbest\b", re.I), "improved"), (re.compile(r"\bregress(?:ed|ion)\b", re.I), "regressed")]
+MAX_TITLE = 80
 
 
 def _extract_document(session: Session, out: Extraction) -> None:
@@ -39,8 +57,12 @@ def _extract_document(session: Session, out: Extraction) -> None:
             sections.append((event, []))
         else:
             sections[-1][1].append(event)
+    doc_date, doc_basis = _preamble_date(events, first_dated)
     for heading, body in sections:
         date = _heading_date(headings, heading)
+        basis = f"dated {date.isoformat()} from the heading \"{short_quote(heading.text, 60)}\"" if date and heading else None
+        if date is None and doc_date is not None:
+            date, basis = doc_date, doc_basis
         title = _DATE_PREFIX.sub("", heading.text).strip() if heading is not None else ""
         is_decision = heading is not None and re.search(r"\b(Decision|Decided)\b", heading.text, re.I)
         if is_decision:
@@ -49,21 +71,34 @@ def _extract_document(session: Session, out: Extraction) -> None:
                 out.decisions.append(Statement("decision", "\n\n".join(texts),
                                                Evidence("decision", locator_text(heading.locator), short_quote(texts[0]))))
         start = len(out.attempts)
-        for event in body:
+        for position, event in enumerate(body):
             if event.kind == "table" and event.table is not None:
-                _table_attempts(event, date, lines, out)
+                above = next((e.text for e in reversed(body[:position]) if e.kind == "text"), "")
+                below = " ".join(e.text for e in body[position + 1:position + 3] if e.kind == "text")
+                table_attempts(event, date, lines, out, above, below)
         has_table_attempts = len(out.attempts) > start
+        not_done = heading is not None and bool(_NOT_DONE.search(heading.text))
+        items = [e for e in body if e.kind == "list_item"]
+        tops = [e for e in items if not any(o is not e and _inside(e, o) for o in items)]
+        item_events: set[int] = set()
+        if not not_done and not is_decision:
+            for top in tops:
+                group = [top] + [e for e in items if e is not top and _inside(e, top)]
+                attempt = _item_attempt(top, group, title, date)
+                if attempt is not None:
+                    out.attempts.append(attempt)
+                    item_events.update(id(e) for e in group)
         conclusions: list[Event] = []
         others: list[Event] = []
         for event in body:
-            if event.kind not in ("text", "list_item"):
+            if event.kind not in ("text", "list_item") or id(event) in item_events:
                 continue
             rejected = _REJECTED.match(event.text)
             if rejected:
                 for option in _split_options(rejected.group(1)):
                     out.options.append(Statement("option", option, Evidence("option", locator_text(event.locator), short_quote(event.text))))
                 continue
-            if heading is not None and re.search(r"\b(Rejected|Not tried|Ruled out)\b", heading.text, re.I) and event.kind == "list_item":
+            if not_done and event.kind == "list_item":
                 out.options.append(Statement("option", event.text.strip(), Evidence("option", locator_text(event.locator), short_quote(event.text))))
                 continue
             if is_decision:
@@ -74,9 +109,11 @@ def _extract_document(session: Session, out: Extraction) -> None:
             if _CONCLUSION.match(event.text):
                 conclusions.append(event)
                 continue
-            if date is not None and not has_table_attempts and event.kind == "text" and _TOK_S.search(event.text):
-                out.attempts.append(_prose_attempt(event, title, date))
-                continue
+            if date is not None and not has_table_attempts and event.kind == "text" and not not_done:
+                attempt = _prose_attempt(event, title, date)
+                if attempt is not None:
+                    out.attempts.append(attempt)
+                    continue
             others.append(event)
         new = out.attempts[start:]
         for event in conclusions:
@@ -92,6 +129,7 @@ def _extract_document(session: Session, out: Extraction) -> None:
                 new[0].evidence.append(Evidence("notes", locator_text(event.locator), short_quote(event.text)))
         known_flags = {m.group(1) for e in body for m in _FLAG.finditer(e.text)}
         for attempt in new:
+            attempt.date_basis = attempt.date_basis or (basis if attempt.date == date else None)
             attempt.facts = _facts_before(out.facts, len(events), attempt.date)
             if not attempt.flags and not attempt.env:
                 attempt.flags, attempt.env = _cell_config(attempt.title, known_flags)
@@ -121,103 +159,102 @@ def _heading_date(headings: list[Event], heading: Event | None) -> dt.date | Non
     return None
 
 
-_TITLE_COLUMNS = ("approach", "config", "configuration", "experiment", "run", "change", "setting", "variant", "what")
-
-
-_OUTCOMES = {"failed": "failed", "fail": "failed", "error": "failed", "crashed": "failed", "improved": "improved",
-             "regressed": "regressed", "regression": "regressed", "slower": "regressed", "neutral": "neutral",
-             "no change": "neutral", "baseline": "baseline", "inconclusive": "inconclusive"}
-
-
-_COLUMN_METRICS = [
-    (re.compile(r"tok/s|throughput", re.I), "output_throughput", "tok/s"),
-    (re.compile(r"\bTTFT\b", re.I), "ttft", "ms"),
-    (re.compile(r"\bTPOT\b", re.I), "tpot", "ms"),
-    (re.compile(r"\bITL\b", re.I), "itl", "ms"),
-    (re.compile(r"accept", re.I), "acceptance_length", "tokens"),
-]
-
-
-_EMPTY_CELLS = {"", "—", "–", "-", "n/a", "na", "none", "?"}
-
-
-def _table_attempts(event: Event, date: dt.date | None, lines: dict[int, str], out: Extraction) -> None:
-    table = event.table
-    assert table is not None
-    headers = table.headers
-    lowered = {h: h.lower() for h in headers}
-    metric_cols = []
-    for header in headers:
-        for pattern, name, unit in _COLUMN_METRICS:
-            if pattern.search(header):
-                unit_match = re.search(r"\((ms|s|tok/s|tokens|%)\)", header)
-                metric_cols.append((header, name, unit_match.group(1) if unit_match else unit))
-                break
-    outcome_col = next((h for h in headers if lowered[h].strip() in ("outcome", "result", "status")), None)
-    gain_col = next((h for h in headers if re.search(r"vs\.? baseline|gain|Δ|delta|change vs", h, re.I)), None)
-    if not (any(n == "output_throughput" for _, n, _ in metric_cols) or outcome_col):
-        return
-    title_col = next((h for h in headers if lowered[h].strip() in _TITLE_COLUMNS), headers[0])
-    error_col = next((h for h in headers if re.search(r"error|cause|reason|why", h, re.I)), None)
-    for row in table.rows:
-        title = _plain(row.cells.get(title_col, ""))
-        if not title:
-            continue
-        quote = short_quote(lines.get(row.line, " | ".join(row.cells.values())))
-        where = f"line {row.line}"
-        attempt = ExtractedAttempt(anchor=Evidence("attempt", where, quote), title=title, approach=title, date=date)
-        attempt.evidence.append(Evidence("approach", where, quote))
-        for header, name, unit in metric_cols:
-            value = re.match(r"^\**\s*(\d+(?:\.\d+)?)", row.cells.get(header, "").strip())
-            if value:
-                attempt.metrics[name] = Figure(name, value.group(1), unit, Evidence(f"metrics.{name}", where, quote))
-        cell = _plain(row.cells.get(outcome_col, "")).lower() if outcome_col else ""
-        if cell in _OUTCOMES:
-            attempt.outcome, attempt.explicit_outcome = _OUTCOMES[cell], True
-            attempt.evidence.append(Evidence("outcome", where, quote))
-        if gain_col:
-            gain = row.cells.get(gain_col, "").strip()
-            gain_value = re.match(r"^\+?\s*(\d+(?:\.\d+)?)\s*%$", gain)
-            if gain_value:
-                attempt.metrics["gain_vs_baseline"] = Figure("gain_vs_baseline", gain_value.group(1), "%",
-                                                             Evidence("metrics.gain_vs_baseline", where, quote))
-            elif gain.lower() in _EMPTY_CELLS and not attempt.explicit_outcome:
-                attempt.outcome, attempt.explicit_outcome = "baseline", True
-                attempt.evidence.append(Evidence("outcome", where, quote))
-            elif gain:
-                attempt.notes.append(f"{gain_col}: {gain}")
-        if error_col:
-            text = _plain(row.cells.get(error_col, ""))
-            if text.lower() not in _EMPTY_CELLS:
-                if attempt.outcome == "failed":
-                    attempt.error = text
-                    attempt.evidence.append(Evidence("error", where, quote))
-                else:
-                    attempt.cause = text
-                    attempt.notes.append(f"{error_col}: {text}")
-        if attempt.outcome == "failed" and not attempt.error:
-            attempt.error = f"{title}: failed"
-        flags = _text_flags(row.cells.get(title_col, ""))
-        env = dict(m.groups() for m in re.finditer(r"\b([A-Z][A-Z0-9_]+)=([^\s,`]+)", row.cells.get(title_col, "")))
-        attempt.flags, attempt.env = flags, env
-        out.attempts.append(attempt)
-
-
-def _prose_attempt(event: Event, title: str, date: dt.date | None) -> ExtractedAttempt:
-    match = _TOK_S.search(event.text)
-    assert match is not None
+def _prose_attempt(event: Event, title: str, date: dt.date | None) -> ExtractedAttempt | None:
+    """A dated paragraph that gives a figure: one attempt (titled by its section)."""
+    figures, previous = prose_figures(event.text, locator_text(event.locator))
+    if not figures:
+        return None
     where = locator_text(event.locator)
-    quote = short_quote(_sentence_around(event.text, match.start()))
-    attempt = ExtractedAttempt(anchor=Evidence("attempt", where, quote), title=title or _first_sentence(event.text),
+    first = next(iter(figures.values()))
+    attempt = ExtractedAttempt(anchor=Evidence("attempt", where, first.evidence.quote), title=title or _first_sentence(event.text),
                                approach=" ".join(_plain(_first_paragraph(event.text)).split()), date=date)
+    attempt.key = " ".join(event.text.split())
     attempt.evidence.append(Evidence("approach", where, short_quote(event.text)))
-    attempt.metrics["output_throughput"] = Figure("output_throughput", match.group(1), "tok/s",
-                                                  Evidence("metrics.output_throughput", where, quote))
-    attempt.flags = _text_flags(event.text)
-    attempt.env = dict(m.groups() for m in re.finditer(r"\b([A-Z][A-Z0-9_]+)=([^\s,`]+)", event.text))
+    attempt.metrics, attempt.previous = figures, previous
+    attempt.flags, attempt.env = row_config(event.text)
     if attempt.flags or attempt.env:
-        attempt.evidence.append(Evidence("config", where, quote))
+        attempt.evidence.append(Evidence("config", where, first.evidence.quote))
     return attempt
+
+
+def _inside(event: Event, outer: Event) -> bool:
+    a, b = event.locator, outer.locator
+    return (b.line_start or 0) <= (a.line_start or 0) and (a.line_end or 0) <= (b.line_end or 0) and a != b
+
+
+def _item_attempt(top: Event, group: list[Event], section: str, date: dt.date | None) -> ExtractedAttempt | None:
+    """A run written as a list item with its sub-items (see the module docstring), or ``None``."""
+    text = "\n".join(e.text for e in group)
+    if len(text) > 100_000 or _NOT_DONE_ITEM.search(text):
+        return None
+    where = locator_text(top.locator)
+    figures, previous = prose_figures(text, where)
+    outcome, error = None, None
+    note = _OUTCOME_NOTE.search(text)
+    if note:
+        outcome, error, _ = outcome_cell(note.group(1).split("\n")[0])
+        if outcome is None and _FAILURE_WORDS.search(note.group(1)):
+            outcome, error = "failed", note.group(1).split("\n")[0]
+    elif _FAILURE_WORDS.search(text) and not figures:
+        outcome, error = "failed", None
+    if outcome == "failed":
+        error = _item_error(error or text)
+    change = signed_percent(text) if outcome is None else None
+    if outcome is None:
+        for pattern, word in _ITEM_OUTCOME:
+            if pattern.search(text) and figures:
+                outcome = word
+                break
+    if not figures and outcome is None:
+        return None
+    own = plain(top.text.split("\n")[0])
+    title = _first_sentence(own)[:MAX_TITLE] or section
+    quote = short_quote(top.text.split("\n")[0])
+    attempt = ExtractedAttempt(anchor=Evidence("attempt", where, quote), title=title,
+                               approach=" ".join(plain(text).split()), date=date)
+    attempt.key = " ".join(text.split())
+    attempt.evidence.append(Evidence("approach", where, quote))
+    attempt.metrics, attempt.previous, attempt.change = figures, previous, change
+    if outcome is not None:
+        attempt.outcome, attempt.explicit_outcome = outcome, True
+        attempt.evidence.append(Evidence("outcome", where, short_quote(note.group(0) if note else text)))
+    if outcome == "failed":
+        attempt.error = error
+        attempt.evidence.append(Evidence("error", where, short_quote(error or "")))
+    attempt.flags, attempt.env = row_config(text)
+    return attempt
+
+
+def _item_error(text: str) -> str:
+    """The error a failed list item states: an error line it quotes in a code span, else its
+    words after ``failed –``, without Markdown."""
+    for span in re.findall(r"`([^`\n]{4,400})`", text):
+        if re.search(r"Error|ERROR|Exception|error:|out of memory|Unsupported", span):
+            return error_headline(span)
+    words = plain(text).strip().rstrip(".")
+    words = re.sub(r"^(?:failed|fail|error)\s*[-–—:]\s*", "", words, flags=re.I)
+    return words.split("\n")[0][:400] or "failed"
+
+
+def _preamble_date(events: list[Event], first_dated: int) -> tuple[dt.date | None, str | None]:
+    """The date a ``Date:`` line of the document's preamble gives (any common spelling:
+    ``2026-03-14``, ``November 4, 2025``, ``4 Nov 2025``) and the sentence saying so."""
+    from dateutil import parser as dateparser
+
+    for event in events:
+        if event.index >= first_dated or event.kind == "heading" and (event.level or 1) > 1:
+            break
+        if event.kind not in ("text", "list_item"):
+            continue
+        for match in _PREAMBLE_DATE.finditer(event.text):
+            value = plain(match.group(1)).strip(" *_:")
+            try:
+                when = dateparser.parse(value, default=dt.datetime(1900, 1, 1)).date()
+            except (ValueError, OverflowError):
+                continue
+            if when.year > 1900:
+                return when, f"dated {when.isoformat()} from the document's \"Date: {value}\" line"
+    return None, None
 
 
 def _split_options(text: str) -> list[str]:
