@@ -16,16 +16,23 @@ from kb.versions import canonical_component, component_for_package
 _UNTIL = re.compile(r"\b(?:until|before)\s+(\d{4}-\d{2}-\d{2})", re.I)
 
 
+_VERSION = r"v?(\d+\.\d+(?:\.\d+)?(?:(?:rc|a|b|\.post|\.dev)\d+)*(?:\+[A-Za-z0-9]+(?:\.[A-Za-z0-9]+)*)?)(?![\w+]|\.\d|\.x\b)"
+_COMPONENT_WORDS = sorted({"PyTorch", "torch", "vLLM", "SGLang", "sgl-kernel", "FlashInfer", "flashinfer-python", "NCCL",
+                           "Triton", "TensorRT-LLM", "transformers", "xformers", "flash-attn", "FlashAttention",
+                           "DeepEP", "DeepGEMM", "mscclpp", "bitsandbytes"}, key=len, reverse=True)
 _PROSE_STACK = [
-    (re.compile(r"\bCUDA toolkit\s+v?(\d+\.\d+(?:\.\d+)?)", re.I), "cuda"),
+    (re.compile(r"\bCUDA toolkit\s+" + _VERSION, re.I), "cuda"),
     (re.compile(r"\bdriver\s+(?:version\s+)?(\d{3}\.\d+(?:\.\d+)?)", re.I), "driver"),
-    (re.compile(r"\btorch\s+v?(\d+\.\d+(?:\.\d+)?(?:\.dev\d+)?(?:\+\w+)?)", re.I), "torch"),
-    (re.compile(r"\bflashinfer(?:-python)?\s+v?(\d+\.\d+(?:\.\d+)?(?:(?:\.post|rc|\.dev)\d+)?)", re.I), "flashinfer"),
-    (re.compile(r"\bsgl-kernel\s+v?(\d+\.\d+(?:\.\d+)?)", re.I), "sgl-kernel"),
-    (re.compile(r"\bsglang\s+v?(\d+\.\d+(?:\.\d+)?(?:\.post\d+)?)", re.I), "sglang"),
-    (re.compile(r"\bvllm\s+v?(\d+\.\d+(?:\.\d+)?(?:rc\d+)?(?:\.dev\d+)?)", re.I), "vllm"),
-    (re.compile(r"\bNCCL\s+v?(\d+\.\d+\.\d+)", re.I), "nccl"),
+    (re.compile(r"(?<![\w-])(" + "|".join(re.escape(w) for w in _COMPONENT_WORDS) + r")\s+" + _VERSION, re.I), ""),
 ]
+"""Versions written in prose: the CUDA toolkit, the driver, and any component of
+:data:`kb.versions.COMPONENTS` by a name people write (``PyTorch 2.8.0+cu128`` → ``torch``); a
+range (``v0.4.0+``, ``0.5.x``) is no version."""
+
+_NOT_RAN = re.compile(r"\bfail|\bnot (?:yet )?(?:tried|installed|used|run)\b|\bnever\b|\bconsider|\bdiscuss|\balternative"
+                      r"|\bfallback\b|\binstead\b|\bwould\b|\bcould\b|\bmight\b|\bplan(?:ned)?\b|\btodo\b|\bor\b", re.I)
+"""Words of a sentence about a version that did not run (a failed install, an untried
+alternative, what was only considered): its versions are no stack facts."""
 
 
 _PROSE_PLATFORM = [
@@ -191,14 +198,20 @@ def _facts_before(facts: list[Fact], position: int, date: dt.date | None = None)
 
 
 def _prose_facts(event: Event) -> list[Fact]:
+    """Stack and platform facts a document's prose states (``Stack until 2026-02-26: CUDA
+    toolkit 12.8.1, ...``, ``The venv ships PyTorch 2.8.0+cu128``), only from sentences about
+    what ran (:data:`_NOT_RAN`)."""
     facts = []
     until_match = _UNTIL.search(event.text)
     until = dt.date.fromisoformat(until_match.group(1)) if until_match else None
     where = locator_text(event.locator)
-    for sentence in re.split(r"(?<=[.;])\s+", event.text):
-        for pattern, name in _PROSE_STACK:
+    for sentence in re.split(r"(?<=[.;])\s+|\n", re.sub(r"\*\*|__|`", "", event.text)):
+        for pattern, name in _PROSE_STACK if not _NOT_RAN.search(sentence) else ():
             for match in pattern.finditer(sentence):
-                facts.append(Fact("stack", name, match.group(1), Evidence(f"stack.{name}", where, short_quote(match.group(0))), event.index, until))
+                component = name or canonical_component(match.group(1))
+                version = match.group(2) if not name else match.group(1)
+                facts.append(Fact("stack", component, version, Evidence(f"stack.{component}", where, short_quote(match.group(0))),
+                                  event.index, until))
         for pattern, name in _PROSE_PLATFORM:
             for match in pattern.finditer(sentence):
                 if name == "gpu":
