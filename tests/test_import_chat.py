@@ -57,11 +57,11 @@ def test_a_sweep_is_one_attempt_with_a_series(tmp_path):
     ])
     assert len(found) == 3
     assert figures(found[0])["busbw"] == ("190.00", "GB/s")
-    assert figures(found[0])["busbw@size=1048576"] == ("5.76", "GB/s")
+    assert figures(found[0])["busbw[size=1048576]"] == ("5.76", "GB/s")
     assert figures(found[0])["time"] == ("5651.3", "us")
     assert found[0].env == {"NCCL_ALGO": "Ring"}
     assert figures(found[1])["tflops"] == ("969.8", "TFLOPS")
-    assert figures(found[1])["tflops@m=8"] == ("4.6", "TFLOPS")
+    assert figures(found[1])["tflops[m=8]"] == ("4.6", "TFLOPS")
     assert figures(found[1])["bandwidth"] == ("635.2", "GB/s")
     assert figures(found[2])["median_us"] == ("69.3", "us")
     assert figures(found[2])["tflops"] == ("488.2", "TFLOPS")
@@ -77,7 +77,7 @@ def test_rates_in_the_forms_engineers_print(tmp_path):
     ])
     assert figures(found[0])["iterations"] == ("32.0", "it/s")
     assert figures(found[1])["output_throughput"] == ("51.55", "tok/s")
-    assert figures(found[1])["output_throughput@category=qa"] == ("51.66", "tok/s")
+    assert figures(found[1])["output_throughput[category=qa]"] == ("51.66", "tok/s")
     assert figures(found[2])["output_throughput"] == ("1090", "tok/s")
     assert figures(found[2])["input_throughput"] == ("7340.2", "tok/s")
     assert figures(found[2])["request_throughput"] == ("3.1", "req/s")

@@ -52,7 +52,7 @@ def test_llama_bench_json_and_markdown(tmp_path):
     path.write_text(json.dumps(rows, indent=2))
     [attempt] = extract(read_session(path)).attempts
     assert figures(attempt)["output_throughput"] == ("118.881588", "tok/s")
-    assert figures(attempt)["input_throughput@test=pp512"] == ("7100.002165", "tok/s")
+    assert figures(attempt)["input_throughput[test=pp512]"] == ("7100.002165", "tok/s")
     assert str(attempt.date) == "2025-04-24" and "-ngl 99" in attempt.flags
     table = tmp_path / "bench.md"
     table.write_text("| model | size | params | backend | ngl | test | t/s |\n| --- | ---: | ---: | --- | --: | ---: | ---: |\n"
@@ -63,5 +63,5 @@ def test_llama_bench_json_and_markdown(tmp_path):
     assert session.format == "llama-bench"
     [attempt] = extract(session).attempts
     assert figures(attempt)["output_throughput"] == ("120.60", "tok/s")
-    assert figures(attempt)["output_throughput@test=tg128 @ d512"] == ("116.71", "tok/s")
+    assert figures(attempt)["output_throughput[test=tg128 @ d512]"] == ("116.71", "tok/s")
     assert attempt.anchor.locator == "lines 1-5"

@@ -213,6 +213,7 @@ def import_logs(root: str | Path, paths: list[str | Path], *, format: str = "aut
             continue
         session = last[0]  # the last window: the whole log's fields and warnings
         redactor.learn(session.cwd)
+        _scout(extraction, redactor)
         item.format, item.sha256 = session.format, session.sha256
         item.warnings = [redactor.redact(str(w)) for w in session.warnings]
         redact_extraction(extraction, redactor)
@@ -294,6 +295,21 @@ def campaign_terms(camp: Campaign) -> tuple[str, ...]:
     if len(first) >= 4 and first != model:
         terms.append(first)
     return tuple(t for t in terms if t)
+
+
+def _scout(extraction: Extraction, redactor: Redactor) -> None:
+    """Teach ``redactor`` every user and host name the extraction shows anywhere (home paths,
+    ``hostname`` output, ``on host X``, ``user@host``) before anything is redacted, so a name
+    is removed also from the texts that come before the one that shows it is a name."""
+    import copy
+
+    scout = Redactor(redactor.names)
+    for host in extraction.hosts:
+        scout.learn_hosts(f"host {host}")
+        scout.hosts.add(host.split(".")[0])
+    redact_extraction(copy.deepcopy(extraction), scout)
+    redactor.names |= scout.names
+    redactor.hosts |= scout.hosts
 
 
 def redact_extraction(value: Any, redactor: Redactor) -> Any:

@@ -180,6 +180,6 @@ def _distinct_titles(out: Extraction) -> None:
             elif attempt.outcome == "failed":
                 extra = "failed"
             else:
-                figure = next((f for n, f in attempt.metrics.items() if "@" not in n), None)
+                figure = next((f for n, f in attempt.metrics.items() if "[" not in n), None)
                 extra = f"{figure.text} {figure.unit}" if figure else attempt.anchor.locator
             attempt.title = f"{title} ({extra[:60]})"

@@ -81,6 +81,10 @@ class _ChatState:
                 for fact in _output_facts(command, output, result, event.index):
                     out.facts.append(fact)
                     self.latest[(fact.scope, fact.name)] = fact
+            if command and result is not None and re.match(r"^\s*(?:\S*/)?hostname(?:\s+-[sf])?\s*$", command):
+                host = output.strip().splitlines()[0].strip() if output.strip() else ""
+                if re.fullmatch(r"[A-Za-z][\w.-]*", host):
+                    out.hosts.append(host)
             figures = output_figures(output, locator_text(result.locator)) if result is not None else {}
             program = program_of(command) if command else None
             failed = result is not None and program is not None and is_failure(

@@ -37,7 +37,7 @@ _NOT_DONE_ITEM = re.compile(r"\bnot (?:yet )?tried\b|\bnot run\b|\bnever (?:ran|
 _PREAMBLE_DATE = re.compile(r"^\s*(?:\*\*|__)?Date(?:\*\*|__)?\s*:?\s*(?:\*\*|__)?\s*:?\s*(.+?)\s*$", re.I | re.M)
 _OUTCOME_NOTE = re.compile(r"\boutcome\s*:\s*(.+)$", re.I | re.S)
 _FAILURE_WORDS = re.compile(r"(?:^|\s)❌|\bfailed\b|\bcrash(?:ed)?\b|\bOOM\b|out of memory|\bTraceback\b", re.I)
-_ITEM_OUTCOME = [(re.compile(r"\bwinner\b|\bbest\b", re.I), "improved"), (re.compile(r"\bregress(?:ed|ion)\b", re.I), "regressed")]
+_ITEM_OUTCOME = [(re.compile(r"\bwinner\b", re.I), "improved"), (re.compile(r"\bregress(?:ed|ion)\b", re.I), "regressed")]
 MAX_TITLE = 80
 
 
@@ -191,14 +191,15 @@ def _item_attempt(top: Event, group: list[Event], section: str, date: dt.date | 
     figures, previous = prose_figures(text, where)
     outcome, error = None, None
     note = _OUTCOME_NOTE.search(text)
+    failed_line = next((line for line in text.split("\n") if re.match(r"^\s*(?:❌|failed\b|fail\b)", line, re.I)), None)
     if note:
         outcome, error, _ = outcome_cell(note.group(1).split("\n")[0])
         if outcome is None and _FAILURE_WORDS.search(note.group(1)):
-            outcome, error = "failed", note.group(1).split("\n")[0]
-    elif _FAILURE_WORDS.search(text) and not figures:
-        outcome, error = "failed", None
-    if outcome == "failed":
-        error = _item_error(error or text)
+            outcome = "failed"
+        if outcome == "failed":
+            error = _item_error(note.group(1).split("\n")[0])
+    elif failed_line is not None or (_FAILURE_WORDS.search(text) and not figures):
+        outcome, error = "failed", _item_error(failed_line or text)
     change = signed_percent(text) if outcome is None else None
     if outcome is None:
         for pattern, word in _ITEM_OUTCOME:
@@ -232,7 +233,7 @@ def _item_error(text: str) -> str:
         if re.search(r"Error|ERROR|Exception|error:|out of memory|Unsupported", span):
             return error_headline(span)
     words = plain(text).strip().rstrip(".")
-    words = re.sub(r"^(?:failed|fail|error)\s*[-–—:]\s*", "", words, flags=re.I)
+    words = re.sub(r"^(?:❌\s*)?(?:failed|fail|error)\s*[-–—:]\s*", "", words, flags=re.I)
     return words.split("\n")[0][:400] or "failed"
 
 

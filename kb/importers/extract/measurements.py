@@ -25,7 +25,7 @@ Units are written as :data:`kb.models.UNITS` spells them: ``tok/s`` (also for ``
 *A sweep is one attempt with a series*: a printed table whose rows vary a dimension (message
 size, batch, ``m``, ``-ngl``) gives, per metric, the headline figure under the plain name (the
 row with the largest value of the first numeric dimension that varies, else the first row) and
-every point as a further metric named ``<name>@<dimension>=<value>`` (only the dimensions that
+every point as a further metric named ``<name>[<dimension>=<value>]`` (only the dimensions that
 vary; at most :data:`SERIES_POINTS` points per metric), so the series stays in the draft's
 ``metrics``.
 """
@@ -147,7 +147,7 @@ def output_figures(output: str, where: str) -> dict[str, Figure]:
         if len(line) > 2000 or line.lstrip().startswith(("|", "#")):
             continue
         for name, figure in _line_figures(line, where).items():
-            if name in found and "@" not in name and found[name].evidence.quote != figure.evidence.quote:
+            if name in found and "[" not in name and found[name].evidence.quote != figure.evidence.quote:
                 if _is_progress(line):
                     continue  # a progress bar's rate does not beat a printed figure
             found[name] = figure  # the last printed figure of a name is the final one
@@ -178,7 +178,7 @@ def _is_progress(line: str) -> bool:
 def _ordered(found: dict[str, Figure]) -> dict[str, Figure]:
     """Plain names first (throughputs before the rest), series points after."""
     rank = {"output_throughput": 0, "total_throughput": 1, "input_throughput": 2}
-    names = sorted(found, key=lambda n: ("@" in n, rank.get(n, 3)))
+    names = sorted(found, key=lambda n: ("[" in n, rank.get(n, 3)))
     return {n: found[n] for n in names}
 
 
@@ -378,7 +378,7 @@ def _series(header: list[str], units: list[str], rows: list[tuple[list[str], str
             if len(members) > 1:
                 for cells, line in members[:SERIES_POINTS]:
                     label = ",".join(f"{c.header}={cells[c.index]}" for c in varying)
-                    point = f"{name}@{label}"
+                    point = f"{name}[{label}]"
                     found.setdefault(point, _figure(point, _cell_number(cells[column.index]) or "0", column.unit or "", where, line))
     return found
 

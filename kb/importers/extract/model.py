@@ -131,7 +131,8 @@ class Extraction:
     """What :func:`extract` found in one session: attempts in order, every fact, decision
     statements, rejected options. ``file``/``format``/``sha256`` identify the source.
     ``terms_seen``: the :attr:`Headline.terms` the log names; ``matches_campaign``: whether the
-    log is the campaign's (see :class:`Headline`)."""
+    log is the campaign's (see :class:`Headline`); ``hosts``: host names the log printed
+    (``hostname`` output), for the redactor."""
 
     file: str
     format: str
@@ -144,6 +145,7 @@ class Extraction:
     terms_seen: set[str] = field(default_factory=set)
     matches_campaign: bool = True
     session_id: str | None = None
+    hosts: list[str] = field(default_factory=list)
 
 
 def locator_text(locator: Locator) -> str:

@@ -22,7 +22,7 @@ def _decision_in(event: Event, out: Extraction) -> None:
 def _comparable(attempt: ExtractedAttempt, reference: ExtractedAttempt, headline: Headline) -> tuple[str, float, float] | None:
     """The metric ``attempt`` and ``reference`` can be compared on (the headline metric, else
     the first plain metric both have in convertible units) and both values in one unit."""
-    names = [headline.name] + [n for n in attempt.metrics if "@" not in n and n != headline.name]
+    names = [headline.name] + [n for n in attempt.metrics if "[" not in n and n != headline.name]
     for name in names:
         mine, theirs = attempt.metrics.get(name), reference.metrics.get(name)
         if mine is None or theirs is None:
@@ -68,7 +68,7 @@ def _decide_outcomes(out: Extraction, headline: Headline) -> None:
         ref = out.attempts[ref_position] if ref_position is not None else None
         if attempt.outcome == "failed":
             continue
-        primary = next((n for n in attempt.metrics if "@" not in n), None)
+        primary = next((n for n in attempt.metrics if "[" not in n), None)
         if not attempt.explicit_outcome and primary is not None:
             name = headline.name if headline.name in attempt.metrics else primary
             figure = attempt.metrics[name]

@@ -7,7 +7,7 @@ One attempt per run (a ``vllm-bench`` document, each ``sglang-bench`` line, a wh
 ``tokens``), figures as the file writes them. Runs of one file with the same dataset, lengths and
 concurrency are one family (compared with each other; the first is the baseline). A llama-bench
 file is one attempt with a series: ``output_throughput`` is the first ``tg`` test at depth 0,
-``input_throughput`` the first ``pp`` test, every test also as ``<name>@test=<test>``. The date is
+``input_throughput`` the first ``pp`` test, every test also as ``<name>[test=<test>]``. The date is
 the file's own (vLLM's ``date``, llama-bench's ``test_time``); SGLang's lines have none.
 """
 
@@ -115,7 +115,7 @@ def _llama_bench(event: Event, records: list[dict], out: Extraction) -> Extracte
             attempt.metrics[name] = Figure(name, plain[0][1], "tok/s", Evidence(f"metrics.{name}", where, f"{plain[0][0]}: {plain[0][1]} t/s"))
     if len(tests) > 1:
         for test, value in tests[:SERIES_POINTS]:
-            name = f"{'input' if test.startswith('pp') else 'output'}_throughput@test={test}"
+            name = f"{'input' if test.startswith('pp') else 'output'}_throughput[test={test}]"
             attempt.metrics.setdefault(name, Figure(name, value, "tok/s", Evidence(f"metrics.{name}", where, f"{test}: {value} t/s")))
     flags = []
     for key, flag in (("n_gpu_layers", "-ngl"), ("n_batch", "-b"), ("n_ubatch", "-ub"), ("flash_attn", "-fa")):
