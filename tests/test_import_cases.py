@@ -221,3 +221,17 @@ def test_an_oversized_markdown_paragraph_is_skipped_with_a_warning(records, tmp_
     assert any("over the" in w and "skipped" in w for w in report.files[0].warnings)
     assert [metric(r, "output_throughput") for r in found] == [("61", "tok/s")]
     assert not any(r.title.startswith("yyyy") for r in found)
+
+
+# --- shapes of the corpus that the cases do not cover -----------------------------------------
+
+
+def test_arms_over_a_sweep_are_one_attempt_each_with_a_series(records, tmp_path):
+    notes = tmp_path / "fa.md"
+    notes.write_text("## 2026-06-02\n\nPrefill rates in the table are t/s, master vs the branch.\n\n"
+                     "| Test | master (t/s) | branch (t/s) | Speedup |\n|---|---:|---:|---:|\n"
+                     "| pp1024@d4096 | 2009.40 | 2019.50 | 1.01 |\n| pp1024@d32768 | 674.64 | 783.05 | 1.16 |\n")
+    _, found = drafts_of(records, notes)
+    assert [(r.title, r.outcome.value, metric(r, "input_throughput")) for r in found] == [
+        ("master", "baseline", ("674.64", "tok/s")), ("branch", "improved", ("783.05", "tok/s"))]
+    assert metric(found[1], "input_throughput[Test=pp1024@d4096]") == ("2019.50", "tok/s")

@@ -14,9 +14,12 @@ Cells are read with Markdown emphasis and code backticks stripped. Columns:
 
 A table whose numeric columns are the arms of a comparison (``| Concurrency | Auto NCCL | Simple
 + 2 channels | Gain vs auto |``), with the unit in the headers or in the sentence above it
-(``Values are median aggregate output tok/s.``), gives one attempt per row and arm, titled
-``<arm> (<row>)``; its first arm with a figure is the row's baseline; a ``❌`` cell is a failed
-arm whose error is the one the text after the table quotes.
+(``Values are median aggregate output tok/s.``), or two columns of one metric (``master (t/s)``,
+``fa-tune branch (t/s)``), gives one attempt per row and arm, titled ``<arm> (<row>)``; its first
+arm with a figure is the row's baseline; a ``❌`` cell is a failed arm whose error is the one the
+text after the table quotes. When the rows are the points of a sweep (``pp1024@d4096``,
+``pp1024@d8192``: one number varies), each arm is one attempt with a series, its headline at the
+largest point.
 
 Rows: a row with only its first cell filled is a section row (skipped), a ``Total``/``Sum``
 row is skipped. Rows are of the document's family (compared with the latest baseline or
@@ -140,6 +143,13 @@ def table_attempts(event: Event, date: dt.date | None, lines: dict[int, str], ou
         taken.add(name)
         metric_cols.append((header, name, unit))
     rows = table.rows
+    same = [h for h, n, u in metric_cols if u == "tok/s" and _column(0, names[h], None).name ==
+            next((_column(0, names[o], None).name for o, _, uo in metric_cols if uo == "tok/s" and o != h), None)]
+    if len(same) >= 2 and not outcome_col:  # two columns of one metric: the arms of a comparison
+        unit = next(u for h, _, u in metric_cols if h == same[0])
+        words = hinted[1] if hinted and hinted[0] == unit else names[same[0]]
+        _ab_attempts(event, table, title_col, same, gain_col, (unit, words), date, lines, out, after)
+        return
     if not metric_cols and hinted and not outcome_col:
         def arm_cell(cell: str) -> bool:
             text = plain(cell)
@@ -222,6 +232,10 @@ def _ab_attempts(event: Event, table: Table, title_col: str, arms: list[str], ga
     unit, words = hinted
     name = metric_name(words, unit) or "output_throughput"
     error = _quoted_error(after)
+    sweep = _sweep_position(table, title_col)
+    if sweep is not None:
+        _sweep_arms(event, table, title_col, arms, sweep, name, unit, out, date)
+        return
     for row in table.rows:
         label = plain(row.cells.get(title_col, ""))
         if re.match(r"^(?:total|sum|overall)\b", label, re.I):
@@ -235,7 +249,7 @@ def _ab_attempts(event: Event, table: Table, title_col: str, arms: list[str], ga
             value = _number(cell)
             if value is None and not _FAILED_MARK.match(cell):
                 continue
-            title = f"{plain(arm)} ({label})" if label else plain(arm)
+            title = f"{_arm_title(arm)} ({label})" if label else _arm_title(arm)
             attempt = ExtractedAttempt(anchor=Evidence("attempt", where, quote), title=title, approach=title, date=date)
             attempt.key = " ".join(line.split()) + " | " + plain(arm)
             attempt.family = f"table {event.locator.line_start} row {row.line}"
@@ -261,3 +275,54 @@ def _quoted_error(text: str) -> str | None:
         if re.search(r"Error|Exception|Unsupported|error:|failed|FAILED|out of memory", span):
             return error_headline(span)
     return None
+
+
+def _sweep_position(table: Table, title_col: str) -> int | None:
+    """When the rows of an A/B table are the points of a sweep (``pp1024@d4096``,
+    ``pp1024@d8192``, ...: labels alike but for one number that varies), the index of that
+    number in the labels; else ``None`` (the rows are separate comparisons)."""
+    labels = [plain(r.cells.get(title_col, "")) for r in table.rows]
+    if len(labels) < 2:
+        return None
+    numbers = [re.findall(r"\d+(?:\.\d+)?", label) for label in labels]
+    shapes = {re.sub(r"\d+(?:\.\d+)?", "#", label) for label in labels}
+    if len(shapes) != 1 or not numbers[0] or any(len(n) != len(numbers[0]) for n in numbers):
+        return None
+    varying = [i for i in range(len(numbers[0])) if len({n[i] for n in numbers}) == len(labels)]
+    return varying[0] if varying else None
+
+
+def _sweep_arms(event: Event, table: Table, title_col: str, arms: list[str], position: int, name: str, unit: str,
+                out: Extraction, date: dt.date | None) -> None:
+    """One attempt per arm of an A/B table over a sweep: its figures as a series
+    (``name[<title column>=<row>]``), the headline at the largest point; the first arm is the
+    baseline."""
+    where = f"lines {event.locator.line_start}-{event.locator.line_end}"
+    rows = table.rows
+    top = max(rows, key=lambda r: float(re.findall(r"\d+(?:\.\d+)?", plain(r.cells.get(title_col, "")))[position]))
+    dimension = plain(title_col)
+    for index, arm in enumerate(arms):
+        value = _number(top.cells.get(arm, ""))
+        if value is None:
+            continue
+        quote = short_quote(f"{plain(arm)}: {value} {unit} at {plain(top.cells.get(title_col, ''))}")
+        title = _arm_title(arm)
+        attempt = ExtractedAttempt(anchor=Evidence("attempt", where, quote), title=title, approach=title, date=date)
+        attempt.key = f"table {' '.join(event.text.split()[:40])} | {plain(arm)}"
+        attempt.family = f"table {event.locator.line_start}"
+        attempt.evidence.append(Evidence("approach", where, quote))
+        attempt.metrics[name] = Figure(name, value, unit, Evidence(f"metrics.{name}", f"line {top.line}", quote))
+        for row in rows:
+            point = _number(row.cells.get(arm, ""))
+            if point is not None:
+                label = f"{name}[{dimension}={plain(row.cells.get(title_col, ''))}]"
+                attempt.metrics[label] = Figure(label, point, unit, Evidence(f"metrics.{label}", f"line {row.line}", quote))
+        if index == 0:
+            attempt.outcome, attempt.explicit_outcome = "baseline", True
+        attempt.flags, attempt.env = row_config(arm)
+        out.attempts.append(attempt)
+
+
+def _arm_title(arm: str) -> str:
+    """An arm's header without the unit it carries: ``master (t/s)`` → ``master``."""
+    return re.sub(r"\s*\((?:tok/s|tokens/s|t/s|it/s|ms|us|µs|GB/s|TFLOPS)\)\s*$", "", plain(arm), flags=re.I) or plain(arm)
