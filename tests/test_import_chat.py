@@ -108,3 +108,12 @@ def test_failed_runs_carry_their_error_headline(tmp_path):
         "ImportError: cannot import name 'gemm_fp8' from 'deep_gemm'",
         "ggml_backend_cuda_buffer_type_alloc_buffer: allocating 24826.35 MiB on device 0: cudaMalloc failed: out of memory"]
     assert found[2].error_detail.startswith("Traceback (most recent call last):")
+
+
+def test_a_printed_table_ends_where_its_rows_stop_matching(tmp_path):
+    found = attempts(tmp_path, [
+        ("run", "python3 speed_bench.py --no-spec",
+         "Command: python3 speed_bench.py --no-spec\nStdout:\ncategory  avg_pred_t/s  avg_latency\n"
+         "--------  ------------  -----------\ncoding    51.55         11.976s\nqa        51.66         9.242s\nExit Code: 0"),
+    ])
+    assert figures(found[0])["output_throughput"] == ("51.55", "tok/s")

@@ -320,6 +320,8 @@ def _table_body(lines: list[str], j: int, width: int) -> tuple[list[str], list[t
         cells = _row_cells(lines[j], width)
         if not cells:
             break
+        if rows and any((_cell_number(a) is None) != (_cell_number(b) is None) for a, b in zip(rows[0][0], cells)):
+            break  # not a row of this table (``Exit Code: 0`` after it): numbers where the first row has words
         rows.append((cells, lines[j]))
         j += 1
     return units, rows, j
