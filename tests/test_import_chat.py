@@ -117,3 +117,20 @@ def test_a_printed_table_ends_where_its_rows_stop_matching(tmp_path):
          "--------  ------------  -----------\ncoding    51.55         11.976s\nqa        51.66         9.242s\nExit Code: 0"),
     ])
     assert figures(found[0])["output_throughput"] == ("51.55", "tok/s")
+
+
+def test_titles_say_what_ran_when_no_narration_does(tmp_path):
+    found = attempts(tmp_path, [
+        ("user", "Compare Ring and Tree."),
+        ("run", "mpirun --allow-run-as-root -np 16 -H 10.0.0.1:8 -x NCCL_ALGO=Ring /opt/nccl-tests/build/all_reduce_perf -b 1G -e 1G",
+         "#  size  count  type  redop  root  time  algbw  busbw\n#  (B)  (elements)  (us)  (GB/s)  (GB/s)\n"
+         "1073741824  268435456  float  sum  -1  5651.3  190.00  190.00"),
+        ("run", "mpirun --allow-run-as-root -np 16 -H 10.0.0.1:8 -x NCCL_ALGO=Tree /opt/nccl-tests/build/all_reduce_perf -b 1G -e 1G",
+         "#  size  count  type  redop  root  time  algbw  busbw\n#  (B)  (elements)  (us)  (GB/s)  (GB/s)\n"
+         "1073741824  268435456  float  sum  -1  7100.0  150.00  150.00"),
+    ])
+    assert [a.title for a in found] == ["all_reduce_perf -b 1G -e 1G NCCL_ALGO=Ring", "all_reduce_perf -b 1G -e 1G NCCL_ALGO=Tree"]
+    assert [a.env for a in found] == [{"NCCL_ALGO": "Ring"}, {"NCCL_ALGO": "Tree"}]
+    assert [a.outcome for a in found] == ["baseline", "regressed"]
+    assert next(iter(found[1].metrics)) == "busbw"
+    assert "NCCL_ALGO=Tree" in found[1].approach  # what changed since the Ring run

@@ -14,32 +14,30 @@ env), :mod:`.facts` (stack and platform facts), :mod:`.outcomes` (decisions, out
 
 Rules (evidence per FORMATS.md, "What an attempt is made of"):
 
-Chat transcripts (claude, codex, opencode, gemini, aider, specstory)
-    *An attempt is a run*: a tool call whose command launches a server or a benchmark
-    (``sglang.launch_server``, ``bench_serving``, ``vllm serve``, ``trtllm-serve``,
-    ``torchrun``, ``all_reduce_perf``, ...) or whose output holds a benchmark figure. Probes
-    (``nvidia-smi``, ``nvcc``, ``python -c "import torch; ..."``, ``pip``) give stack facts,
-    not attempts; other commands (a backup, an edit) give nothing.
-    *approach*: the assistant text since the previous tool call (else the last user text,
-    else the tool's description, else the command); *title*: the tool's description, else
-    the first sentence of the approach. *config*: flags and ``NAME=value`` env of the command
-    (``--tp 8`` → ``"--tp 8"``), plus flags written in that text (``--speculative-algorithm
-    EAGLE3``). *metrics*: benchmark lines of the result (:data:`BENCH_METRICS`); failing
-    that, ``N tok/s`` in the next assistant text. *error*: when the result is an error
-    (``is_error``, a non-zero exit) or holds a traceback and no figure: the traceback (from
-    ``Traceback`` to its last line), else the error lines, else the output's tail.
-Markdown notebooks and plans
-    A table with a throughput (``tok/s``) or ``Outcome`` column: one attempt per row (title
-    and approach from the ``Approach``/``Config`` column, metrics from ``tok/s``/``TTFT``/...
-    columns, outcome from ``Outcome``, error or cause from ``Error``/``cause``, a
-    ``vs baseline`` gain). A dated section without such a table: one attempt per paragraph
-    giving ``N tok/s``. ``Rejected ...:`` paragraphs list options, not attempts;
-    ``Conclusion:`` paragraphs become notes of their section's attempts (or a decision
-    statement if the section has none); a heading or paragraph saying ``Decision`` is a
-    decision statement. Stack and platform facts come from the preamble (``Stack until
-    2026-02-26: CUDA toolkit 12.8.1, driver 590.48.01, ...``, ``8× RTX PRO 6000 (compute
-    capability 12.0), PCIe Gen5, no NVLink``); a fact ``until`` a date applies to attempts
-    dated before it.
+Chat transcripts (claude, codex, opencode, gemini, aider, specstory, claude-export)
+    *An attempt is a run*, whatever the script is called (:mod:`.chat`): a shell call whose
+    output reports a measurement (:mod:`.measurements`: summary lines, ``key=value``, printed
+    tables, figures with a unit; a sweep is one attempt with a series) or that fails while
+    running a program (:mod:`.failures`: ``is_error``, a non-zero exit, a traceback, an OOM,
+    ``NCCL error`` or ``CUDA error`` line; ``error`` is the headline, ``error_detail`` the
+    traceback), or that launches a server or benchmark. Probes give stack facts; ``ls``,
+    ``cat``, ``pip`` alone give nothing. *approach*: the narration since the previous call (else
+    the last user text, else the tool's description, else the command) and what changed since
+    the family's previous run. *config*: flags and ``NAME=value`` env of the command, plus
+    flags written in the narration. Without a figure, ``N tok/s`` in the next assistant text.
+Markdown notebooks and plans (:mod:`.documents`, :mod:`.tables`)
+    Table rows (units in any header spelling or in the sentence above, several metric columns
+    kept apart, A/B tables whose columns are the arms, outcome and Δ cells as written, section
+    and total rows skipped); runs written as list items under dated headings; dated paragraphs
+    giving a figure. ``Rejected ...:`` paragraphs and ``Not tried``/``Alternatives`` sections
+    list options, not attempts; ``Conclusion:`` paragraphs become notes of their section's
+    attempts (or a decision statement if the section has none); a heading or paragraph saying
+    ``Decision`` is a decision statement. Stack and platform facts come from the preamble, only
+    for what ran; a fact ``until`` a date applies to attempts dated before it; a preamble
+    ``Date:`` dates undated sections.
+Benchmark result files (:mod:`.results`)
+    vLLM ``--save-result`` JSON, SGLang ``--output-file`` JSONL, llama-bench JSON or markdown,
+    read by their keys.
 Stack facts (any format, from tool output; read by the parsers ``kb capture`` uses, :mod:`kb.toolout`)
     ``nvidia-smi``: ``Driver Version`` → ``driver``, ``CUDA Version`` → ``cuda-driver`` (the
     newest CUDA the driver supports); ``nvcc --version`` → ``cuda`` (the toolkit, nvcc's full
@@ -50,13 +48,13 @@ Stack facts (any format, from tool output; read by the parsers ``kb capture`` us
     ``gpu_count``, ``flashinfer``; ``pip show``/``pip freeze``/``pip list`` → the components
     of :data:`kb.versions.COMPONENTS`; ``NCCL version 2.27.3`` → ``nccl``. An attempt gets the
     latest value of each fact observed before it.
-Outcome
-    ``failed`` when there is an error; a table's ``Outcome`` column as written; ``baseline``
-    when the run says it measures the baseline (``Re-measuring the baseline``, a description
-    starting ``Baseline``) or a ``vs baseline`` cell is empty; else the headline metric is
-    compared with the reference (the latest baseline or improved attempt, at first the
-    campaign's baseline): ``improved``, ``regressed`` or ``neutral``; ``inconclusive`` when
-    there is no figure to compare.
+Outcome (:func:`.outcomes._decide_outcomes`)
+    An outcome the log states wins (a failure, an ``Outcome`` or Δ cell, ``baseline`` words, a
+    signed ``+31.6 %``, ``from X to Y``); else the attempt is compared, on the same metric, unit
+    and direction, with the latest baseline or improvement of its family (the same program and
+    model in a transcript, the document in a notebook, one A/B row); the first measured attempt
+    of a family is its baseline, unless the log is the campaign's and the campaign has a
+    baseline value: then that is the reference.
 Decisions
     A text starting ``Decision:``, a ``Decision`` heading's section, or a text saying ``we
     will``/``we decided``/``decided to``.

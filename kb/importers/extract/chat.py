@@ -161,7 +161,9 @@ def _chat_attempt(call: Event, result: Event | None, command: str,
         approach, approach_locator = _first_paragraph(last_user.text), locator_text(last_user.locator)
     else:
         approach, approach_locator = description or command, locator_text(call.locator)
-    title = description or _title_of(approach)
+    generic = description is not None and len(description.split()) < 3
+    title = (description if description and not generic else None) or (
+        _title_of(approach) if texts else _command_title(command))
     when = call.timestamp or (result.timestamp if result is not None else None)
     attempt = ExtractedAttempt(
         anchor=Evidence("attempt", locator_text(call.locator), short_quote(description or command)),
@@ -193,6 +195,40 @@ def _chat_attempt(call: Event, result: Event | None, command: str,
         attempt.evidence.append(Evidence("outcome", approach_locator if _BASELINE_WORDS.search(approach) else locator_text(call.locator),
                                          short_quote(_BASELINE_WORDS.search(approach).group(0) if _BASELINE_WORDS.search(approach) else description or "")))
     return attempt
+
+
+_QUIET = re.compile(r"^--?(?:model|model-path|tokenizer|port|host|served-model-name|trust-remote-code|api-key|output-file"
+                    r"|result-dir|allow-run-as-root|np|H|hostfile)$")
+
+
+def _command_title(command: str) -> str:
+    """A title from the command when no narration says what a run tries: the program, the
+    arguments and the environment it was given (``all_reduce_perf -b 1G -e 1G NCCL_ALGO=Tree``,
+    ``serve_bench.py --tp 1 --no-spec``), paths shortened to file names, without model paths,
+    ports, hosts and secrets; at most 80 characters."""
+    program = program_of(command) or command.split()[0]
+    _, env = _command_config(command)
+    try:
+        tokens = shlex.split(command)
+    except ValueError:
+        tokens = command.split()
+    start = next((i for i, tok in enumerate(tokens) if tok.rsplit("/", 1)[-1] == program.rsplit(" ", 1)[-1]
+                  or tok == program.split(" ")[0]), None)
+    rest: list[str] = []
+    skip = False
+    for token in tokens[start + 1:] if start is not None else []:
+        if token in ("|", "&&", ";", ">", "2>&1"):
+            break
+        if skip:
+            skip = False
+            continue
+        if _QUIET.match(token.split("=", 1)[0]):
+            skip = "=" not in token
+            continue
+        rest.append(token.rsplit("/", 1)[-1] if "/" in token and not token.startswith("-") else token)
+    parts = [program] + rest + [f"{k}={v}" for k, v in env.items() if not re.search(r"TOKEN|KEY|SECRET|PASS|IFNAME|GID", k)]
+    title = " ".join(parts)
+    return title if len(title) <= 80 else title[:80].rsplit(" ", 1)[0]
 
 
 def _outcome_quote(result: Event) -> str:

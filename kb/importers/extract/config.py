@@ -34,8 +34,8 @@ def _command_config(command: str) -> tuple[list[str], dict[str, str]]:
                 i += 1
                 continue
             match = _ENV.match(token)
-            if match and not flags:
-                env[match.group(1)] = match.group(2)
+            if match and (not flags or (i > 0 and tokens[i - 1] in ("-x", "--env", "-e"))):
+                env[match.group(1)] = match.group(2)  # before the program, or mpirun's -x NAME=value
             elif token.startswith("--") and len(token) > 2:
                 if "=" in token:
                     flags.append(token)

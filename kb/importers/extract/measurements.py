@@ -177,8 +177,9 @@ def _is_progress(line: str) -> bool:
 
 def _ordered(found: dict[str, Figure]) -> dict[str, Figure]:
     """Plain names first (throughputs before the rest), series points after."""
-    rank = {"output_throughput": 0, "total_throughput": 1, "input_throughput": 2}
-    names = sorted(found, key=lambda n: ("[" in n, rank.get(n, 3)))
+    rank = {"output_throughput": 0, "total_throughput": 1, "input_throughput": 2, "busbw": 3, "tflops": 3,
+            "iterations": 3, "request_throughput": 4, "algbw": 4, "bandwidth": 4}
+    names = sorted(found, key=lambda n: ("[" in n, rank.get(n, 5)))
     return {n: found[n] for n in names}
 
 
