@@ -85,8 +85,8 @@ class _ChatState:
                 host = output.strip().splitlines()[0].strip() if output.strip() else ""
                 if re.fullmatch(r"[A-Za-z][\w.-]*", host):
                     out.hosts.append(host)
-            figures = output_figures(output, locator_text(result.locator)) if result is not None else {}
             program = program_of(command) if command else None
+            figures = output_figures(output, locator_text(result.locator)) if result is not None and program else {}
             failed = result is not None and program is not None and is_failure(
                 result.is_error, result.exit_code, output, bool(figures))
             if command is None or not (figures and program or failed or (program and _RUN.search(command))):
