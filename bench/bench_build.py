@@ -25,11 +25,12 @@ STEP = r"""
 import json, resource, sys, time
 from pathlib import Path
 t0 = time.perf_counter()
-from kb.graph import check_records, build_graph
+from kb.pipeline import load
 from kb.queries import roots
-records, problems = check_records(sys.argv[1])
+loaded = load(sys.argv[1])
+records, problems = loaded.records, loaded.problems
 t1 = time.perf_counter()
-kg = build_graph(records)
+kg = loaded.graph
 r = roots(kg)
 t2 = time.perf_counter()
 from kb.site.build import build_site

@@ -16,10 +16,11 @@ in a subprocess, and matches the drafts to the truth attempts:
   drafts left over count as false positives.
 
 It prints, per log and overall: drafts, truth attempts, matched, precision, recall and, of the
-matched attempts, the share with the right metric (a draft metric with the truth's name and
-unit whose value is within 0.5 %), the right outcome, the right error line (of failed truth
+matched attempts, the share with the right metric (a draft metric with the truth's name, or a
+point of its series ``name[dim=value]``, and unit, whose value is within 0.5 %), the right outcome, the right error line (of failed truth
 attempts that name one: the draft's ``error`` holds it after collapsing whitespace, or the
-draft error's last exception line equals it) and the right date. A kb crash on one log counts
+draft error's last exception line equals it), the right date, and (for information) the share
+whose title or approach holds one of the truth's approach keywords. A kb crash on one log counts
 as 0 drafts for that log and is reported; the other logs are scored. Exit status is always 0:
 this measures, it does not judge. Targets (issue 10): recall ≥ 0.9, precision ≥ 0.85,
 metric ≥ 0.9, outcome ≥ 0.85, error line ≥ 0.85.
@@ -101,7 +102,7 @@ class Truth:
 
 def load_truths(corpus: Path = CORPUS, names: list[str] | None = None) -> list[Truth]:
     """Every ``*.truth.yaml`` under ``corpus`` (sorted by name), optionally only those whose log
-    name or stem is in ``names``. Raises ValueError naming the file when one is not a mapping."""
+    is named in ``names`` (its file name, its truth file's stem, or the file name up to a dot). Raises ValueError naming the file when one is not a mapping."""
     truths = []
     for path in sorted(corpus.glob("*.truth.yaml")):
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
@@ -109,7 +110,8 @@ def load_truths(corpus: Path = CORPUS, names: list[str] | None = None) -> list[T
             raise ValueError(f"{path}: expected a mapping with log, format, campaign, attempts")
         truth = Truth(path, str(data.get("log", "")), str(data.get("format", "")), str(data.get("origin", "")),
                       data.get("campaign") or {}, data.get("attempts") or [])
-        if names and truth.log not in names and path.name[: -len(".truth.yaml")] not in names:
+        stem = path.name[: -len(".truth.yaml")]
+        if names and not any(n in (truth.log, stem) or truth.log.startswith(n + ".") for n in names):
             continue
         truths.append(truth)
     return truths
@@ -260,10 +262,16 @@ def close(a: float, b: float) -> bool:
 
 
 def metric_right(record: dict[str, Any], truth_metric: dict[str, Any]) -> bool:
-    """Whether the draft record has a metric with the truth's name and unit and a value within 0.5 %."""
-    got = (record.get("metrics") or {}).get(truth_metric["name"])
-    parsed = parse_metric(got)
-    return bool(parsed and parsed[1] == norm_unit(truth_metric["unit"]) and close(parsed[0], float(truth_metric["value"])))
+    """Whether the draft record has a metric with the truth's name and unit and a value within
+    0.5 %. A sweep's points count under their series names (``median_us[size=4096]``)."""
+    name = truth_metric["name"]
+    metrics = record.get("metrics") or {}
+    candidates = [v for k, v in metrics.items() if k == name or k.startswith(name + "[")]
+    for got in candidates:
+        parsed = parse_metric(got)
+        if parsed and parsed[1] == norm_unit(truth_metric["unit"]) and close(parsed[0], float(truth_metric["value"])):
+            return True
+    return False
 
 
 def carries_value(record: dict[str, Any], value: float) -> bool:
@@ -275,17 +283,56 @@ def carries_value(record: dict[str, Any], value: float) -> bool:
     return False
 
 
+_PLACEHOLDER = re.compile(r"<(?:secret|host|user|email)>")
+
+
+def _token_re(token: str) -> re.Pattern[str]:
+    """A draft token as a pattern: kb's redaction placeholders (``<host>``, ``<user>``,
+    ``<secret>``, ``<email>``) stand for any run of non-space characters."""
+    parts = _PLACEHOLDER.split(token)
+    return re.compile(r"\S*".join(re.escape(p) for p in parts))
+
+
+def holds(draft_text: str, truth_text: str, whole: bool = False) -> bool:
+    """Whether ``truth_text`` occurs in ``draft_text`` (or equals it, ``whole``) after collapsing
+    whitespace, where a redaction placeholder in the draft matches whatever the log had there
+    (the truth keeps the log's text; kb redacts hosts, users and secrets before drafting)."""
+    d, t = collapse(draft_text).split(" "), collapse(truth_text).split(" ")
+    if t == [""] or len(t) > len(d) or (whole and len(t) != len(d)):
+        return False
+    for i in ([0] if whole else range(len(d) - len(t) + 1)):
+        if all(_token_holds(d[i + j], want, edge_start=(j == 0 and not whole), edge_end=(j == len(t) - 1 and not whole))
+               for j, want in enumerate(t)):
+            return True
+    return False
+
+
+def _token_holds(got: str, want: str, edge_start: bool, edge_end: bool) -> bool:
+    """One token: ``want`` equals ``got`` (placeholders in ``got`` match any non-space run); at
+    the start of the truth text ``want`` may be a suffix of ``got``, at its end a prefix."""
+    if _token_re(got).fullmatch(want):
+        return True
+    parts = _PLACEHOLDER.split(got)
+    if edge_start and edge_end:
+        return want in got or any(len(p) >= 3 and p in want for p in parts)
+    if edge_start:  # ``want`` must end the token: compare with the literal text after the last placeholder
+        return got.endswith(want) if len(parts) == 1 else want.endswith(parts[-1])
+    if edge_end:  # ``want`` must start the token
+        return got.startswith(want) if len(parts) == 1 else want.startswith(parts[0])
+    return False
+
+
 def error_right(record: dict[str, Any], truth_error: str) -> bool:
-    """Whether the draft's ``error`` holds the truth error line (whitespace collapsed), or the
-    draft error's last exception-looking line equals it."""
+    """Whether the draft's ``error`` holds the truth error line (whitespace collapsed, redaction
+    placeholders matching what they replaced), or the draft error's last exception-looking line
+    equals it."""
     got = record.get("error")
     if not isinstance(got, str) or not got.strip():
         return False
-    want = collapse(truth_error)
-    if want in collapse(got):
+    if holds(got, truth_error):
         return True
     exception_lines = [ln for ln in got.splitlines() if _EXCEPTION_LINE.match(ln)]
-    return bool(exception_lines) and collapse(exception_lines[-1]) == want
+    return bool(exception_lines) and holds(exception_lines[-1], truth_error, whole=True)
 
 
 def _candidates(truth: Truth, anchor: str) -> list[int]:
@@ -315,6 +362,7 @@ class LogScore:
     outcome: list[bool] = field(default_factory=list)
     error_line: list[bool] = field(default_factory=list)
     date: list[bool] = field(default_factory=list)
+    approach: list[bool] = field(default_factory=list)
     pairs: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
     extra: list[dict[str, Any]] = field(default_factory=list)
     missed: list[int] = field(default_factory=list)
@@ -326,7 +374,7 @@ class LogScore:
                 "matched": self.matched, "precision": ratio(self.matched, self.drafts),
                 "recall": ratio(self.matched, self.truth), "metric": share(self.metric),
                 "outcome": share(self.outcome), "error_line": share(self.error_line), "date": share(self.date),
-                "kb_error": self.error}
+                "approach": share(self.approach), "kb_error": self.error}
 
 
 def ratio(a: int, b: int) -> float | None:
@@ -376,6 +424,9 @@ def score_log(truth: Truth, report: dict[str, Any] | None, error: str | None = N
             score.error_line.append(error_right(record, str(att["error"])))
         if att.get("date"):
             score.date.append(str(record.get("date")) == str(att["date"]))
+        if att.get("approach"):
+            said = f"{record.get('title', '')} {record.get('approach', '')}".lower()
+            score.approach.append(any(str(word).lower() in said for word in att["approach"]))
     return score
 
 
@@ -412,8 +463,8 @@ def summary(scores: list[LogScore]) -> dict[str, Any]:
     return {"logs": len(scores), "drafts": drafts, "truth": truth, "matched": matched,
             "precision": ratio(matched, drafts), "recall": ratio(matched, truth),
             "metric": pooled("metric"), "outcome": pooled("outcome"), "error_line": pooled("error_line"),
-            "date": pooled("date"),
-            "counts": {k: counted(k) for k in ("metric", "outcome", "error_line", "date")},
+            "date": pooled("date"), "approach": pooled("approach"),
+            "counts": {k: counted(k) for k in ("metric", "outcome", "error_line", "date", "approach")},
             "kb_errors": [f"{s.log}: {s.error}" for s in scores if s.error], "targets": TARGETS}
 
 
@@ -425,18 +476,18 @@ def _fmt(x: float | None) -> str:
 
 def table(scores: list[LogScore]) -> str:
     """The per-log table and the overall line, as Markdown."""
-    head = ("| log | format | drafts | truth | matched | precision | recall | metric | outcome | error line | date |\n"
-            "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    head = ("| log | format | drafts | truth | matched | precision | recall | metric | outcome | error line | date | approach |\n"
+            "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     rows = [head]
     for s in scores:
         r = s.row()
         rows.append(f"| {r['log']} | {r['format']} | {r['drafts']} | {r['truth']} | {r['matched']} | "
                     f"{_fmt(r['precision'])} | {_fmt(r['recall'])} | {_fmt(r['metric'])} | {_fmt(r['outcome'])} | "
-                    f"{_fmt(r['error_line'])} | {_fmt(r['date'])} |")
+                    f"{_fmt(r['error_line'])} | {_fmt(r['date'])} | {_fmt(r['approach'])} |")
     o = summary(scores)
     rows.append(f"| **overall** ({o['logs']} logs) | | {o['drafts']} | {o['truth']} | {o['matched']} | "
                 f"{_fmt(o['precision'])} | {_fmt(o['recall'])} | {_fmt(o['metric'])} | {_fmt(o['outcome'])} | "
-                f"{_fmt(o['error_line'])} | {_fmt(o['date'])} |")
+                f"{_fmt(o['error_line'])} | {_fmt(o['date'])} | {_fmt(o['approach'])} |")
     return "\n".join(rows)
 
 

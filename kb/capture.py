@@ -13,13 +13,10 @@ kb).
 from __future__ import annotations
 
 import concurrent.futures
-import csv
 import datetime as _dt
 import importlib.metadata
-import io
 import os
 import platform as _platform
-import re
 import shutil
 import signal
 import subprocess
@@ -39,7 +36,12 @@ from kb.toolout import (
     parse_topology,
     parse_torch_probe,
 )
-from kb.versions import CAPTURED_COMPONENTS, COMPONENTS, arch_of, components_from_packages
+from kb.versions import (
+    CAPTURED_COMPONENTS,
+    COMPONENTS,
+    arch_of,
+    components_from_packages,
+)
 
 __all__ = [
     "CUDA_PREFIXES",

@@ -10,6 +10,11 @@ The tree::
     ├── QueryError               a query could not be answered (unknown id, bad change spec, ...)
     ├── LogFormatError           a session log could not be read (path, line)
     └── UsageError               a request kb cannot carry out as asked (which campaign?)
+        └── InvalidOptions       the values given to a command (kb log, kb new) do not make a
+                                 valid record; also an InvalidRecords, holding every problem
+
+Exit codes (the CLI's one map, :data:`kb.cli.app.EXIT_CODES`): a UsageError (bad options,
+unknown ids given as options) exits 2; invalid records, failed queries and failed writes exit 1.
 
 Every message names what was expected and how to fix it, so a person can act on it without
 reading kb's source.
@@ -98,3 +103,9 @@ class LogFormatError(KbError):
 class UsageError(KbError):
     """A request that cannot be carried out as given: an unknown campaign, several campaigns
     and none chosen. The CLI exits 2 for it, as for bad usage; the message says what to pass."""
+
+
+class InvalidOptions(InvalidRecords, UsageError):
+    """The options given to a command that writes a record (``kb log``, ``kb new``) do not make a
+    valid record: ``problems`` name each option (``kb log: --campaign: unknown campaign 'x'``).
+    Nothing was written. A usage error (exit 2), holding every problem like :class:`InvalidRecords`."""

@@ -27,7 +27,16 @@ from typing import Any, Iterator
 import networkx as nx
 
 from kb.errors import Problem
-from kb.models import Attempt, Blocker, Campaign, Component, Decision, Platform, Record, Stack
+from kb.models import (
+    Attempt,
+    Blocker,
+    Campaign,
+    Component,
+    Decision,
+    Platform,
+    Record,
+    Stack,
+)
 from kb.store import RecordSet
 from kb.versions import KNOWN_COMPONENTS
 
@@ -249,30 +258,3 @@ def build_graph(records: RecordSet) -> KnowledgeGraph:
             if isinstance(records.records.get(target), kind):
                 g.add_edge(rid, target, key=edge)
     return KnowledgeGraph(records, g)
-
-
-def check_records(root: str | Any) -> tuple[RecordSet, list[Problem]]:
-    """Load ``root`` and check it: ``(valid records, every problem)``, problems sorted by place.
-
-    Reference problems are only looked for among the records that loaded; a record that failed
-    to load is reported once, as its own problem, and references to it as unknown ids.
-    """
-    from kb.store import load_records
-
-    loaded = load_records(root)
-    problems = loaded.problems + check_references(loaded.records)
-    problems.sort(key=lambda p: (p.path, p.line or 0, p.field, p.message))
-    return loaded.records, problems
-
-
-def load_graph(root: str | Any) -> KnowledgeGraph:
-    """Load, check and link the records under ``root``.
-
-    Raises :class:`kb.errors.InvalidRecords` with every problem when any record is invalid.
-    """
-    from kb.errors import InvalidRecords
-
-    records, problems = check_records(root)
-    if problems:
-        raise InvalidRecords(problems)
-    return build_graph(records)

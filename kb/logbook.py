@@ -8,7 +8,7 @@ The pipeline of ``kb log``, each step a function:
    defaults (today, the only campaign, the campaign's platform), validate through
    :class:`kb.models.Attempt` and check every reference against the records (unknown campaign,
    stack, platform, baseline or blocker ids are errors). Every problem is collected, then
-   :class:`kb.errors.InvalidRecords` is raised once; nothing has been written.
+   :class:`kb.errors.InvalidOptions` is raised once; nothing has been written.
 2. :func:`match_blockers` — known blockers whose ``signatures`` occur in the error text, each
    with its fix (``fixed by flashinfer>=0.6.17, cuda>=12.9``) or ``no known fix``.
 3. :func:`kb.store.create_record` — write atomically under a merge-safe id
@@ -16,8 +16,6 @@ The pipeline of ``kb log``, each step a function:
 
 :func:`log_attempt` runs the three. The CLI only prompts and prints.
 
->>> slugify("FlashInfer allreduce fusion on CUDA 13.0!")
-'flashinfer-allreduce-fusion-on-cuda-13.0'
 >>> name, metric = parse_metric("output_throughput=54.1tok/s")
 >>> name, metric.display()
 ('output_throughput', '54.1 tok/s')
@@ -28,15 +26,15 @@ from __future__ import annotations
 import datetime as dt
 import difflib
 import re
-import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
-from kb.errors import InvalidRecords, Problem, QueryError
-from kb.graph import KnowledgeGraph, build_graph, check_records
+from kb.errors import InvalidOptions, Problem, QueryError, UsageError
+from kb.graph import KnowledgeGraph
+from kb.ids import dated_id, slugify
 from kb.models import (
     UNITS,
     Attempt,
@@ -50,8 +48,10 @@ from kb.models import (
     Record,
     Stack,
 )
+from kb.pipeline import load
 from kb.queries import last_metric, match_signatures, unblocks
 from kb.store import create_record
+from kb.validation import first_message, option_problems
 from kb.versions import arch_of, canonical_component, parse_version
 
 LOG_WHERE = "kb log"
@@ -60,9 +60,6 @@ LOG_WHERE = "kb log"
 MAX_ERROR_CHARS = 20_000
 """Longest error text kept in a record (characters); a longer one keeps its end, which is where
 tracebacks put the exception, behind a line saying how much was cut."""
-
-SLUG_MAX = 60
-"""Longest slug taken from a title (characters), cut at a word boundary."""
 
 REFERENCE_FIELDS: dict[str, tuple[type[Record], str]] = {
     "campaign": (Campaign, "--campaign"),
@@ -84,25 +81,6 @@ _METRIC = re.compile(r"^\s*([A-Za-z][A-Za-z0-9_.-]*)\s*=\s*([-+]?\d+(?:\.\d+)?(?
 # --------------------------------------------------------------------------- parsing flags
 
 
-def slugify(text: str, max_len: int = SLUG_MAX, fallback: str = "attempt") -> str:
-    """A lowercase ASCII slug of ``text`` for an id: words joined by ``-``, accents dropped,
-    dots kept between digits (``13.0``), at most ``max_len`` characters cut at a word boundary.
-
-    Returns ``fallback`` (``"attempt"``) when nothing of ``text`` survives (a title in another script).
-    """
-    ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode().lower()
-    ascii_text = re.sub(r"(?<=\d)\.(?=\d)", "\0", ascii_text)  # keep 12.8, drop other dots
-    words = [w.replace("\0", ".") for w in re.split(r"[^a-z0-9\0]+", ascii_text) if w.strip("\0")]
-    slug = ""
-    for w in words:
-        nxt = f"{slug}-{w}" if slug else w
-        if len(nxt) > max_len:
-            slug = slug or w[:max_len]
-            break
-        slug = nxt
-    return slug.strip(".-") or fallback
-
-
 def parse_metric(text: str, default_units: dict[str, str] | None = None) -> tuple[str, Metric]:
     """Parse ``NAME=VALUE[UNIT]`` (``output_throughput=54.1tok/s``, ``verify_time=30 ms``).
 
@@ -121,8 +99,7 @@ def parse_metric(text: str, default_units: dict[str, str] | None = None) -> tupl
     try:
         return name, Metric.model_validate(f"{number} {unit}")
     except ValidationError as exc:
-        msg = exc.errors()[0]["msg"].removeprefix("Value error, ")
-        raise ValueError(f"'{text}': {msg}") from None
+        raise ValueError(f"'{text}': {first_message(exc)}") from None
 
 
 def parse_component(text: str, *, source_fallback: bool = False) -> tuple[str, Component]:
@@ -170,7 +147,7 @@ def parse_date(text: str | dt.date) -> dt.date:
 
 def check_reference(kg: KnowledgeGraph, field_name: str, value: str) -> str:
     """Return ``value`` if it is the id of a record of the kind ``field_name`` must name
-    (:data:`REFERENCE_FIELDS`); raise :class:`QueryError` naming the kind, the closest id and the
+    (:data:`REFERENCE_FIELDS`); raise :class:`kb.errors.UsageError` naming the kind, the closest id and the
     known ids otherwise."""
     cls, _flag = REFERENCE_FIELDS[field_name]
     rec = kg.get(value)
@@ -181,11 +158,11 @@ def check_reference(kg: KnowledgeGraph, field_name: str, value: str) -> str:
         def a(noun: str) -> str:
             return f"an {noun}" if noun[0] in "aeiou" else f"a {noun}"
 
-        raise QueryError(f"'{value}' is {a(rec.kind)}, not {a(cls.kind)}; give the id of {a(cls.kind)}"
+        raise UsageError(f"'{value}' is {a(rec.kind)}, not {a(cls.kind)}; give the id of {a(cls.kind)}"
                          + (f" (known: {', '.join(ids[:20])}{', …' if len(ids) > 20 else ''})" if ids else ""))
     hint = difflib.get_close_matches(value, ids, n=1, cutoff=0.5)
     known = ", ".join(ids[:20]) + (", …" if len(ids) > 20 else "") if ids else f"none yet; add one under records/{cls.folder}/"
-    raise QueryError(f"unknown {cls.kind} '{value}'" + (f"; did you mean '{hint[0]}'?" if hint else "") + f" (known: {known})")
+    raise UsageError(f"unknown {cls.kind} '{value}'" + (f"; did you mean '{hint[0]}'?" if hint else "") + f" (known: {known})")
 
 
 # --------------------------------------------------------------------------- the draft
@@ -264,7 +241,7 @@ def build_attempt(kg: KnowledgeGraph, draft: AttemptDraft, *, today: dt.date | N
 
     Defaults: ``date`` today (or ``today``), ``campaign`` :func:`default_campaign`, ``platform``
     the campaign's. A metric without a unit takes the campaign's headline unit when it is the
-    headline metric. Raises :class:`InvalidRecords` with every problem, each located at the flag
+    headline metric. Raises :class:`InvalidOptions` with every problem, each located at the flag
     that caused it (``kb log: --campaign: unknown campaign 'x' …``).
     """
     problems: list[Problem] = []
@@ -306,7 +283,7 @@ def build_attempt(kg: KnowledgeGraph, draft: AttemptDraft, *, today: dt.date | N
             continue
         try:
             data[key] = check_reference(kg, key, value)
-        except QueryError as exc:
+        except UsageError as exc:
             problem(REFERENCE_FIELDS[key][1], str(exc))
     camp = kg.get(data.get("campaign", ""))
     if "platform" not in data and not draft.platform and isinstance(camp, Campaign) and isinstance(kg.get(camp.platform), Platform):
@@ -315,7 +292,7 @@ def build_attempt(kg: KnowledgeGraph, draft: AttemptDraft, *, today: dt.date | N
     for b in draft.blocked_by:
         try:
             ref = check_reference(kg, "blocked_by", b)
-        except QueryError as exc:
+        except UsageError as exc:
             problem("--blocked-by", str(exc))
             continue
         if ref not in blocked:
@@ -356,14 +333,14 @@ def build_attempt(kg: KnowledgeGraph, draft: AttemptDraft, *, today: dt.date | N
     if draft.tags:
         data["tags"] = list(dict.fromkeys(t.strip() for t in draft.tags if t.strip()))
 
-    data["id"] = f"{date.isoformat()}-{slugify(str(data.get('title') or 'attempt'))}"
+    data["id"] = dated_id(date, str(data.get("title") or "attempt"))
     if problems:
         # still validate what is there, so that one run reports every problem
         problems.extend(p for p in _model_problems(data, partial=True) if p not in problems)
-        raise InvalidRecords(problems)
+        raise InvalidOptions(problems)
     model_problems = _model_problems(data, partial=False)
     if model_problems:
-        raise InvalidRecords(model_problems)
+        raise InvalidOptions(model_problems)
     return Attempt.model_validate(data)
 
 
@@ -373,21 +350,13 @@ def _model_problems(data: dict[str, Any], *, partial: bool) -> list[Problem]:
         Attempt.model_validate(data)
     except ValidationError as exc:
         out = []
-        for err in exc.errors():
-            loc = tuple(err["loc"])
-            if partial and err["type"] == "missing":
-                continue
-            msg = err["msg"].removeprefix("Value error, ")
-            if not loc:
+        for p in option_problems(exc, LOG_WHERE, {**_FLAGS, "": "--error/--blocked-by"}, skip_missing=partial,
+                                 keyed=("metrics", "components")):
+            if p.field == "--error/--blocked-by":  # the model's own rule: a failed attempt needs a cause
                 if partial and "outcome" not in data:
                     continue
-                flag = "--error/--blocked-by"
-                msg += " (give --error TEXT, --error-file PATH or --blocked-by ID)"
-            else:
-                flag = _FLAGS.get(str(loc[0]), str(loc[0]))
-                if loc[0] in ("metrics", "components") and len(loc) > 1:
-                    msg = f"{loc[1]}: {msg}"
-            out.append(Problem(LOG_WHERE, None, flag, msg))
+                p = Problem(p.path, p.line, p.field, p.message + " (give --error TEXT, --error-file PATH or --blocked-by ID)")
+            out.append(p)
         return out
     return []
 
@@ -467,8 +436,8 @@ def load_for_writing(root: str | Path) -> tuple[KnowledgeGraph, list[Problem]]:
     taken, through the file that exists); references are checked against the valid records.
     Raises :class:`kb.errors.RecordError` when ``root`` is not a folder.
     """
-    records, problems = check_records(root)
-    return build_graph(records), problems
+    loaded = load(root)
+    return loaded.graph, loaded.problems
 
 
 def log_attempt(root: str | Path, draft: AttemptDraft, *, kg: KnowledgeGraph | None = None,
@@ -476,7 +445,7 @@ def log_attempt(root: str | Path, draft: AttemptDraft, *, kg: KnowledgeGraph | N
     """Check ``draft`` (:func:`build_attempt`), match its error against known blockers, link
     the matches when ``link_matches``, and write it under a new merge-safe id.
 
-    ``kg`` is the graph of ``root`` if already loaded. Raises :class:`InvalidRecords` (nothing
+    ``kg`` is the graph of ``root`` if already loaded. Raises :class:`InvalidOptions` (nothing
     written) for bad input, :class:`kb.errors.WriteError` when the disk refuses.
     """
     if kg is None:
@@ -504,7 +473,7 @@ TODO = "TODO"
 
 def new_blocker(title: str) -> Blocker:
     """A blocker skeleton titled ``title`` with id ``<slug of title>``: status open, and
-    placeholder description and workaround to fill in. Raises :class:`InvalidRecords` for an
+    placeholder description and workaround to fill in. Raises :class:`InvalidOptions` for an
     empty title."""
     data = {"id": slugify(title), "title": title.strip(), "status": "open",
             "description": f"{TODO}: what fails, where, and the error text (add its stable part to signatures).",
@@ -519,11 +488,11 @@ def new_decision(title: str, *, date: dt.date | None = None, campaign: str | Non
 
     The one considered option is titled ``title`` and is the chosen one, so the record validates;
     ``evidence`` (attempt ids) is cited by it. Placeholders start with ``TODO``. Raises
-    :class:`InvalidRecords` for an empty title.
+    :class:`InvalidOptions` for an empty title.
     """
     date = date or dt.date.today()
     data: dict[str, Any] = {
-        "id": f"{date.isoformat()}-{slugify(title)}",
+        "id": dated_id(date, title, fallback="decision"),
         "title": title.strip(),
         "status": "proposed",
         "date": date,
@@ -563,7 +532,7 @@ def new_platform(title: str, *, gpu: str, gpu_count: int, compute_capability: st
     (``"12.0"``), its arch derived (``sm_120``), and the optional interconnect, NVLink and
     memory per GPU in GiB.
 
-    Raises :class:`InvalidRecords` naming the option of each bad value (``--count``,
+    Raises :class:`InvalidOptions` naming the option of each bad value (``--count``,
     ``--compute-capability``, ...); nothing is written.
     """
     problems: list[Problem] = []
@@ -590,7 +559,7 @@ def new_stack(kg: KnowledgeGraph, title: str, *, base: str | None = None,
     ``NAME=VERSION`` (``cuda=13.0``; a value that is not a PEP 440 version, ``sglang=built from
     source``, is kept as the component's ``source``), over the stack ``base`` if given.
 
-    Raises :class:`InvalidRecords` for an unknown ``base`` (with the closest id), a malformed or
+    Raises :class:`InvalidOptions` for an unknown ``base`` (with the closest id), a malformed or
     repeated component, or neither components nor a base; nothing is written.
     """
     where = "kb new stack"
@@ -599,7 +568,7 @@ def new_stack(kg: KnowledgeGraph, title: str, *, base: str | None = None,
     if base:
         try:
             data["base"] = check_reference(kg, "stack", base)
-        except QueryError as exc:
+        except UsageError as exc:
             problems.append(Problem(where, None, "--base", str(exc)))
     comps: dict[str, Component] = {}
     for item in components:
@@ -626,7 +595,7 @@ def _campaign_metric(text: str, unit: str) -> Metric:
         metric = Metric.model_validate(text if not re.fullmatch(r"[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?", text)
                                        else f"{text} {unit}")
     except ValidationError as exc:
-        raise ValueError(exc.errors()[0]["msg"].removeprefix("Value error, ")) from None
+        raise ValueError(first_message(exc)) from None
     if metric.unit != unit:
         raise ValueError(f"'{text}' is in {metric.unit}, but the headline metric is in {unit} (--unit); "
                          f"give it in {unit}, e.g. '{metric.text or format(metric.value, 'g')} {unit}'")
@@ -643,7 +612,7 @@ def new_campaign(kg: KnowledgeGraph, title: str, *, model: str, platform: str, s
     ``started`` (default today), status ``active``.
 
     ``baseline`` and ``target`` are figures (``"82 tok/s"``, or ``"82"`` in ``unit``); without a
-    baseline the campaign has none until one is measured. Raises :class:`InvalidRecords` naming
+    baseline the campaign has none until one is measured. Raises :class:`InvalidOptions` naming
     the option of every bad value (unknown ``--platform``/``--stack`` with the closest id, a
     figure in another unit, ...); nothing is written.
     """
@@ -658,7 +627,7 @@ def new_campaign(kg: KnowledgeGraph, title: str, *, model: str, platform: str, s
             continue
         try:
             data[key] = check_reference(kg, key, value)
-        except QueryError as exc:
+        except UsageError as exc:
             problems.append(Problem(where, None, f"--{key}", str(exc)))
     metric = metric.strip()
     if not _METRIC_NAME.match(metric):
@@ -684,7 +653,7 @@ def new_campaign(kg: KnowledgeGraph, title: str, *, model: str, platform: str, s
 
 def _validated(model: type[Record], data: dict[str, Any], flags: dict[str, str] | None = None,
                problems: list[Problem] | None = None) -> Any:
-    """``model`` validated from ``data``; raises :class:`InvalidRecords` with ``problems`` (found
+    """``model`` validated from ``data``; raises :class:`InvalidOptions` with ``problems`` (found
     before) and the model's own, each named by its option in ``flags`` (field → ``--option``)."""
     where = f"kb new {model.kind}"
     found = list(problems or [])
@@ -692,17 +661,11 @@ def _validated(model: type[Record], data: dict[str, Any], flags: dict[str, str] 
     try:
         record = model.model_validate(data)
     except ValidationError as exc:
-        for e in exc.errors():
-            loc = tuple(map(str, e["loc"]))
-            flags = flags or {}
-            name = flags.get(".".join(loc), flags.get(loc[0], ".".join(loc))) if loc else flags.get("", "")
-            p = Problem(where, None, name, e["msg"].removeprefix("Value error, "))
-            if name not in named and p not in found:
-                found.append(p)
+        found += [p for p in option_problems(exc, where, flags) if p.field not in named and p not in found]
     else:
         if not found:
             return record
-    raise InvalidRecords(found)
+    raise InvalidOptions(found)
 
 
 def decision_from_upgrade(kg: KnowledgeGraph, title: str, change: dict[str, str], *,

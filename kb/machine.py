@@ -21,8 +21,9 @@ from typing import Any
 from pydantic import ValidationError
 
 from kb.capture import Capture
-from kb.errors import InvalidRecords, Problem, QueryError
+from kb.errors import InvalidRecords, QueryError
 from kb.models import Component, Platform, Stack
+from kb.validation import option_problems
 from kb.versions import canonical_component, parse_version
 
 CAPTURE_WHERE = "kb capture"
@@ -60,12 +61,7 @@ def _validate(model: type[Stack] | type[Platform], data: dict[str, Any], record_
     try:
         return model.model_validate(data)
     except ValidationError as exc:
-        problems = [
-            Problem(f"{CAPTURE_WHERE} ({model.kind} {record_id})", None, ".".join(map(str, e["loc"])),
-                    e["msg"].removeprefix("Value error, "))
-            for e in exc.errors()
-        ]
-        raise InvalidRecords(problems) from None
+        raise InvalidRecords(option_problems(exc, f"{CAPTURE_WHERE} ({model.kind} {record_id})")) from None
 
 
 def stack_from_capture(cap: Capture, record_id: str, title: str, *, with_sources: bool = False) -> Stack:

@@ -21,7 +21,7 @@ from typing import Any
 
 from packaging.version import InvalidVersion, Version
 
-from kb.errors import QueryError
+from kb.errors import QueryError, UsageError
 from kb.graph import KnowledgeGraph
 from kb.models import Attempt, Blocker, Campaign, Component, Platform, Stack
 from kb.versions import canonical_component, parse_version, satisfies
@@ -226,20 +226,21 @@ class UnblocksResult:
 def parse_change(items: list[str]) -> dict[str, str]:
     """Parse ``["cuda=13.0", "flashinfer=0.6.17"]`` into ``{component: version}``.
 
-    Raises :class:`QueryError` for an item without ``=`` or a version that is not PEP 440.
+    Raises :class:`kb.errors.UsageError` for an item without ``=``, a version that is not PEP 440,
+    or a component given twice.
     """
     out: dict[str, str] = {}
     for item in items:
         name, sep, version = item.partition("=")
         if not sep or not name.strip() or not version.strip():
-            raise QueryError(f"'{item}' is not a change; write component=version, e.g. cuda=13.0")
+            raise UsageError(f"'{item}' is not a change; write component=version, e.g. cuda=13.0")
         try:
             parse_version(version.strip())
         except ValueError as exc:
-            raise QueryError(f"'{item}': {exc}") from None
+            raise UsageError(f"'{item}': {exc}") from None
         comp = canonical_component(name)
         if comp in out:
-            raise QueryError(f"'{item}': {comp} is given twice ({comp}={out[comp]} too); give each component once")
+            raise UsageError(f"'{item}': {comp} is given twice ({comp}={out[comp]} too); give each component once")
         out[comp] = version.strip()
     return out
 
@@ -263,7 +264,7 @@ def _platform_for(kg: KnowledgeGraph, campaign: str | None) -> Platform | None:
             import difflib
 
             hint = difflib.get_close_matches(campaign, [x.id for x in camps], n=1)
-            raise QueryError(f"unknown campaign '{campaign}'" + (f"; did you mean '{hint[0]}'?" if hint else ""))
+            raise UsageError(f"unknown campaign '{campaign}'" + (f"; did you mean '{hint[0]}'?" if hint else ""))
         camps = [c]
     platforms = {c.platform for c in camps}
     if len(platforms) == 1:
@@ -292,12 +293,12 @@ def unblocks(kg: KnowledgeGraph, change: dict[str, str] | None = None, *, to_sta
     """
     change = dict(change or {})
     if not change and not to_stack:
-        raise QueryError("nothing to change: give component=version (e.g. cuda=13.0) or --to STACK")
+        raise UsageError("nothing to change: give component=version (e.g. cuda=13.0) or --to STACK")
     from_stack = from_stack or default_from_stack(kg, campaign)
     for sid in (from_stack, to_stack):
         if sid is not None and not isinstance(kg.get(sid), Stack):
             known = ", ".join(s.id for s in kg.of_kind(Stack)) or "none"
-            raise QueryError(f"unknown stack '{sid}' (known stacks: {known})")
+            raise UsageError(f"unknown stack '{sid}' (known stacks: {known})")
     platform = _platform_for(kg, campaign)
     before = kg.stack_components(from_stack) if from_stack else {}
     after = dict(kg.stack_components(to_stack)) if to_stack else dict(before)

@@ -74,10 +74,35 @@ def test_unblocks_json_parses(run):
     (["unblocks", "cuda=13.0", "--from", "nope"], "unknown stack 'nope'"),
     (["unblocks", "cuda=13.0", "--campaign", "nope"], "unknown campaign 'nope'"),
 ])
-def test_unblocks_failed_queries_exit_1(run, args, message):
+def test_unblocks_bad_options_are_usage_errors_exit_2(run, args, message):
     r = run(*args)
-    assert r.exit_code == 1
+    assert r.exit_code == 2
     assert message in r.output
+
+
+def test_an_unknown_attempt_is_a_failed_query_exit_1(run):
+    r = run("why", "2026-02-23-no-such-attempt")
+    assert r.exit_code == 1
+    assert "unknown attempt '2026-02-23-no-such-attempt'" in r.output
+
+
+def test_an_unknown_campaign_exits_2_in_every_command(write_tree):
+    """One user mistake, one exit code: --campaign naming no campaign is bad usage everywhere."""
+    from click.testing import CliRunner
+
+    from kb.cli import cli
+
+    root = write_tree(CASES)
+    log = tmp_log = root.parent / "n.md"
+    tmp_log.write_text("# 2026-03-01\n\nServed at 7.7 tok/s.\n", encoding="utf-8")
+    commands = [["unblocks", "cuda=13.0", "--campaign", "nope"],
+                ["import", str(log), "--campaign", "nope", "--dry-run"],
+                ["log", "-t", "x", "-a", "y", "-o", "neutral", "--campaign", "nope", "--no-interactive"],
+                ["new", "decision", "--campaign", "nope", "T"]]
+    for args in commands:
+        r = CliRunner().invoke(cli, ["--records", str(root), *args])
+        assert r.exit_code == 2, (args, r.output)
+        assert "nope" in r.output, (args, r.output)
 
 
 @pytest.mark.parametrize("args, message", [

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from kb.graph import build_graph, check_records, load_graph
+from kb.pipeline import load, load_graph
 from kb.errors import InvalidRecords
 
 from conftest import CAMPAIGN_RECORDS
-from test_store import ATTEMPT, BLOCKER, CAMPAIGN, DECISION, PLATFORM, STACK, valid_tree
+from test_store import ATTEMPT, BLOCKER, DECISION, valid_tree
 
 
 def problems(root):
-    return [str(p) for p in check_records(root)[1]]
+    return [str(p) for p in load(root).problems]
 
 
 def test_valid_tree_has_no_reference_problems(write_tree):

@@ -16,8 +16,9 @@ from unblock_cases import CASES, GATE, SYMM
 from kb.capture import Capture
 from kb.cli import cli
 from kb.errors import InvalidRecords
-from kb.graph import load_graph
-from kb.logbook import AttemptDraft, build_attempt, log_attempt, parse_component, parse_metric, slugify
+from kb.pipeline import load_graph
+from kb.ids import slugify
+from kb.logbook import AttemptDraft, build_attempt, log_attempt, parse_component, parse_metric
 from kb.models import Blocker
 from kb.store import create_record, load_records
 
@@ -163,10 +164,10 @@ def test_create_record_skips_ids_other_kinds_hold(root):
     assert (rec.id, path.name) == ("fixed-already-2", "fixed-already-2.yaml")
 
 
-def test_bad_input_exits_1_naming_each_problem_and_writes_nothing(root):
+def test_bad_input_exits_2_naming_each_problem_and_writes_nothing(root):
     before = attempts(root)
     r = invoke(root, *BASE, "-o", "sucess", "-c", "blackwel", "--blocked-by", "nope", "-m", "x=1zz")
-    assert r.exit_code == 1
+    assert r.exit_code == 2
     assert "kb log: --campaign: unknown campaign 'blackwel'; did you mean 'blackwell'? (known: blackwell)" in r.output
     assert "kb log: --blocked-by: unknown blocker 'nope'" in r.output
     assert "kb log: --metric: 'x=1zz': unknown unit 'zz'" in r.output

@@ -15,7 +15,8 @@ from unblock_cases import CASES, GATE, VERIFY
 
 from kb.cli import cli
 from kb.errors import InvalidRecords, QueryError
-from kb.graph import KnowledgeGraph, build_graph, load_graph
+from kb.graph import KnowledgeGraph, build_graph
+from kb.pipeline import load_graph
 from kb.logbook import (
     decision_from_upgrade,
     new_campaign,
@@ -93,7 +94,7 @@ def test_an_upgrade_that_resolves_nothing_drafts_nothing(write_tree):
 
 def test_bad_change_and_bad_usage(write_tree):
     root = write_tree(CASES)
-    assert invoke(root, "new", "decision", "--from-upgrade", "cuda", "T").exit_code == 1
+    assert invoke(root, "new", "decision", "--from-upgrade", "cuda", "T").exit_code == 2
     assert invoke(root, "new", "decision").exit_code == 2
     assert invoke(root, "new", "decision", "--date", "2026-02-30", "T").exit_code == 2
     assert invoke(root, "new", "frobnicate", "T").exit_code == 2
@@ -251,12 +252,12 @@ def test_dry_run_prints_the_yaml_and_writes_nothing(empty_records: Path):
     (["new", "stack", "S", "--component", "cuda=13.0", "--component", "CUDA=12.8"], "--component", "given twice"),
     (["new", "stack", "S"], "--component", "at least one component"),
 ])
-def test_bad_values_exit_1_naming_the_option_and_write_nothing(empty_records: Path, args, option, message):
+def test_bad_values_exit_2_naming_the_option_and_write_nothing(empty_records: Path, args, option, message):
     assert invoke(empty_records, *PLATFORM).exit_code == 0
     assert invoke(empty_records, *STACK).exit_code == 0
     before = sorted(empty_records.rglob("*.yaml"))
     r = invoke(empty_records, *args)
-    assert r.exit_code == 1, r.output
+    assert r.exit_code == 2, r.output
     line = next(line for line in r.stderr.splitlines() if f": {option}: " in line)
     assert message in line, r.stderr
     assert "nothing written" in r.stderr

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from kb.graph import load_graph
+from kb.pipeline import load_graph
 from kb.queries import roots, why
 
 from conftest import CAMPAIGN_RECORDS

@@ -26,7 +26,7 @@ import pytest
 from click.testing import CliRunner
 
 from kb.cli import cli
-from kb.graph import check_records
+from kb.pipeline import load
 from kb.store import TEMP_SUFFIX, load_records, sweep_temp_files
 from reliability_stats import STATS
 
@@ -50,7 +50,7 @@ def temp_files(root: Path) -> list[Path]:
 
 
 def kb_check_ok(root: Path) -> None:
-    records, problems = check_records(root)
+    problems = load(root).problems
     assert problems == [], [str(p) for p in problems]
 
 

@@ -11,7 +11,7 @@ import time
 import urllib.error
 import urllib.request
 
-from conftest import CAMPAIGN_RECORDS, ROOT
+from conftest import CAMPAIGN_RECORDS
 
 USER_CONFIG = """\
 site_name: my team's campaigns

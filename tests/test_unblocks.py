@@ -7,8 +7,8 @@ from click.testing import CliRunner
 from unblock_cases import CASES, GATE, SYMM, TWO, VERIFY, WHEEL
 
 from kb.cli import cli
-from kb.errors import QueryError
-from kb.graph import load_graph
+from kb.errors import UsageError
+from kb.pipeline import load_graph
 from kb.models import Component
 from kb.queries import resolve_blockers, unblocks
 from kb.versions import satisfies
@@ -135,10 +135,10 @@ def test_resolution_is_the_same_for_any_input_order(kg):
     assert {k: (v.state, v.missing) for k, v in a.items()} == {k: (v.state, v.missing) for k, v in b.items()}
 
 
-def test_unknown_stack_and_empty_change_are_query_errors(kg):
-    with pytest.raises(QueryError, match="unknown stack 'cu999' \\(known stacks: cu126, cu128, cu130\\)"):
+def test_unknown_stack_and_empty_change_are_usage_errors(kg):
+    with pytest.raises(UsageError, match="unknown stack 'cu999' \\(known stacks: cu126, cu128, cu130\\)"):
         unblocks(kg, {"cuda": "13.0"}, from_stack="cu999")
-    with pytest.raises(QueryError, match="nothing to change"):
+    with pytest.raises(UsageError, match="nothing to change"):
         unblocks(kg, {})
 
 
@@ -155,5 +155,5 @@ def test_cli_text_names_what_is_missing_and_the_pre_release(write_tree):
 def test_a_component_given_twice_is_refused_not_silently_overwritten():
     from kb.queries import parse_change
 
-    with pytest.raises(QueryError, match="cuda is given twice"):
+    with pytest.raises(UsageError, match="cuda is given twice"):
         parse_change(["cuda=13.0", "CUDA=12.0"])

@@ -17,7 +17,7 @@ from typing import Any, Callable
 import click
 
 from kb import __version__
-from kb.errors import InvalidRecords, KbError
+from kb.errors import InvalidOptions, InvalidRecords, KbError, UsageError
 
 RECORDS_HELP = "The records folder (default: ./records, or $KB_RECORDS)."
 
@@ -30,12 +30,23 @@ class Env:
 
     def graph(self):
         """Load, check and link the records (raises InvalidRecords with every problem)."""
-        from kb.graph import load_graph
+        from kb.pipeline import load_graph
 
         return load_graph(self.records)
 
 
 pass_env = click.make_pass_decorator(Env)
+
+
+EXIT_CODES: tuple[tuple[type[KbError], int], ...] = ((UsageError, 2), (KbError, 1))
+"""The one map from kb's errors to exit codes, first match wins: a usage error (bad options, an
+unknown id given as an option, which includes :class:`kb.errors.InvalidOptions`) exits 2; invalid
+records, a failed query, a failed write exit 1. click's own usage errors exit 2 too."""
+
+
+def exit_code(exc: KbError) -> int:
+    """The exit code of ``exc`` by :data:`EXIT_CODES`."""
+    return next(code for cls, code in EXIT_CODES if isinstance(exc, cls))
 
 
 def fail(message: str, code: int = 1) -> None:
@@ -44,20 +55,32 @@ def fail(message: str, code: int = 1) -> None:
     sys.exit(code)
 
 
+def report_error(exc: KbError) -> None:
+    """Print ``exc`` (each problem on its own line for invalid records or options) and exit
+    with its code (:func:`exit_code`); never a traceback for bad input."""
+    if isinstance(exc, InvalidOptions):
+        for p in exc.problems:
+            click.echo(str(p), err=True)
+        n = len(exc.problems)
+        fail(f"{n} problem{'s' if n != 1 else ''} in the options; nothing written", exit_code(exc))
+    if isinstance(exc, InvalidRecords):
+        for p in exc.problems:
+            click.echo(str(p), err=True)
+        fail(f"{exc}; run 'kb check' after fixing them", exit_code(exc))
+    fail(str(exc), exit_code(exc))
+
+
 def handle_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """Turn kb's own errors into messages and exit 1 (never a traceback for bad input)."""
+    """Report kb's own errors as :func:`report_error` does (the group does it too; this
+    decorator keeps a command's errors reported when it is invoked on its own)."""
     import functools
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             return fn(*args, **kwargs)
-        except InvalidRecords as exc:
-            for p in exc.problems:
-                click.echo(str(p), err=True)
-            fail(f"{exc}; run 'kb check' after fixing them")
         except KbError as exc:
-            fail(str(exc))
+            report_error(exc)
 
     return wrapper
 
@@ -73,6 +96,13 @@ class KbGroup(click.Group):
     On POSIX, Python hands undecodable argv bytes over as lone surrogates (U+DC80 to U+DCFF); left
     alone they surface later as an obscure validation error or a crash when written out.
     """
+
+    def invoke(self, ctx: click.Context) -> Any:
+        """Run the command; kb's own errors are reported by :func:`report_error`."""
+        try:
+            return super().invoke(ctx)
+        except KbError as exc:
+            report_error(exc)
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         for i, arg in enumerate(args):
@@ -100,11 +130,12 @@ def cli(ctx: click.Context, records: str) -> None:
 
 
 def _problems_exit(exc: InvalidRecords, what: str) -> None:
-    """Print every problem of ``exc`` and exit 1, saying nothing was written."""
+    """Print every problem of ``exc`` and exit with its code (:func:`exit_code`: 2 for bad
+    options, 1 for an invalid record), saying nothing was written."""
     for p in exc.problems:
         click.echo(str(p), err=True)
     n = len(exc.problems)
-    fail(f"{n} problem{'s' if n != 1 else ''} in {what}; nothing written")
+    fail(f"{n} problem{'s' if n != 1 else ''} in {what}; nothing written", exit_code(exc))
 
 
 def main() -> None:

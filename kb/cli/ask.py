@@ -94,15 +94,10 @@ def unblocks(env: Env, change: tuple[str, ...], to_stack: str | None, from_stack
       kb unblocks cuda=13.0 flashinfer=0.6.17 --from cuda-12.8
       kb unblocks --from cuda-12.8 --to cuda-13.0
     """
-    from kb.errors import QueryError
     from kb.queries import parse_change
     from kb.queries import unblocks as compute
 
-    try:
-        parsed = parse_change(list(change))
-    except QueryError as exc:
-        raise click.UsageError(str(exc)) from None
-    res = compute(env.graph(), parsed, to_stack=to_stack, from_stack=from_stack, campaign=campaign)
+    res = compute(env.graph(), parse_change(list(change)), to_stack=to_stack, from_stack=from_stack, campaign=campaign)
     if as_json:
         emit_json(res.to_dict())
         return

@@ -10,10 +10,8 @@ from kb.cli.app import (
     Env,
     cli,
     emit_json,
-    fail,
     pass_env,
 )
-from kb.errors import KbError
 
 
 @cli.command()
@@ -24,13 +22,10 @@ def check(env: Env, as_json: bool) -> None:
 
     Prints each problem as `path:line: field: message`, then a count. Exits 1 if there is any.
     """
-    from kb.graph import check_records
+    from kb.pipeline import load
 
-    try:
-        records, problems = check_records(env.records)
-    except KbError as exc:
-        fail(str(exc))
-        return
+    loaded = load(env.records)
+    records, problems = loaded.records, loaded.problems
     if as_json:
         emit_json({"records": len(records), "problems": [p.__dict__ for p in problems]})
     else:

@@ -11,7 +11,6 @@ from kb.cli.app import (
     Env,
     cli,
     emit_json,
-    fail,
     handle_errors,
     pass_env,
 )
@@ -42,14 +41,9 @@ def import_(env: Env, paths: tuple[str, ...], fmt: str, campaign: str | None, dr
       kb import ~/.claude/projects/-srv-kimi/7d1c2a9e.jsonl --dry-run
       kb import notebook.md --campaign kimi-k25-eagle3-blackwell
     """
-    from kb.errors import UsageError
     from kb.importers.drafts import import_logs
 
-    try:
-        report = import_logs(env.records, list(paths), format=fmt, campaign=campaign, dry_run=dry_run)
-    except UsageError as exc:
-        fail(str(exc), 2)
-        return
+    report = import_logs(env.records, list(paths), format=fmt, campaign=campaign, dry_run=dry_run)
     for item in report.files:
         for warning in item.warnings:
             click.echo(f"warning: {warning}", err=True)

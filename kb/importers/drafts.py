@@ -47,13 +47,23 @@ from typing import Any
 from pydantic import ValidationError
 
 from kb.errors import InvalidRecords, Problem, RecordExists, UsageError
+from kb.ids import dated_id, free_id
 from kb.importers.events import LogFormatError, Session
-from kb.importers.extract import ExtractedAttempt, Extraction, Fact, Headline, Statement, extract_windows
+from kb.importers.extract import (
+    ExtractedAttempt,
+    Extraction,
+    Fact,
+    Headline,
+    Statement,
+    extract_windows,
+)
 from kb.importers.readers import iter_windows
-from kb.redact import SECRET, Redactor
 from kb.models import Attempt, Campaign, Platform, Stack
+from kb.pipeline import load
 from kb.queries import possible_duplicates
-from kb.store import RecordSet, load_records, record_to_data, write_record
+from kb.redact import SECRET, Redactor
+from kb.store import RecordSet, record_to_data, write_record
+from kb.validation import located_problems
 
 IMPORT_TAG = "imported"
 """Tag every imported draft carries."""
@@ -178,13 +188,11 @@ def import_logs(root: str | Path, paths: list[str | Path], *, format: str = "aut
     before it are complete).
     """
     root = Path(root)
-    loaded = load_records(root)
+    loaded = load(root)
     records = loaded.records
     camp = _campaign(records, campaign)
     report = ImportReport(camp.id, dry_run, record_problems=len(loaded.problems))
-    from kb.graph import build_graph
-
-    kg = build_graph(records)
+    kg = loaded.graph
     existing = _existing_sources(records)
     taken = set(records.records)
     redactor = Redactor()
@@ -364,10 +372,8 @@ def _drafts(x: Extraction, kg: Any, camp: Campaign, existing: dict[tuple[str, st
         try:
             draft.record = _record(x, attempt, record_id, kg, camp, baseline, redactor, attempt.date or today or dt.date.today())
         except ValidationError as exc:
-            for err in exc.errors():
-                where = ".".join(str(p) for p in err["loc"])
-                problems.append(Problem(x.file, None, where,
-                                        f"draft {record_id} (from {attempt.anchor.locator}) is invalid: {err['msg']}"))
+            problems += [Problem(p.path, None, p.field, f"draft {record_id} (from {attempt.anchor.locator}) is invalid: "
+                                                        f"{p.message}") for p in located_problems(exc, Attempt, x.file)]
             continue
         draft.blocked_by = list(draft.record.blocked_by)
         draft.duplicates = possible_duplicates(kg, draft.record)
@@ -382,17 +388,11 @@ def _drafts(x: Extraction, kg: Any, camp: Campaign, existing: dict[tuple[str, st
 def _new_id(date: dt.date, title: str, taken: set[str], suffixes: dict[str, int]) -> str:
     """``<date>-<slug of title>``, with ``-2``, ``-3``, ... when ``taken`` holds it already
     (``suffixes`` remembers the next number per base, so many repeats stay linear)."""
-    slug = re.sub(r"[^a-z0-9]+", "-", title.lower()).strip("-")
-    if len(slug) > 60:
-        slug = slug[:60].rsplit("-", 1)[0]
-    base = f"{date.isoformat()}-{slug or 'imported-attempt'}"
-    if base not in taken:
-        return base
-    n = suffixes.get(base, 2)
-    while f"{base}-{n}" in taken:
-        n += 1
-    suffixes[base] = n + 1
-    return f"{base}-{n}"
+    base = dated_id(date, title, fallback="imported-attempt")
+    found = free_id(base, taken, suffixes.get(base, 2))
+    if found != base:
+        suffixes[base] = int(found.rsplit("-", 1)[1]) + 1
+    return found
 
 
 def _record(x: Extraction, a: ExtractedAttempt, record_id: str, kg: Any, camp: Campaign,

@@ -14,7 +14,7 @@ from typing import Any
 import yaml
 
 from kb.errors import KbError
-from kb.graph import load_graph
+from kb.pipeline import load_graph
 from kb.site.config import DEFAULT_CONFIG
 
 

@@ -19,7 +19,8 @@ from mkdocs.plugins import BasePlugin
 from mkdocs.structure.files import File, Files, InclusionLevel
 
 from kb.errors import InvalidRecords, KbError
-from kb.graph import KnowledgeGraph, load_graph
+from kb.graph import KnowledgeGraph
+from kb.pipeline import load_graph
 from kb.site.config import CSS, KbPluginConfig
 from kb.site.pages import NAV, render_site
 

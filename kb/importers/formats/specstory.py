@@ -20,7 +20,12 @@ import re
 from typing import Any
 
 from kb.importers.events import Event, Locator
-from kb.importers.formats._common import Reading, find_exit_code, iter_lines, parse_timestamp
+from kb.importers.formats._common import (
+    Reading,
+    find_exit_code,
+    iter_lines,
+    parse_timestamp,
+)
 
 _HEADER = re.compile(r"^_\*\*(User|Agent|Assistant)\b[^(*]*(?:\((.*)\))?\*\*_\s*$")
 _STAMP = re.compile(r"(\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?Z?)\s*$")

@@ -1,0 +1,56 @@
+"""The pipeline, written once: load → check → link.
+
+::
+
+    records/ ──store.load_records──▶ valid records + file problems
+             ──graph.check_references──▶ + reference problems
+             ──graph.build_graph──▶ KnowledgeGraph ──▶ queries │ site │ importers │ logbook
+
+Every entry point (the CLI, the MkDocs plugin, ``kb build``/``kb serve``, the importers and the
+logbook) calls :func:`load` (every problem, and the graph of the records that are valid) or
+:func:`load_graph` (the graph, or :class:`kb.errors.InvalidRecords` with every problem).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from kb.errors import InvalidRecords, Problem
+from kb.graph import KnowledgeGraph, build_graph, check_references
+from kb.store import RecordSet, load_records
+
+
+@dataclass
+class Loaded:
+    """What :func:`load` read: the valid ``records``, every ``problems`` (file and reference
+    problems, sorted by path, line, field) and the ``graph`` of the valid records."""
+
+    records: RecordSet
+    problems: list[Problem]
+    graph: KnowledgeGraph
+
+    def raise_if_invalid(self) -> KnowledgeGraph:
+        """The graph, or :class:`InvalidRecords` with every problem when there is any."""
+        if self.problems:
+            raise InvalidRecords(self.problems)
+        return self.graph
+
+
+def load(root: str | Path) -> Loaded:
+    """Load, check and link the records under ``root`` (a ``records/`` folder).
+
+    Reference problems are looked for among the records that loaded; a record that failed to
+    load is reported once, as its own problem, not again as an unknown id. Never raises for bad
+    records; raises :class:`kb.errors.RecordError` only when ``root`` is not a folder.
+    """
+    loaded = load_records(root)
+    problems = loaded.problems + check_references(loaded.records)
+    problems.sort(key=lambda p: (p.path, p.line or 0, p.field, p.message))
+    return Loaded(loaded.records, problems, build_graph(loaded.records))
+
+
+def load_graph(root: str | Path) -> KnowledgeGraph:
+    """The graph of the records under ``root``; raises :class:`InvalidRecords` with every
+    problem when any record or reference is invalid."""
+    return load(root).raise_if_invalid()
