@@ -235,3 +235,14 @@ def test_arms_over_a_sweep_are_one_attempt_each_with_a_series(records, tmp_path)
     assert [(r.title, r.outcome.value, metric(r, "input_throughput")) for r in found] == [
         ("master", "baseline", ("674.64", "tok/s")), ("branch", "improved", ("783.05", "tok/s"))]
     assert metric(found[1], "input_throughput[Test=pp1024@d4096]") == ("2019.50", "tok/s")
+
+
+def test_time_unit_stated_above_a_sweep_of_arms_and_a_leading_date(records, tmp_path):
+    notes = tmp_path / "gemm.md"
+    notes.write_text("# Backends\n\n_2026-08-03_ · shape N=24576\n\nTimes are kernel latency in µs (median).\n\n"
+                     "| M | torch | triton | cutlass |\n|---:|---:|---:|---:|\n| 16 | 203.91 | 119.05 | 201.94 |\n"
+                     "| 1024 | **1306.04** | 1436.58 | 1318.46 |\n")
+    _, found = drafts_of(records, notes)
+    assert [(r.title, r.outcome.value) for r in found] == [("torch", "baseline"), ("triton", "improved"), ("cutlass", "neutral")]
+    assert metric(found[1], "latency[M=16]") == ("119.05", "us")
+    assert {str(r.date) for r in found} == {"2026-08-03"}

@@ -64,7 +64,7 @@ def test_a_sweep_is_one_attempt_with_a_series(tmp_path):
     assert figures(found[1])["tflops[m=8]"] == ("4.6", "TFLOPS")
     assert figures(found[1])["bandwidth"] == ("635.2", "GB/s")
     assert figures(found[2])["median_us"] == ("69.3", "us")
-    assert figures(found[2])["tflops"] == ("488.2", "TFLOPS")
+    assert figures(found[2])["tflops_per_sec"] == ("488.2", "TFLOPS")
 
 
 def test_rates_in_the_forms_engineers_print(tmp_path):
@@ -134,3 +134,22 @@ def test_titles_say_what_ran_when_no_narration_does(tmp_path):
     assert [a.outcome for a in found] == ["baseline", "regressed"]
     assert next(iter(found[1].metrics)) == "busbw"
     assert "NCCL_ALGO=Tree" in found[1].approach  # what changed since the Ring run
+
+
+def test_summary_tables_key_values_exception_lines_and_variants(tmp_path):
+    found = attempts(tmp_path, [
+        ("run", "bash start_vllm.sh", "INFO 08-28 16:40:31 [api_server.py:1805] vLLM API server version 0.10.1.1\n"
+                                      "ERROR 08-28 16:40:35 [core.py:700] ValueError: max_num_batched_tokens (128) is smaller"),
+        ("run", "evalscope perf --parallel 1 --number 20",
+         "Benchmarking summary:\n+------+------+\n| Key | Value |\n| Output token throughput (tok/s)   |  32.2219 |\n"
+         "| Average latency (s)               |  30.2874 |"),
+        ("run", "./scripts/p2p-validate.sh --bandwidth", "verdict: PASS\npeer_bw_GBps=6.60 host_staged_GBps=3.10 ratio=2.13"),
+        ("run", "python3 check_outputs.py --tp 2", "FAIL: 16/16 responses differ from the reference\nexit 1", True),
+        ("run", "NCCL_P2P_DISABLE=1 python3 check_outputs.py --tp 2", "OK: 16/16 responses match"),
+    ])
+    assert [a.outcome for a in found] == ["failed", "baseline", "baseline", "failed", "inconclusive"]
+    assert found[0].error == "ValueError: max_num_batched_tokens (128) is smaller"
+    assert figures(found[1])["output_throughput"] == ("32.2219", "tok/s")
+    assert figures(found[2]) == {"peer_bw_GBps": ("6.60", "GB/s"), "host_staged_GBps": ("3.10", "GB/s")}
+    assert found[3].error == "FAIL: 16/16 responses differ from the reference"
+    assert found[4].env == {"NCCL_P2P_DISABLE": "1"} and "NCCL_P2P_DISABLE=1" in found[4].approach

@@ -5,8 +5,9 @@ measurement (:func:`kb.importers.extract.measurements.output_figures`), or that 
 (:func:`kb.importers.extract.failures.is_failure`: ``is_error``, an ``error`` state, a non-zero
 exit, a traceback, an out-of-memory, ``NCCL error`` or ``CUDA error`` line) while running a
 program (:func:`kb.importers.extract.config.program_of`: not ``ls``, ``cat``, ``pip``, ...), or
-that launches a server or benchmark (a run waiting for its figure in the next message). Probes
-give stack facts only.
+that launches a server or benchmark (a run waiting for its figure in the next message), or that
+runs again a program an earlier attempt ran (a variant: ``NCCL_P2P_DISABLE=1`` and the same check;
+without a figure its outcome stays ``inconclusive``). Probes give stack facts only.
 
 Each attempt keeps: the error headline and its traceback (``error``, ``error_detail``); its
 ``family`` (the program and its ``--model``; runs of one family are compared); ``key``, the
@@ -89,13 +90,15 @@ class _ChatState:
             figures = output_figures(output, locator_text(result.locator)) if result is not None and program else {}
             failed = result is not None and program is not None and is_failure(
                 result.is_error, result.exit_code, output, bool(figures))
-            if command is None or not (figures and program or failed or (program and _RUN.search(command))):
+            family = f"{program}|{model_of(_command_config(command)[0]) or ''}" if program and command else None
+            retry = family in self.last_of_family  # a run of a program already tried: a variant
+            if command is None or not (figures and program or failed or retry or (program and _RUN.search(command))):
                 self.context = []
                 continue
             attempt = _chat_attempt(event, result, command, figures, self.context, self.last_user,
                                     self.last_date, failed)
             attempt.facts = list(self.latest.values())
-            attempt.family = f"{program}|{model_of(attempt.flags) or ''}"
+            attempt.family = family
             _note_changes(attempt, self.last_of_family.get(attempt.family), self.edits)
             self.last_of_family[attempt.family] = attempt
             self.edits = []

@@ -8,7 +8,8 @@ as list items, dated paragraphs; decisions, rejected options and preamble facts.
   ``+31.6 %``, ``from 89 s to 219 ms``); sections about what was not done (``Not tried``,
   ``Alternatives``, ``Next``, ``Ideas``, ``TODO``, ``would try``) give options, not attempts.
 - *Dates*: the section's heading date (a sub-heading takes its parent's), else the preamble's
-  ``Date:`` line (``**Date**: November 4, 2025``), else none (flagged in the draft).
+  ``Date:`` line (``**Date**: November 4, 2025``) or a paragraph opening with a date
+  (``_2026-08-03_ · shape ...``), else none (flagged in the draft).
 - Attempts of a document are one family (each is compared with the latest baseline or
   improvement above it), except the arms of an A/B table row.
 """
@@ -247,6 +248,10 @@ def _preamble_date(events: list[Event], first_dated: int) -> tuple[dt.date | Non
             break
         if event.kind not in ("text", "list_item"):
             continue
+        leading = re.match(r"^\s*[_*]*(\d{4}-\d{2}-\d{2})[_*]*(?:\s|$)", event.text)
+        if leading:
+            when = dt.date.fromisoformat(leading.group(1))
+            return when, f"dated {when.isoformat()} from the date that opens the document"
         for match in _PREAMBLE_DATE.finditer(event.text):
             value = plain(match.group(1)).strip(" *_:")
             try:

@@ -2,7 +2,8 @@
 
 A result is a failure when the source says so (``is_error``, an ``error`` state, a non-zero exit
 code) or, with no figure printed, when its output holds a Python traceback, an out-of-memory
-line, an ``NCCL error``/``NCCL failure`` line or a ``CUDA error``.
+line, an ``NCCL error``/``NCCL failure`` line, a ``CUDA error`` or an exception line
+(``ValueError: ...``, log prefixes removed).
 
 The headline (:func:`error_headline`) is one line, log prefixes removed (``(VllmWorker rank=6
 pid=3121) ERROR 03-22 10:31:52 [multiproc_executor.py:470]``), picked in this order:
@@ -30,12 +31,12 @@ TRACEBACK = "Traceback (most recent call last)"
 
 _NOISE_LINE = re.compile(
     r"^\s*(?:exit[ _]code:?\s*-?\d+|wall time:.*|command:.*|error:\s*\(none\)|signal:.*|process group pgid:.*"
-    r"|background pids:.*|stdout:|stderr:|output:|add the output to the chat\?.*|-{5,}|={5,})\s*$", re.I)
+    r"|background pids:.*|stdout:|stderr:|output:|add the output to the chat\?.*|-{5,}|={5,}|exit\s+-?\d+)\s*$", re.I)
 _LEVEL = r"(?:ERROR|WARNING|WARN|INFO|CRITICAL)\s+\d\d-\d\d\s+\d\d:\d\d:\d\d\s+\[[^\]]*\]\s*"
 _PREFIX = re.compile(rf"^\s*(?:\([^)]{{1,80}}\)\s*(?:{_LEVEL})?|{_LEVEL})")
 _SPECIFIC = re.compile(r"OutOfMemoryError|out of memory|\bOOM\b|NCCL error|NCCL failure|CUDA error|cudaError\w*|illegal memory access", re.I)
 _EXCEPTION = re.compile(r"^\s*((?:[A-Za-z_][\w]*\.)*[A-Za-z_]*(?:Error|Exception|Exit|Interrupt|Unsupported|Warning)\b)(?::.*)?$")
-_ERRORISH = re.compile(r"\bError\b|\berror:|\bERROR\b|\bfailed\b|\bFailed\b|\bFAILED\b|Segmentation fault|core dumped|NCCL WARN")
+_ERRORISH = re.compile(r"\bError\b|\berror:|\bERROR\b|\bfailed\b|\bFailed\b|\bFAILED\b|^FAIL\b|Segmentation fault|core dumped|NCCL WARN")
 _SIGNAL = re.compile(r"OutOfMemoryError|out of memory|NCCL error|NCCL failure|CUDA error|Segmentation fault|core dumped")
 
 
@@ -45,7 +46,9 @@ def is_failure(is_error: bool | None, exit_code: int | None, output: str, has_fi
         return True
     if has_figures:
         return False
-    return TRACEBACK in output or bool(_SIGNAL.search(output))
+    if TRACEBACK in output or _SIGNAL.search(output):
+        return True
+    return any(_EXCEPTION.match(line) and ":" in line and "Warning" not in line.split(":")[0] for line in clean_lines(output))
 
 
 def clean_lines(output: str) -> list[str]:

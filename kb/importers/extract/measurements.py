@@ -60,6 +60,8 @@ _KV = re.compile(r"(?<![\w.])([A-Za-z][A-Za-z0-9_]*)=(\d+(?:\.\d+)?)(?![\w.])")
 _SIGNED_PERCENT = re.compile(r"(?<![\w.])([+\-−])\s?(\d+(?:\.\d+)?)\s?%")
 _FROM_TO = re.compile(rf"\bfrom\s+({_NUMBER})\s*({_UNIT_WORDS})?\s+to\s+({_NUMBER})\s*({_UNIT_WORDS})(?![\w/])", re.I)
 _LATENCY = re.compile(r"\b(ttft|tpot|itl|e2el|e2e(?:[ _]latency)?|latency|time)\b", re.I)
+_LABELLED = re.compile(rf"^[\s|>]*([A-Za-z][^|:()]*?)\s*\(([^)]{{1,12}})\)\s*[|:]\s*({_NUMBER})\s*\|?\s*$")
+"""``Label (unit): value`` or ``| Label (unit) | value |`` (summary tables such as evalscope's)."""
 _STAT = re.compile(r"\b(mean|median|avg|average|p\d{2,3})\b", re.I)
 
 LOWER_IS_BETTER_UNITS = frozenset({"ms", "s", "us", "µs"})
@@ -144,6 +146,13 @@ def output_figures(output: str, where: str) -> dict[str, Figure]:
     for name, figure in _table_figures(output, where).items():
         found.setdefault(name, figure)
     for line in output.splitlines():
+        labelled = _LABELLED.match(line) if len(line) < 400 else None
+        if labelled:
+            unit = canonical_unit(labelled.group(2))
+            name = metric_name(labelled.group(1), unit) if unit else None
+            if unit and name and name not in found:
+                found[name] = _figure(name, labelled.group(3), unit, where, line)
+            continue
         if len(line) > 2000 or line.lstrip().startswith(("|", "#")):
             continue
         for name, figure in _line_figures(line, where).items():
@@ -184,13 +193,16 @@ def _ordered(found: dict[str, Figure]) -> dict[str, Figure]:
 
 
 def _kv_metric(key: str) -> tuple[str, str] | None:
-    """``median_us`` → (``median_us``, ``us``); ``tflops_per_sec`` → (``tflops``, ``TFLOPS``);
-    keys that name no measurement (``tp``, ``m``, ``conc``) → ``None``."""
+    """A ``key=value`` measurement keeps its key as its name, the unit read from it:
+    ``median_us`` → (``median_us``, ``us``), ``tflops_per_sec`` → (``tflops_per_sec``,
+    ``TFLOPS``), ``peer_bw_GBps`` → (``peer_bw_GBps``, ``GB/s``); a token rate is named as a
+    throughput (``output_tok_s`` → ``output_throughput``). Keys that name no measurement
+    (``tp``, ``m``, ``conc``) → ``None``."""
     low = key.lower()
     if "tflop" in low:
-        return "tflops", "TFLOPS"
+        return key, "TFLOPS"
     if low in ("busbw", "algbw") or low.endswith(("_gbps", "_gb_s", "gbps")):
-        return (low if low in ("busbw", "algbw") else "bandwidth"), "GB/s"
+        return key, "GB/s"
     if re.search(r"tok(?:en)?s?_(?:per_)?s(?:ec)?$|_tok_s$|throughput", low):
         return metric_name(low, "tok/s") or "output_throughput", "tok/s"
     for suffix, unit in (("_us", "us"), ("_ms", "ms")):

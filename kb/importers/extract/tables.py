@@ -19,7 +19,7 @@ A table whose numeric columns are the arms of a comparison (``| Concurrency | Au
 arm with a figure is the row's baseline; a ``❌`` cell is a failed arm whose error is the one the
 text after the table quotes. When the rows are the points of a sweep (``pp1024@d4096``,
 ``pp1024@d8192``: one number varies), each arm is one attempt with a series, its headline at the
-largest point.
+largest point, its outcome from every point (:func:`_pointwise`).
 
 Rows: a row with only its first cell filled is a section row (skipped), a ``Total``/``Sum``
 row is skipped. Rows are of the document's family (compared with the latest baseline or
@@ -36,7 +36,7 @@ import re
 from kb.importers.events import Event, Table
 from kb.importers.extract.config import row_config
 from kb.importers.extract.failures import error_headline
-from kb.importers.extract.measurements import _column, canonical_unit, metric_name, signed_percent
+from kb.importers.extract.measurements import _column, canonical_unit, direction_of, metric_name, signed_percent
 from kb.importers.extract.model import Evidence, ExtractedAttempt, Extraction, Figure, short_quote
 
 TITLE_COLUMNS = ("approach", "config", "configuration", "experiment", "run", "change", "setting", "variant", "what",
@@ -63,11 +63,20 @@ def plain(text: str) -> str:
     return text.strip()
 
 
+_TIME_HINT = re.compile(r"\bin\s+(µs|μs|us|ms|microseconds|milliseconds)\b", re.I)
+
+
 def unit_hint(text: str) -> tuple[str, str] | None:
     """The unit a sentence says a table's figures are in, and the words before it:
-    ``Values are median aggregate output tok/s.`` → (``tok/s``, ``...output``)."""
+    ``Values are median aggregate output tok/s.`` → (``tok/s``, ``...output``); ``Times are
+    kernel latency in µs`` → (``us``, ``Times are kernel latency``)."""
     match = _UNIT_HINT.search(text or "")
     if not match:
+        timed = _TIME_HINT.search(text or "")
+        if timed:
+            word = timed.group(1).lower()
+            unit = {"microseconds": "us", "milliseconds": "ms"}.get(word) or canonical_unit(word)
+            return (unit, text[:timed.start()]) if unit else None
         return None
     word = (match.group(1) or match.group(2)).lower()
     unit = {"steps per second": "it/s", "iterations per second": "it/s"}.get(word) or canonical_unit(word)
@@ -319,8 +328,37 @@ def _sweep_arms(event: Event, table: Table, title_col: str, arms: list[str], pos
                 attempt.metrics[label] = Figure(label, point, unit, Evidence(f"metrics.{label}", f"line {row.line}", quote))
         if index == 0:
             attempt.outcome, attempt.explicit_outcome = "baseline", True
+            first = {row.line: _number(row.cells.get(arm, "")) for row in rows}
+            reference = len(out.attempts)
+        else:
+            attempt.outcome, attempt.explicit_outcome = _pointwise(first, {row.line: _number(row.cells.get(arm, ""))
+                                                                           for row in rows}, unit), True
+            attempt.reference = reference
         attempt.flags, attempt.env = row_config(arm)
         out.attempts.append(attempt)
+
+
+SWEEP_TOLERANCE = 0.02
+"""An arm of a sweep is ``improved`` when it beats the first arm by more than this at some point,
+else ``regressed`` when it loses by more than this somewhere, else ``neutral``."""
+
+
+def _pointwise(first: dict[int, str | None], other: dict[int, str | None], unit: str) -> str:
+    """Outcome of a sweep arm against the first arm, point by point (see :data:`SWEEP_TOLERANCE`):
+    an arm that wins clearly in some regime (decode-sized M, long contexts) is an improvement."""
+    lower = direction_of(unit) == "lower"
+    gains = []
+    for line, mine in other.items():
+        theirs = first.get(line)
+        if mine is None or theirs is None or float(theirs) == 0:
+            continue
+        change = (float(mine) - float(theirs)) / float(theirs)
+        gains.append(-change if lower else change)
+    if gains and max(gains) > SWEEP_TOLERANCE:
+        return "improved"
+    if gains and min(gains) < -SWEEP_TOLERANCE:
+        return "regressed"
+    return "neutral" if gains else "inconclusive"
 
 
 def _arm_title(arm: str) -> str:
