@@ -153,3 +153,16 @@ def test_summary_tables_key_values_exception_lines_and_variants(tmp_path):
     assert figures(found[2]) == {"peer_bw_GBps": ("6.60", "GB/s"), "host_staged_GBps": ("3.10", "GB/s")}
     assert found[3].error == "FAIL: 16/16 responses differ from the reference"
     assert found[4].env == {"NCCL_P2P_DISABLE": "1"} and "NCCL_P2P_DISABLE=1" in found[4].approach
+
+
+def test_arms_a_run_prints_side_by_side_are_attempts_each(tmp_path):
+    out = ("TFLOP/s comparison (block_size=(128, 128)):\n"
+           "    batch_size  torch-bf16  w8a8-triton  w8a8-cutlass\n"
+           "0          1.0    3.059417     1.298436      0.893065\n"
+           "1       8192.0  666.385367   406.511360    489.655688\n")
+    found = attempts(tmp_path, [("say", "Both FP8 paths; BF16 is printed for reference only."),
+                                ("run", "python3 bench_block_fp8_gemm.py --n 2112", out)])
+    assert [(a.title.split(" ")[0], a.outcome, figures(a)["tflops"]) for a in found] == [
+        ("w8a8-triton", "baseline", ("406.511360", "TFLOPS")), ("w8a8-cutlass", "improved", ("489.655688", "TFLOPS"))]
+    assert figures(found[1])["tflops[batch_size=1.0]"] == ("0.893065", "TFLOPS")
+    assert len({a.key for a in found}) == 2

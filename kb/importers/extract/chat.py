@@ -24,6 +24,7 @@ import re
 import shlex
 
 from kb.importers.events import Event, Session
+from kb.importers.extract.arms import output_arms, references
 from kb.importers.extract.config import _RUN, _command_config, _text_flags, model_of, program_of
 from kb.importers.extract.facts import _output_facts
 from kb.importers.extract.failures import error_detail, error_headline, is_failure
@@ -31,6 +32,7 @@ from kb.importers.extract.measurements import _prose_figure, output_figures
 from kb.importers.extract.model import (Evidence, ExtractedAttempt, Extraction, Fact, Figure,
     _first_paragraph, _title_of, locator_text, run_date, short_quote)
 from kb.importers.extract.outcomes import _decision_in
+from kb.importers.extract.tables import _pointwise
 
 _BASELINE_WORDS = re.compile(r"\b(?:re-?measur\w*|measur\w*|establish\w*|record\w*)\s+(?:the\s+|a\s+|our\s+|today's\s+)?baseline\b|^\s*baseline\b", re.I)
 _EDIT_TOOLS = re.compile(r"^(?:edit|multiedit|write|str_replace\w*|apply_patch|replace|write_file|patch|create_file)$", re.I)
@@ -92,6 +94,11 @@ class _ChatState:
                 result.is_error, result.exit_code, output, bool(figures))
             family = f"{program}|{model_of(_command_config(command)[0]) or ''}" if program and command else None
             retry = family in self.last_of_family  # a run of a program already tried: a variant
+            arms = output_arms(output, locator_text(result.locator)) if result is not None and program and not failed \
+                and not figures else []
+            if arms and command is not None and result is not None:
+                _arm_attempts(self, event, result, command, arms, family)
+                continue
             if command is None or not (figures and program or failed or retry or (program and _RUN.search(command))):
                 self.context = []
                 continue
@@ -105,6 +112,31 @@ class _ChatState:
             out.attempts.append(attempt)
             self.pending_prose = attempt if "output_throughput" not in attempt.metrics and not attempt.error else None
             self.context = []
+
+
+def _arm_attempts(state: "_ChatState", call: Event, result: Event, command: str, arms: list, family: str | None) -> None:
+    """One attempt per arm of a comparison the run printed (:mod:`.arms`): the first arm kept is
+    the baseline, each other judged point by point against it."""
+    narration = " ".join(e.text for e in state.context)
+    skip = references(narration)
+    kept = [arm for arm in arms if not ({w for w in re.split(r"[-_\s]+", arm[0].lower()) if len(w) >= 3} & skip)]
+    first: dict | None = None
+    first_position = len(state.out.attempts)
+    for header, figures, values in kept:
+        attempt = _chat_attempt(call, result, command, figures, state.context, state.last_user, state.last_date, False)
+        attempt.title = f"{header} ({attempt.title})"[:100]
+        attempt.key = f"{attempt.key}|{header}"
+        attempt.family = f"{family}|arms"
+        attempt.facts = list(state.latest.values())
+        unit = next(iter(figures.values())).unit
+        if first is None:
+            first = values
+            attempt.outcome, attempt.explicit_outcome = "baseline", True
+        else:
+            attempt.outcome, attempt.explicit_outcome = _pointwise(first, values, unit), True
+            attempt.reference = first_position
+        state.out.attempts.append(attempt)
+    state.context = []
 
 
 def _note_changes(attempt: ExtractedAttempt, before: ExtractedAttempt | None, edits: list[str]) -> None:

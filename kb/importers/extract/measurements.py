@@ -259,8 +259,12 @@ def _split_row(line: str, mode: str = "wide") -> list[str] | None:
 
 
 def _row_cells(line: str, width: int) -> list[str] | None:
+    """The cells of a row of a ``width``-column table; a pandas row index (``3  128.0 ...``,
+    one cell more than the header, an integer first) is dropped."""
     for mode in ("wide", "narrow"):
         cells = _split_row(line, mode)
+        if cells and len(cells) == width + 1 and cells[0].isdigit():
+            cells = cells[1:]
         if cells and len(cells) == width:
             return cells
     return None

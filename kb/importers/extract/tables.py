@@ -52,8 +52,8 @@ _OUTCOME_WORDS = [
 ]
 _FAILED_MARK = re.compile(r"^(?:❌|✗|✘)")
 _OK_MARK = re.compile(r"^(?:✅|✓|✔|☑)\s*")
-_UNIT_HINT = re.compile(r"\((tok/s|tokens/s|t/s|it/s|req/s|GB/s|TFLOPS|ms|us|µs|μs)\)|\b(tok/s|tokens/s|tokens per second"
-                        r"|t/s|it/s|req/s|GB/s|TFLOPS|steps per second|iterations per second)\b", re.I)
+_UNIT_HINT = re.compile(r"\((tok/s|tokens/s|t/s|it/s|req/s|GB/s|TFLOPS|TFLOP/s|ms|us|µs|μs)\)|\b(tok/s|tokens/s|tokens per second"
+                        r"|t/s|it/s|req/s|GB/s|TFLOPS|TFLOP/s|steps per second|iterations per second)(?![\w/])", re.I)
 
 
 def plain(text: str) -> str:
