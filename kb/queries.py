@@ -22,6 +22,7 @@ from typing import Any
 from packaging.version import InvalidVersion, Version
 
 from kb.errors import QueryError, UsageError
+from kb.errortext import error_headline
 from kb.graph import KnowledgeGraph
 from kb.models import Attempt, Blocker, Campaign, Component, Platform, Stack
 from kb.versions import canonical_component, parse_version, satisfies
@@ -448,26 +449,6 @@ def _link(kg: KnowledgeGraph, bid: str) -> ChainLink:
 
 
 # --------------------------------------------------------------------------- signatures
-
-_EXCEPTION_LINE = re.compile(r"^\s*[A-Za-z_][\w.]*(Error|Exception|Interrupt|Warning)\b")
-
-
-def error_headline(text: str) -> str:
-    """The line of an error text that names the failure: the last exception line of a Python
-    traceback (``KeyError: 12``), else the last line that is not an exit-code note, else ``""``.
-
-    >>> error_headline("Traceback (most recent call last):\\n  File x\\nKeyError: 12\\n\\nExit code 1")
-    'KeyError: 12'
-    >>> error_headline("incompatible with CUDA graphs")
-    'incompatible with CUDA graphs'
-    """
-    lines = [ln.strip() for ln in text.strip().splitlines() if ln.strip()]
-    exc = [ln for ln in lines if _EXCEPTION_LINE.match(ln)]
-    if exc:
-        return exc[-1]
-    rest = [ln for ln in lines if not re.match(r"(?i)^exit code:? *-?\d+$", ln)]
-    return rest[-1] if rest else (lines[-1] if lines else "")
-
 
 def possible_duplicates(kg: KnowledgeGraph, attempt: Attempt) -> list[tuple[str, str]]:
     """Existing attempts that ``attempt`` (not yet in ``kg``) may repeat: same campaign and date,

@@ -18,7 +18,7 @@ score_import = importlib.util.module_from_spec(_spec)
 sys.modules["score_import"] = score_import
 _spec.loader.exec_module(score_import)
 
-FLOORS = {"precision": 0.80, "recall": 0.24, "metric": 0.46, "outcome": 0.47, "error_line": 0.50}
+FLOORS = {"precision": 0.76, "recall": 0.25, "metric": 0.45, "outcome": 0.38, "error_line": 0.50}
 """Overall figures measured on 2026-11-30 (kb at main c5d80f0), rounded down. Raise them as import
 improves; bench/README.md holds the table and issue 10's targets."""
 
@@ -33,6 +33,12 @@ def scores():
 @pytest.mark.parametrize("truth", TRUTHS, ids=[t.log for t in TRUTHS])
 def test_truth_file_is_sound(truth):
     assert score_import.validate_truth(truth) == []
+
+
+def test_every_log_has_exactly_one_truth_file():
+    corpus = score_import.CORPUS
+    logs = {p.name for p in corpus.iterdir() if p.is_file() and not p.name.endswith(".truth.yaml")} - {"README.md"}
+    assert sorted(t.log for t in TRUTHS) == sorted(logs)
 
 
 def test_corpus_covers_the_shapes_of_issue_10():

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from kb.errortext import error_headline
 from kb.models import Attempt, Blocker, Campaign, Decision, Metric, Outcome
-from kb.queries import error_headline, why
+from kb.queries import why
 from kb.site.pages.context import (
     Ctx,
     components_table,
