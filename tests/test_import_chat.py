@@ -166,3 +166,20 @@ def test_arms_a_run_prints_side_by_side_are_attempts_each(tmp_path):
         ("w8a8-triton", "baseline", ("406.511360", "TFLOPS")), ("w8a8-cutlass", "improved", ("489.655688", "TFLOPS"))]
     assert figures(found[1])["tflops[batch_size=1.0]"] == ("0.893065", "TFLOPS")
     assert len({a.key for a in found}) == 2
+
+
+def test_variants_are_judged_against_the_reference_run_not_the_previous_variant(tmp_path):
+    found = attempts(tmp_path, [
+        ("say", "Page size 1 first, as the reference."),
+        ("run", "python -m sglang.bench_one_batch --batch-size 16 --page-size 1",
+         "Prefill. latency: 0.37681 s, throughput:  43480.63 token/s\n"
+         "Decode.  median latency: 0.00896 s, median throughput:   1785.76 token/s"),
+        ("run", "python -m sglang.bench_one_batch --batch-size 16 --page-size 64",
+         "Decode.  median latency: 0.00771 s, median throughput:   2074.53 token/s"),
+        ("run", "python -m sglang.bench_one_batch --batch-size 16 --page-size 128",
+         "Decode.  median latency: 0.00777 s, median throughput:   2058.87 token/s"),
+    ])
+    assert [a.outcome for a in found] == ["baseline", "improved", "improved"]
+    assert [a.reference for a in found] == [None, 0, 0]
+    assert figures(found[0])["input_throughput"] == ("43480.63", "tok/s")
+    assert figures(found[0])["output_throughput"] == ("1785.76", "tok/s")

@@ -167,6 +167,8 @@ def _detect_json(head: str) -> str | None:
             return "vllm-bench"
         if re.search(r'"(?:input_throughput|mean_e2e_latency_ms|dataset_name)"\s*:', head):
             return "sglang-bench"
+    if re.search(r'"avg_ts"\s*:', head) and re.search(r'"n_prompt"\s*:', head):
+        return "llama-bench"  # llama-bench -o jsonl: one test a line
     claude_preamble = False
     for line in head.lstrip().split("\n")[:20]:
         try:

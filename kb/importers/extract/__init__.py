@@ -51,7 +51,7 @@ Stack facts (any format, from tool output; read by the parsers ``kb capture`` us
 Outcome (:func:`.outcomes._decide_outcomes`)
     An outcome the log states wins (a failure, an ``Outcome`` or Δ cell, ``baseline`` words, a
     signed ``+31.6 %``, ``from X to Y``); else the attempt is compared, on the same metric, unit
-    and direction, with the latest baseline or improvement of its family (the same program and
+    and direction, with the latest baseline of its family (the same program and
     model in a transcript, the document in a notebook, one A/B row); the first measured attempt
     of a family is its baseline, unless the log is the campaign's and the campaign has a
     baseline value: then that is the reference.

@@ -10,8 +10,8 @@ as list items, dated paragraphs; decisions, rejected options and preamble facts.
 - *Dates*: the section's heading date (a sub-heading takes its parent's), else the preamble's
   ``Date:`` line (``**Date**: November 4, 2025``) or a paragraph opening with a date
   (``_2026-08-03_ · shape ...``), else none (flagged in the draft).
-- Attempts of a document are one family (each is compared with the latest baseline or
-  improvement above it), except the arms of an A/B table row.
+- Attempts of a document are one family (each is compared with the latest baseline above
+  it), except the arms of an A/B table row.
 """
 
 from __future__ import annotations

@@ -51,7 +51,7 @@ BENCH_METRICS: list[tuple[re.Pattern[str], str, str | None]] = [
 ]
 """Benchmark result lines (sglang/vLLM ``bench_serving``): pattern, metric name, unit."""
 
-_UNIT_WORDS = (r"tok/s|tokens/s(?:ec)?|tokens per second|tok/sec|t/s|TPS|req/s|requests/s|ms|µs|μs|us|GB/s|GiB/s"
+_UNIT_WORDS = (r"tok/s|tokens/s(?:ec)?|token/s|tokens per second|tok/sec|t/s|TPS|req/s|requests/s|ms|µs|μs|us|GB/s|GiB/s"
                r"|TFLOP/?S|TFLOPs|tflops|it/s|s")
 _NUMBER = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"
 _FIGURE = re.compile(rf"(?<![\w.,])({_NUMBER})\s*(?:\*\*)?\s*({_UNIT_WORDS})(?![\w/])", re.I)
@@ -62,6 +62,7 @@ _FROM_TO = re.compile(rf"\bfrom\s+({_NUMBER})\s*({_UNIT_WORDS})?\s+to\s+({_NUMBE
 _LATENCY = re.compile(r"\b(ttft|tpot|itl|e2el|e2e(?:[ _]latency)?|latency|time)\b", re.I)
 _LABELLED = re.compile(rf"^[\s|>]*([A-Za-z][^|:()]*?)\s*\(([^)]{{1,12}})\)\s*[|:]\s*({_NUMBER})\s*\|?\s*$")
 """``Label (unit): value`` or ``| Label (unit) | value |`` (summary tables such as evalscope's)."""
+_RATE_WORDS = re.compile(r"total|prefill|prompt|input|\bpp\d*|decode|output|generat|\btg\d*", re.I)
 _STAT = re.compile(r"\b(mean|median|avg|average|p\d{2,3})\b", re.I)
 
 LOWER_IS_BETTER_UNITS = frozenset({"ms", "s", "us", "µs"})
@@ -224,6 +225,8 @@ def _line_figures(line: str, where: str) -> dict[str, Figure]:
         label = line[start:match.start()]
         if unit in ("s", "ms", "us") and not _LATENCY.search(label):
             continue
+        if unit == "tok/s" and not _RATE_WORDS.search(label):
+            label = line[:match.start()]  # ``Prefill. latency: 0.38 s, throughput: 43480.63 token/s``
         name = metric_name(label, unit)
         if name and name not in found:
             found[name] = _figure(name, match.group(1), unit, where, line)

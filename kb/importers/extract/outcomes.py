@@ -50,9 +50,10 @@ def _decide_outcomes(out: Extraction, headline: Headline) -> None:
     - An outcome the log states (a table's ``Outcome`` or Δ cell, ``baseline`` words, a failure)
       is kept; a stated change (``+31.6 %``) or a figure written ``from X to Y`` decides by its
       sign, before any arithmetic.
-    - Otherwise the attempt is compared with its *family*'s reference (the latest ``baseline``
-      or ``improved`` attempt of the same family: the same program and model in a transcript, the
-      same table or section of a notebook), on the same metric in the same unit (the headline
+    - Otherwise the attempt is compared with its *family*'s baseline (the latest ``baseline``
+      attempt of the same family: the same program and model in a transcript, the document in a
+      notebook, one A/B row; a variant is judged against the reference run, not against the
+      previous variant), on the same metric in the same unit (the headline
       metric first), in that metric's direction (latencies lower, throughputs higher):
       ``improved``, ``regressed``, or ``neutral`` within 0.5 %.
     - The first measured attempt of a family is its ``baseline``, unless the log is the
@@ -95,5 +96,5 @@ def _decide_outcomes(out: Extraction, headline: Headline) -> None:
                 attempt.reference = -1
             elif ref is None:
                 attempt.outcome = "baseline"
-        if attempt.metrics and attempt.outcome in ("baseline", "improved"):
+        if attempt.metrics and attempt.outcome == "baseline":
             refs[family] = position

@@ -22,8 +22,8 @@ text after the table quotes. When the rows are the points of a sweep (``pp1024@d
 largest point, its outcome from every point (:func:`_pointwise`).
 
 Rows: a row with only its first cell filled is a section row (skipped), a ``Total``/``Sum``
-row is skipped. Rows are of the document's family (compared with the latest baseline or
-improvement of the notebook); the arms of one A/B row are a family of their own. Outcome cells are read as written
+row is skipped. Rows are of the document's family (compared with the latest baseline above
+them); the arms of one A/B row are a family of their own. Outcome cells are read as written
 (:func:`outcome_cell`): ``Failed – <error>``, ``❌ <error>``, ``✅``, ``Winner``, ``baseline``,
 ``+23%``; a ``baseline`` Δ cell, or a title starting ``Baseline``, makes the row the baseline.
 """

@@ -11,7 +11,8 @@
   ``random_output_len``, ``request_throughput``, ``input_throughput``, ``output_throughput``,
   ``mean_/median_/p99_`` + ``e2e_latency``/``ttft``/``tpot``/``itl`` + ``_ms``,
   ``concurrency``, ``accept_length`` (SGLang's ``bench_serving.py``).
-- ``llama-bench``: ``llama-bench -o json`` (an array, one object per test: ``model_type``,
+- ``llama-bench``: ``llama-bench -o json`` (an array, one object per test; ``-o jsonl`` writes
+  the same objects one a line: ``model_type``,
   ``gpu_info``, ``n_gpu_layers``, ``n_batch``, ``n_prompt``, ``n_gen``, ``n_depth``,
   ``test_time``, ``avg_ts``, ``stddev_ts``; a ``pp`` test has ``n_gen`` 0, a ``tg`` test
   ``n_prompt`` 0) or its default markdown table (``| model | size | params | backend | ngl |
@@ -37,7 +38,12 @@ def read(reading: Reading) -> None:
     """Fill ``reading`` with one event per run of a result file of ``reading.format``."""
     text = read_text(reading)
     lines = text.splitlines()
-    if reading.format == "sglang-bench":
+    if reading.format == "sglang-bench" or (reading.format == "llama-bench" and text.lstrip().startswith("{")):
+        if reading.format == "llama-bench":  # llama-bench -o jsonl: the lines are the tests of one run
+            records = [json.loads(line, parse_float=str) for line in lines if line.strip().startswith("{")]
+            end = len([line for line in lines if line.strip()]) or 1
+            reading.events.append(_event(reading, 1, end, [r for r in records if isinstance(r, dict)], text))
+            return
         for lineno, line in enumerate(lines, 1):
             if not line.strip():
                 continue
