@@ -246,3 +246,14 @@ def test_time_unit_stated_above_a_sweep_of_arms_and_a_leading_date(records, tmp_
     assert [(r.title, r.outcome.value) for r in found] == [("torch", "baseline"), ("triton", "improved"), ("cutlass", "neutral")]
     assert metric(found[1], "latency[M=16]") == ("119.05", "us")
     assert {str(r.date) for r in found} == {"2026-08-03"}
+
+
+def test_the_reference_a_notebook_names_is_each_tables_baseline(records, tmp_path):
+    notes = tmp_path / "fa3.md"
+    notes.write_text("# FA3 on Ampere\n\nFlashInfer is the default here, so it is the reference in every table.\n\n"
+                     "## 2025-05-01\n\nBackend | Input TPS | Output TPS\n---|---|---\nFA3 | 4007.36 | 801.47\n"
+                     "flashinfer | 4906.56 | 981.31\n")
+    _, found = drafts_of(records, notes)
+    assert [(r.title, r.outcome.value, metric(r, "output_throughput")) for r in found] == [
+        ("FA3", "regressed", ("801.47", "tok/s")), ("flashinfer", "baseline", ("981.31", "tok/s"))]
+    assert found[0].baseline == found[1].id

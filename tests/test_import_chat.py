@@ -183,3 +183,15 @@ def test_variants_are_judged_against_the_reference_run_not_the_previous_variant(
     assert [a.reference for a in found] == [None, 0, 0]
     assert figures(found[0])["input_throughput"] == ("43480.63", "tok/s")
     assert figures(found[0])["output_throughput"] == ("1785.76", "tok/s")
+
+
+def test_a_server_started_in_the_background_is_part_of_the_runs_against_it(tmp_path):
+    found = attempts(tmp_path, [
+        ("run", "SGLANG_SUPPORT_CUTLASS_BLOCK_FP8=1 python -m sglang.launch_server --model /w/q --tp 2",
+         "Command running in background with ID: 7b2e04"),
+        ("run", "python3 -m sglang.bench_serving --backend sglang --max-concurrency 128",
+         "Input token throughput (tok/s):          4120.86"),
+    ])
+    assert len(found) == 1
+    assert found[0].env == {"SGLANG_SUPPORT_CUTLASS_BLOCK_FP8": "1"} and "--tp 2" in found[0].flags
+    assert figures(found[0])["input_throughput"] == ("4120.86", "tok/s")

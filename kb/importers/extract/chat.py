@@ -50,6 +50,7 @@ class _ChatState:
         self.latest: dict[tuple[str, str], Fact] = {}  # the latest fact per (scope, name) so far
         self.edits: list[str] = []  # files edited since the last run
         self.last_of_family: dict[str, ExtractedAttempt] = {}
+        self.server: str | None = None  # the command of the server started in the background last
 
     def feed(self, session: Session) -> None:
         out = self.out
@@ -92,6 +93,10 @@ class _ChatState:
             figures = output_figures(output, locator_text(result.locator)) if result is not None and program else {}
             failed = result is not None and program is not None and is_failure(
                 result.is_error, result.exit_code, output, bool(figures))
+            if command and result is not None and _BACKGROUND.search(output) and not figures:
+                self.server = command  # a server started in the background: the next runs measure it
+                self.context = []
+                continue
             family = f"{program}|{model_of(_command_config(command)[0]) or ''}" if program and command else None
             retry = family in self.last_of_family  # a run of a program already tried: a variant
             arms = output_arms(output, locator_text(result.locator)) if result is not None and program and not failed \
@@ -105,6 +110,8 @@ class _ChatState:
             attempt = _chat_attempt(event, result, command, figures, self.context, self.last_user,
                                     self.last_date, failed)
             attempt.facts = list(self.latest.values())
+            if self.server:
+                _with_server(attempt, self.server)
             attempt.family = family
             _note_changes(attempt, self.last_of_family.get(attempt.family), self.edits)
             self.last_of_family[attempt.family] = attempt
@@ -137,6 +144,21 @@ def _arm_attempts(state: "_ChatState", call: Event, result: Event, command: str,
             attempt.reference = first_position
         state.out.attempts.append(attempt)
     state.context = []
+
+
+_BACKGROUND = re.compile(r"^\s*Command running in background(?: with ID)?|^\s*\[\d+\]\s+\d+\s*$|started in (?:the )?background",
+                         re.I | re.M)
+"""A tool result saying the command went on in the background (Claude Code's ``Command running
+in background with ID: 3f1a9c``, a shell's ``[1] 12345``)."""
+
+
+def _with_server(attempt: ExtractedAttempt, server: str) -> None:
+    """A run against a server started in the background: the server's environment and flags are
+    part of what was tried (``SGLANG_SUPPORT_CUTLASS_BLOCK_FP8=1``), noted with its command."""
+    flags, env = _command_config(server)
+    attempt.env = {**env, **attempt.env}
+    attempt.flags = attempt.flags + [f for f in flags if f.split(" ")[0] not in {g.split(" ")[0] for g in attempt.flags}]
+    attempt.notes.append(f"Measured against the server started with: `{server[:300]}`")
 
 
 def _note_changes(attempt: ExtractedAttempt, before: ExtractedAttempt | None, edits: list[str]) -> None:

@@ -59,6 +59,7 @@ def _extract_document(session: Session, out: Extraction) -> None:
         else:
             sections[-1][1].append(event)
     doc_date, doc_basis = _preamble_date(events, first_dated)
+    references = _reference_words(events)
     for heading, body in sections:
         date = _heading_date(headings, heading)
         basis = f"dated {date.isoformat()} from the heading \"{short_quote(heading.text, 60)}\"" if date and heading else None
@@ -76,7 +77,7 @@ def _extract_document(session: Session, out: Extraction) -> None:
             if event.kind == "table" and event.table is not None:
                 above = next((e.text for e in reversed(body[:position]) if e.kind == "text"), "")
                 below = " ".join(e.text for e in body[position + 1:position + 3] if e.kind == "text")
-                table_attempts(event, date, lines, out, above, below)
+                table_attempts(event, date, lines, out, above, below, references)
         has_table_attempts = len(out.attempts) > start
         not_done = heading is not None and bool(_NOT_DONE.search(heading.text))
         items = [e for e in body if e.kind == "list_item"]
@@ -236,6 +237,19 @@ def _item_error(text: str) -> str:
     words = plain(text).strip().rstrip(".")
     words = re.sub(r"^(?:❌\s*)?(?:failed|fail|error)\s*[-–—:]\s*", "", words, flags=re.I)
     return words.split("\n")[0][:400] or "failed"
+
+
+def _reference_words(events: list[Event]) -> frozenset[str]:
+    """Words of the sentences that name the document's reference for its tables (``FlashInfer
+    is the default backend on this card, so it is the reference in every table``)."""
+    words: set[str] = set()
+    for event in events:
+        if event.kind != "text":
+            continue
+        for sentence in re.split(r"(?<=[.;!?])\s+", event.text):
+            if re.search(r"\b(?:the )?(?:reference|baseline) (?:in|for|of) (?:every|each|all|the) tables?\b", sentence, re.I):
+                words |= {w.lower() for w in re.findall(r"[A-Za-z][\w.+-]{2,}", sentence)}
+    return frozenset(words)
 
 
 def _preamble_date(events: list[Event], first_dated: int) -> tuple[dt.date | None, str | None]:

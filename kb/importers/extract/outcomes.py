@@ -62,6 +62,9 @@ def _decide_outcomes(out: Extraction, headline: Headline) -> None:
     - No comparable figure: ``inconclusive``.
     """
     refs: dict[str | None, int] = {}
+    for position, attempt in enumerate(out.attempts):  # a family whose baseline comes after some of its runs
+        if attempt.family is not None and attempt.outcome == "baseline" and attempt.metrics:
+            refs.setdefault(attempt.family, position)
     campaign_value = headline.value if out.matches_campaign else None
     for position, attempt in enumerate(out.attempts):
         family = attempt.family
@@ -96,5 +99,5 @@ def _decide_outcomes(out: Extraction, headline: Headline) -> None:
                 attempt.reference = -1
             elif ref is None:
                 attempt.outcome = "baseline"
-        if attempt.metrics and attempt.outcome == "baseline":
+        if attempt.metrics and attempt.outcome == "baseline" and (family not in refs or refs[family] < position):
             refs[family] = position

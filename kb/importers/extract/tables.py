@@ -121,10 +121,29 @@ def _number(cell: str) -> str | None:
 
 
 def table_attempts(event: Event, date: dt.date | None, lines: dict[int, str], out: Extraction,
-                   hint: str, after: str) -> None:
+                   hint: str, after: str, reference_words: frozenset[str] = frozenset()) -> None:
     """Append the attempts of the table ``event`` to ``out`` (see the module docstring).
     ``hint``: the text just above the table (a unit); ``after``: the text just below it (the
-    error an ``❌`` arm refers to)."""
+    error an ``❌`` arm refers to); ``reference_words``: names the document calls its reference
+    (``FlashInfer ... is the reference in every table``): a row titled so is the baseline.
+    A table whose baseline row is not its first is a family of its own (its rows are compared
+    with that row, also the rows above it); otherwise rows stay in the document's family."""
+    start = len(out.attempts)
+    _table_attempts(event, date, lines, out, hint, after, reference_words)
+    rows = out.attempts[start:]
+    for attempt in rows:
+        if not attempt.explicit_outcome and attempt.title.lower() in reference_words and not any(
+                a.outcome == "baseline" for a in rows):
+            attempt.outcome, attempt.explicit_outcome = "baseline", True
+            attempt.notes.append("The reference the document names for its tables.")
+    if rows and rows[0].outcome != "baseline" and any(a.outcome == "baseline" for a in rows[1:]) \
+            and all(a.family is None for a in rows):
+        for attempt in rows:
+            attempt.family = f"table {event.locator.line_start}"
+
+
+def _table_attempts(event: Event, date: dt.date | None, lines: dict[int, str], out: Extraction,
+                    hint: str, after: str, reference_words: frozenset[str]) -> None:
     table = event.table
     assert table is not None
     headers = table.headers
