@@ -387,18 +387,11 @@ class BlockerMatch:
 
 
 def describe_fix(blocker: Blocker, kg: KnowledgeGraph | None = None) -> str:
-    """How ``blocker`` is fixed, in words: its ``fixed_by`` alternatives (``fixed by cuda>=13.0``),
-    else its causes' (``fixed with its cause sm120-… (fixed by cuda>=13.0)``, followed through
-    ``kg`` when given), else ``no known fix`` and its workaround."""
-    if blocker.fixed_by:
-        return "fixed by " + " or ".join(", ".join(f"{k}{v}" for k, v in alt.items()) for alt in blocker.fixed_by)
-    if blocker.caused_by:
-        parts = []
-        for cause in blocker.caused_by:
-            rec = kg.get(cause) if kg is not None else None
-            parts.append(f"{cause} ({describe_fix(rec, kg)})" if isinstance(rec, Blocker) else cause)
-        return f"fixed with its cause{'s' if len(parts) > 1 else ''}: {'; '.join(parts)}"
-    return "no known fix" + (f" (workaround: {blocker.workaround})" if blocker.workaround else "")
+    """How ``blocker`` is fixed, in words: :func:`kb.queries.fixes.describe_fix` (the one place
+    that says it), kept here under its old name for callers of the logbook."""
+    from kb.queries.fixes import describe_fix as words
+
+    return words(blocker, kg)
 
 
 def match_blockers(kg: KnowledgeGraph, error_text: str | None, linked: list[str] | tuple[str, ...] = ()) -> list[BlockerMatch]:
@@ -453,6 +446,17 @@ def log_attempt(root: str | Path, draft: AttemptDraft, *, kg: KnowledgeGraph | N
     """
     if kg is None:
         kg, _problems = load_for_writing(root)
+    attempt, matches = prepare_attempt(kg, draft, link_matches=link_matches, today=today)
+    saved = save_record(root, attempt, taken=kg.records.records)
+    assert isinstance(saved.record, Attempt)
+    return LogResult(saved.record, saved.path, matches, dict(saved.redactions))
+
+
+def prepare_attempt(kg: KnowledgeGraph, draft: AttemptDraft, *, link_matches: bool = False,
+                    today: dt.date | None = None) -> tuple[Attempt, list[BlockerMatch]]:
+    """The attempt :func:`log_attempt` would write, and its signature matches, without writing:
+    ``(attempt, matches)``, the matches linked into ``blocked_by`` when ``link_matches`` (so a
+    dry run shows what the real run writes). Raises :class:`InvalidRecords` for bad input."""
     attempt = build_attempt(kg, draft, today=today)
     full_error = draft.error if draft.error is not None else attempt.error
     if draft.error is None and draft.error_file is not None:
@@ -464,6 +468,4 @@ def log_attempt(root: str | Path, draft: AttemptDraft, *, kg: KnowledgeGraph | N
             attempt = attempt.model_copy(update={"blocked_by": attempt.blocked_by + new})
         for m in matches:
             m.linked = True
-    saved = save_record(root, attempt, taken=kg.records.records)
-    assert isinstance(saved.record, Attempt)
-    return LogResult(saved.record, saved.path, matches, dict(saved.redactions))
+    return attempt, matches

@@ -138,7 +138,11 @@ def log(env: Env, title: str | None, approach: str | None, outcome: str | None, 
             confirm_matches(kg, draft, ClickAsker())
     try:
         if dry_run:
-            print_record(logbook.build_attempt(kg, draft))
+            attempt, matches = logbook.prepare_attempt(kg, draft, link_matches=link_matches)
+            print_record(attempt)
+            for m in matches:
+                how = "would be linked" if m.linked else "not linked; --link-matches links it"
+                click.echo(f"kb log: error text {m.describe()} ({how})", err=True)
             return
         res = logbook.log_attempt(env.records, draft, kg=kg, link_matches=link_matches)
     except InvalidRecords as exc:

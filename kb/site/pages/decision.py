@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from kb.models import Attempt, Decision
+from kb.queries import credit_sentence, decision_credit, findings_of
 from kb.site.pages.context import (
     Ctx,
     headline,
@@ -48,6 +49,8 @@ def render_decision(c: Ctx, d: Decision) -> str:
         stack_from=c.link(src, kg.get(d.stack_change.from_), "") if d.stack_change and d.stack_change.from_ else None,
         stack_to=c.link(src, kg.get(d.stack_change.to), "") if d.stack_change and d.stack_change.to else None,
         change=change, sources=sources(d),
+        credit=decision_credit(kg, d), credit_sentence=credit_sentence,
+        findings=[f.message for f in findings_of(kg, d)],
     )
 
 
