@@ -490,7 +490,7 @@ def specific_blockers(kg: Any, text: str) -> tuple[list[str], list[tuple[str, st
 
 def match_signatures_one(signature: str, text: str) -> bool:
     """Whether one blocker signature matches ``text`` (the rule of :func:`kb.queries.match_signatures`)."""
-    from kb.queries import _signature_matches
+    from kb.queries.signatures import _signature_matches
 
     return _signature_matches(signature, text)
 
