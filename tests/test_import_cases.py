@@ -257,3 +257,17 @@ def test_the_reference_a_notebook_names_is_each_tables_baseline(records, tmp_pat
     assert [(r.title, r.outcome.value, metric(r, "output_throughput")) for r in found] == [
         ("FA3", "regressed", ("801.47", "tok/s")), ("flashinfer", "baseline", ("981.31", "tok/s"))]
     assert found[0].baseline == found[1].id
+
+
+def test_a_table_whose_rows_are_metrics_and_columns_the_arms(records, tmp_path):
+    notes = tmp_path / "trt.md"
+    notes.write_text("# EP x TP notes\n\n2025-12-15. `trtllm-bench` throughput run, same node for both builds.\n\n"
+                     "| metric | main | ep+tp branch |\n|-- | -- | --|\nRequest Throughput (req/sec): |  0.9765 | 0.9812\n"
+                     "Total Output   Throughput (tokens/sec): | 15999.06 | 16075.82\n"
+                     "Total Token   Throughput (tokens/sec): | 23998.59 | 24113.73\n")
+    _, found = drafts_of(records, notes)
+    assert [(r.title, r.outcome.value, metric(r, "output_throughput")) for r in found] == [
+        ("main", "baseline", ("15999.06", "tok/s")), ("ep+tp branch", "neutral", ("16075.82", "tok/s"))]
+    assert metric(found[0], "total_throughput") == ("23998.59", "tok/s")
+    assert metric(found[0], "request_throughput") == ("0.9765", "req/s")
+    assert {str(r.date) for r in found} == {"2025-12-15"}

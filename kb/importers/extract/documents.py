@@ -262,7 +262,7 @@ def _preamble_date(events: list[Event], first_dated: int) -> tuple[dt.date | Non
             break
         if event.kind not in ("text", "list_item"):
             continue
-        leading = re.match(r"^\s*[_*]*(\d{4}-\d{2}-\d{2})[_*]*(?:\s|$)", event.text)
+        leading = re.match(r"^\s*[_*]*(\d{4}-\d{2}-\d{2})[_*]*[.,:;]?(?:\s|$)", event.text)
         if leading:
             when = dt.date.fromisoformat(leading.group(1))
             return when, f"dated {when.isoformat()} from the date that opens the document"

@@ -76,7 +76,7 @@ def canonical_unit(text: str) -> str | None:
     low = t.lower()
     if low in ("tok/s", "tokens/s", "tokens/sec", "tok/sec", "tokens per second", "t/s", "tps", "token/s"):
         return "tok/s"
-    if low in ("req/s", "requests/s"):
+    if low in ("req/s", "requests/s", "req/sec", "requests/sec"):
         return "req/s"
     if low in ("ms", "s"):
         return low
@@ -101,7 +101,7 @@ def metric_name(label: str, unit: str) -> str | None:
     ``None`` when a time figure is not said to be a latency (``ready in 94 s``)."""
     low = label.lower()
     if unit == "tok/s":
-        if re.search(r"\btotal\b|total_", low):
+        if re.search(r"\btotal\b|total_", low) and not re.search(r"output|decode|generat", low):
             return "total_throughput"
         if re.search(r"prefill|prompt|\binput\b|input_|\bpp\s?\d*\b|^pp", low) and not re.search(r"decode|\btg\s?\d*\b|output|generat", low):
             return "input_throughput"

@@ -171,6 +171,8 @@ def _table_attempts(event: Event, date: dt.date | None, lines: dict[int, str], o
         taken.add(name)
         metric_cols.append((header, name, unit))
     rows = table.rows
+    if _transposed(event, table, date, lines, out):
+        return
     same = [h for h, n, u in metric_cols if u == "tok/s" and _column(0, names[h], None).name ==
             next((_column(0, names[o], None).name for o, _, uo in metric_cols if uo == "tok/s" and o != h), None)]
     if len(same) >= 2 and not outcome_col:  # two columns of one metric: the arms of a comparison
@@ -383,3 +385,45 @@ def _pointwise(first: dict[int, str | None], other: dict[int, str | None], unit:
 def _arm_title(arm: str) -> str:
     """An arm's header without the unit it carries: ``master (t/s)`` → ``master``."""
     return re.sub(r"\s*\((?:tok/s|tokens/s|t/s|it/s|ms|us|µs|GB/s|TFLOPS)\)\s*$", "", plain(arm), flags=re.I) or plain(arm)
+
+
+def _transposed(event: Event, table: Table, date: dt.date | None, lines: dict[int, str], out: Extraction) -> bool:
+    """A table whose rows are metrics (``Total Output Throughput (tokens/sec): | 15999.06 |
+    16075.82``) and whose columns are the arms: one attempt per arm, the first the baseline.
+    Returns whether the table was one."""
+    headers = table.headers
+    first = headers[0]
+    named = []
+    for row in table.rows:
+        label = plain(row.cells.get(first, "")).rstrip(":")
+        unit_match = re.search(r"\(([^)]{1,16})\)\s*$", label)
+        unit = canonical_unit(unit_match.group(1)) if unit_match else None
+        name = metric_name(label[:unit_match.start()], unit) if unit and unit_match else None
+        if name is None and unit in ("ms", "s", "us") and unit_match:
+            name = re.sub(r"[^a-z0-9]+", "_", label[:unit_match.start()].lower()).strip("_") or None
+        if name:
+            named.append((row, name, unit))
+    arms = [h for h in headers[1:] if all(_number(r.cells.get(h, "")) for r, _, _ in named)]
+    if len(named) < 2 or len(arms) < 2 or len(named) < len(table.rows) // 2:
+        return False
+    where = f"lines {event.locator.line_start}-{event.locator.line_end}"
+    for index, arm in enumerate(arms):
+        title = _arm_title(arm)
+        quote = short_quote(f"{title}: " + ", ".join(f"{plain(r.cells.get(first, ''))} {_number(r.cells.get(arm, ''))}"
+                                                   for r, _, _ in named[:3]))
+        attempt = ExtractedAttempt(anchor=Evidence("attempt", where, quote), title=title, approach=title, date=date)
+        attempt.key = f"table {' '.join(event.text.split()[:40])} | {title}"
+        attempt.family = f"table {event.locator.line_start}"
+        attempt.evidence.append(Evidence("approach", where, quote))
+        for row, name, unit in named:
+            value = _number(row.cells.get(arm, ""))
+            if value is not None and name not in attempt.metrics:
+                attempt.metrics[name] = Figure(name, value, unit, Evidence(f"metrics.{name}", f"line {row.line}",
+                                                                           short_quote(lines.get(row.line, quote))))
+        order = ["output_throughput", "total_throughput", "input_throughput"]
+        attempt.metrics = {k: attempt.metrics[k] for k in sorted(attempt.metrics, key=lambda n: order.index(n) if n in order else 9)}
+        if index == 0:
+            attempt.outcome, attempt.explicit_outcome = "baseline", True
+        attempt.flags, attempt.env = row_config(arm)
+        out.attempts.append(attempt)
+    return True
