@@ -195,3 +195,12 @@ def test_a_server_started_in_the_background_is_part_of_the_runs_against_it(tmp_p
     assert len(found) == 1
     assert found[0].env == {"SGLANG_SUPPORT_CUTLASS_BLOCK_FP8": "1"} and "--tp 2" in found[0].flags
     assert figures(found[0])["input_throughput"] == ("4120.86", "tok/s")
+
+
+def test_a_failed_build_is_a_failed_run_with_the_compilers_fatal_line(tmp_path):
+    found = attempts(tmp_path, [
+        ("run", "cmake -B build -DGGML_CUDA=ON && cmake --build build --target llama-bench",
+         "[  3%] Building CUDA object acc.cu.o\nnvcc fatal   : Unsupported gpu architecture 'compute_120a'\n"
+         "gmake[2]: *** [build.make:77: acc.cu.o] Error 1"),
+    ])
+    assert [(a.outcome, a.error) for a in found] == [("failed", "nvcc fatal   : Unsupported gpu architecture 'compute_120a'")]

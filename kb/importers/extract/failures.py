@@ -10,7 +10,8 @@ pid=3121) ERROR 03-22 10:31:52 [multiproc_executor.py:470]``), picked in this or
 
 1. the most specific cause: an out-of-memory line (``torch.OutOfMemoryError: CUDA out of
    memory...``, ``cudaMalloc failed: out of memory``), an ``NCCL error``/``NCCL failure`` line,
-   a ``CUDA error`` line; the first one printed (a later ``RuntimeError: Engine core
+   a ``CUDA error`` line, a compiler's ``fatal`` line (``nvcc fatal : Unsupported gpu
+   architecture 'compute_120a'``, ``fatal error: x.hpp: file not found``); the first one printed (a later ``RuntimeError: Engine core
    initialization failed`` only reports it);
 2. the last exception line of a traceback (``KeyError: 12``, ``torch._dynamo.exc.Unsupported:
    ...``);
@@ -34,10 +35,12 @@ _NOISE_LINE = re.compile(
     r"|background pids:.*|stdout:|stderr:|output:|add the output to the chat\?.*|-{5,}|={5,}|exit\s+-?\d+)\s*$", re.I)
 _LEVEL = r"(?:ERROR|WARNING|WARN|INFO|CRITICAL)\s+\d\d-\d\d\s+\d\d:\d\d:\d\d\s+\[[^\]]*\]\s*"
 _PREFIX = re.compile(rf"^\s*(?:\([^)]{{1,80}}\)\s*(?:{_LEVEL})?|{_LEVEL})")
-_SPECIFIC = re.compile(r"OutOfMemoryError|out of memory|\bOOM\b|NCCL error|NCCL failure|CUDA error|cudaError\w*|illegal memory access", re.I)
+_SPECIFIC = re.compile(r"OutOfMemoryError|out of memory|\bOOM\b|NCCL error|NCCL failure|CUDA error|cudaError\w*|illegal memory access"
+                       r"|\bfatal\b", re.I)
 _EXCEPTION = re.compile(r"^\s*((?:[A-Za-z_][\w]*\.)*[A-Za-z_]*(?:Error|Exception|Exit|Interrupt|Unsupported|Warning)\b)(?::.*)?$")
 _ERRORISH = re.compile(r"\bError\b|\berror:|\bERROR\b|\bfailed\b|\bFailed\b|\bFAILED\b|^FAIL\b|Segmentation fault|core dumped|NCCL WARN")
-_SIGNAL = re.compile(r"OutOfMemoryError|out of memory|NCCL error|NCCL failure|CUDA error|Segmentation fault|core dumped")
+_SIGNAL = re.compile(r"OutOfMemoryError|out of memory|NCCL error|NCCL failure|CUDA error|Segmentation fault|core dumped"
+                     r"|\bfatal\b|^\S*make(?:\[\d+\])?: \*\*\*.*Error \d+", re.M)
 
 
 def is_failure(is_error: bool | None, exit_code: int | None, output: str, has_figures: bool) -> bool:
