@@ -11,7 +11,7 @@ The pipeline of ``kb log``, each step a function:
    :class:`kb.errors.InvalidOptions` is raised once; nothing has been written.
 2. :func:`match_blockers` — known blockers whose ``signatures`` occur in the error text, each
    with its fix (``fixed by flashinfer>=0.6.17, cuda>=12.9``) or ``no known fix``.
-3. :func:`kb.store.create_record` — write atomically under a merge-safe id
+3. :func:`kb.store.save_record` — the write gate: redact, then write atomically under a merge-safe id
    ``YYYY-MM-DD-<slug of title>``, suffixed ``-2``, ``-3`` … on collision, never overwriting.
 
 :func:`log_attempt` runs the three. The CLI only prompts and prints.
@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import datetime as dt
 import difflib
+import hashlib
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,6 +34,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from kb.errors import InvalidOptions, Problem, QueryError, UsageError
+from kb.errortext import error_excerpt
 from kb.graph import KnowledgeGraph
 from kb.ids import dated_id, slugify
 from kb.models import (
@@ -50,16 +52,13 @@ from kb.models import (
 )
 from kb.pipeline import load
 from kb.queries import last_metric, match_signatures, unblocks
-from kb.store import create_record
+from kb.store import Saved, save_record
 from kb.validation import first_message, option_problems
 from kb.versions import arch_of, canonical_component, parse_version
 
 LOG_WHERE = "kb log"
 """The ``path`` of problems in what ``kb log`` was given (there is no file yet)."""
 
-MAX_ERROR_CHARS = 20_000
-"""Longest error text kept in a record (characters); a longer one keeps its end, which is where
-tracebacks put the exception, behind a line saying how much was cut."""
 
 REFERENCE_FIELDS: dict[str, tuple[type[Record], str]] = {
     "campaign": (Campaign, "--campaign"),
@@ -217,6 +216,16 @@ def headline_units(kg: KnowledgeGraph, campaign: str | None) -> dict[str, str]:
     return {c.metric.name: c.metric.unit} if isinstance(c, Campaign) else {}
 
 
+def error_file_source(path: str | Path, text: str) -> dict[str, Any]:
+    """The ``source`` entry citing an error log that is kept as an excerpt, not pasted: its
+    file name (no folders: home paths name people), sha256 and size in bytes of the whole file,
+    and how many lines it has (``field: error``)."""
+    raw = Path(path).read_bytes()
+    lines = text.count("\n") + (0 if text.endswith("\n") or not text else 1)
+    return {"file": Path(path).name, "sha256": hashlib.sha256(raw).hexdigest(), "size": len(raw),
+            "field": "error", "locator": f"{lines} lines; the error is an excerpt (kb.errortext.error_excerpt)"}
+
+
 def read_error_file(path: str | Path) -> str:
     """The text of an error log, decoded as UTF-8 (bad bytes replaced). Raises ``ValueError``
     naming the file when it cannot be read."""
@@ -226,18 +235,9 @@ def read_error_file(path: str | Path) -> str:
         raise ValueError(f"cannot read '{path}': {exc.strerror}") from None
 
 
-def clip_error(text: str, limit: int = MAX_ERROR_CHARS) -> str:
-    """``text`` stripped, or its last ``limit`` characters behind a line saying how many were cut."""
-    text = text.strip("\n")
-    if len(text) <= limit:
-        return text
-    cut = len(text) - limit
-    return f"[… {cut} earlier characters cut by kb log …]\n" + text[-limit:]
-
-
 def build_attempt(kg: KnowledgeGraph, draft: AttemptDraft, *, today: dt.date | None = None) -> Attempt:
     """Parse, default and check ``draft`` into an :class:`Attempt` whose id is
-    ``YYYY-MM-DD-<slug of title>`` (not yet made unique: :func:`kb.store.create_record` does that).
+    ``YYYY-MM-DD-<slug of title>`` (not yet made unique: :func:`kb.store.save_record` does that).
 
     Defaults: ``date`` today (or ``today``), ``campaign`` :func:`default_campaign`, ``platform``
     the campaign's. A metric without a unit takes the campaign's headline unit when it is the
@@ -328,8 +328,10 @@ def build_attempt(kg: KnowledgeGraph, draft: AttemptDraft, *, today: dt.date | N
             error = read_error_file(draft.error_file)
         except ValueError as exc:
             problem("--error-file", str(exc))
+        else:
+            data["source"] = [error_file_source(draft.error_file, error)]
     if error is not None and error.strip():
-        data["error"] = clip_error(error)
+        data["error"] = error_excerpt(error)
     if draft.tags:
         data["tags"] = list(dict.fromkeys(t.strip() for t in draft.tags if t.strip()))
 
@@ -411,15 +413,18 @@ def match_blockers(kg: KnowledgeGraph, error_text: str | None, linked: list[str]
 
 @dataclass
 class LogResult:
-    """What :func:`log_attempt` wrote: the attempt (with its final id), its path, the matches."""
+    """What :func:`log_attempt` wrote: the attempt (with its final id), its path, the matches,
+    and what the write gate redacted (kind → count)."""
 
     attempt: Attempt
     path: Path
     matches: list[BlockerMatch]
+    redactions: dict[str, int] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        """``{"id", "path", "matches": [{"id", "title", "fix", "linked"}]}``."""
-        return {"id": self.attempt.id, "path": str(self.path), "matches": [m.to_dict() for m in self.matches]}
+        """``{"id", "path", "matches": [{"id", "title", "fix", "linked"}], "redacted": {kind: n}}``."""
+        return {"id": self.attempt.id, "path": str(self.path), "matches": [m.to_dict() for m in self.matches],
+                "redacted": dict(sorted(self.redactions.items()))}
 
 
 def load_for_writing(root: str | Path) -> tuple[KnowledgeGraph, list[Problem]]:
@@ -444,15 +449,16 @@ def log_attempt(root: str | Path, draft: AttemptDraft, *, kg: KnowledgeGraph | N
     if kg is None:
         kg, _problems = load_for_writing(root)
     attempt, matches = prepare_attempt(kg, draft, link_matches=link_matches, today=today)
-    attempt, path = create_record(root, attempt, taken=kg.records.records)
-    return LogResult(attempt, path, matches)
+    saved = save_record(root, attempt, taken=kg.records.records)
+    assert isinstance(saved.record, Attempt)
+    return LogResult(saved.record, saved.path, matches, dict(saved.redactions))
 
 
 def prepare_attempt(kg: KnowledgeGraph, draft: AttemptDraft, *, link_matches: bool = False,
                     today: dt.date | None = None) -> tuple[Attempt, list[BlockerMatch]]:
     """The attempt :func:`log_attempt` would write, and its signature matches, without writing:
     ``(attempt, matches)``, the matches linked into ``blocked_by`` when ``link_matches`` (so a
-    dry run shows what the real run writes). Raises :class:`InvalidRecords` for bad input."""
+    dry run shows what the real run writes). Raises :class:`InvalidOptions` for bad input."""
     attempt = build_attempt(kg, draft, today=today)
     full_error = draft.error if draft.error is not None else attempt.error
     if draft.error is None and draft.error_file is not None:
@@ -727,7 +733,8 @@ def decision_from_upgrade(kg: KnowledgeGraph, title: str, change: dict[str, str]
                         resolves=resolved_ids, evidence=attempts, stack_change=sc)
 
 
-def write_new(root: str | Path, record: Record, kg: KnowledgeGraph | None = None) -> tuple[Record, Path]:
-    """Write a new record (``kb new``) under a free id (see :func:`kb.store.create_record`)."""
+def write_new(root: str | Path, record: Record, kg: KnowledgeGraph | None = None) -> Saved:
+    """Write a new record (``kb new``) through the store's write gate under a free id
+    (:func:`kb.store.save_record`: redacted, never overwriting)."""
     taken = kg.records.records if kg is not None else ()
-    return create_record(root, record, taken=taken)
+    return save_record(root, record, taken=taken)

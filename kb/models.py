@@ -90,7 +90,8 @@ class Source(_Strict):
     """Where a fact came from: a file (seed, log) with a locator, or a URL / ``owner/repo#n``.
 
     ``locator`` is free-form but precise: ``msg 5256``, ``line 9``, ``lines 27-33``, a message uuid.
-    ``sha256`` and ``format`` are set by importers for the log a draft came from; ``field``
+    ``sha256`` and ``format`` are set by importers for the log a draft came from (``size``: the
+    file's length in bytes, when a log is cited rather than pasted: ``kb log --error-file``); ``field``
     names the record field the source supports (``error``, ``metrics.output_throughput``,
     ``stack.cuda``; ``attempt`` for the passage an imported attempt was drafted from).
     """
@@ -100,6 +101,7 @@ class Source(_Strict):
     locator: StrictStr | None = None
     quote: StrictStr | None = None
     sha256: StrictStr | None = None
+    size: int | None = Field(default=None, ge=0)
     format: StrictStr | None = None
     field: StrictStr | None = None
     summary: StrictStr | None = None
@@ -266,7 +268,8 @@ class Applicability(_Strict):
 
 
 class Record(_Strict):
-    """Fields every record may carry. ``id`` defaults to the file name without ``.yaml``."""
+    """Fields every record may carry. ``id`` defaults to the file name without ``.yaml``;
+    ``redacted`` says what kb's write gate redacted (kind → count)."""
 
     kind: ClassVar[str] = "record"
     folder: ClassVar[str] = ""
@@ -276,6 +279,9 @@ class Record(_Strict):
     source: Sources = Field(default_factory=list)
     notes: StrictStr | None = None
     tags: list[StrictStr] = Field(default_factory=list)
+    redacted: dict[StrictStr, Annotated[int, Field(ge=1)]] = Field(default_factory=dict)
+    """What the store's write gate replaced before writing, by kind (``secret``, ``host``,
+    ``user``, ``email``) → count; never the values. Set by kb, not by hand."""
 
 
 # --------------------------------------------------------------------------- kinds

@@ -10,9 +10,8 @@ writers never take the same id).
 from __future__ import annotations
 
 import difflib
-import errno
-import os
-import tempfile
+import re
+from collections import Counter
 from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
@@ -21,9 +20,11 @@ from typing import Any, Iterable, Iterator, TypeVar
 import yaml
 from pydantic import ValidationError
 
+from kb.atomic import write_text_atomic
 from kb.errors import InvalidRecords, Problem, RecordError, RecordExists, WriteError
-from kb.ids import suffixed
+from kb.ids import slugify, suffixed
 from kb.models import KINDS, Record
+from kb.redact import Redactor
 from kb.validation import located_problems
 from kb.yamldoc import Document, parse_document
 
@@ -295,144 +296,130 @@ def record_path(root: str | Path, record: Record) -> Path:
     return Path(root) / record.folder / f"{record.id}.yaml"
 
 
+# --------------------------------------------------------------------------- the write gate
+
+_IDENTIFIERS = frozenset({"sha256", "format", "field", "size", "redacted"})
+"""Keys whose values are identifiers or figures kb made, not text from a person or a log."""
+
+_PLACEHOLDER = re.compile(r"<(secret|host|user|email)>")
+
+
+@dataclass
+class Saved:
+    """What :func:`save_record` wrote: the ``record`` as written (redacted, with its final id),
+    its ``path``, and ``redactions``: what this write replaced, kind → count (``token``,
+    ``home-user``, ``email``, …; see :mod:`kb.redact`), never the values."""
+
+    record: Record
+    path: Path
+    redactions: Counter[str]
+
+    def summary(self) -> str:
+        """``"email 1, token 2"`` or ``"nothing"``."""
+        return ", ".join(f"{k} {n}" for k, n in sorted(self.redactions.items())) or "nothing"
+
+
+def redact_record(record: R, redactor: Redactor | None = None) -> tuple[R, Counter[str]]:
+    """``record`` with every secret and personal detail in its text replaced (:mod:`kb.redact`),
+    and the kinds replaced (kind → count).
+
+    Every string value is redacted except identifiers kb made (``sha256``, ``format``, …);
+    mapping keys (component and variable names) are kept. When the title changes and the id was
+    made from it, the id is made again from the redacted title. ``redacted`` is set to the
+    placeholders the text now holds (``secret``, ``host``, ``user``, ``email`` → count), so the
+    record says what was redacted, whoever redacted it. Raises :class:`InvalidRecords` if the
+    redacted record no longer validates (a secret where a version belongs).
+    """
+    redactor = redactor or Redactor()
+    before = Counter(redactor.counts)
+    data = _redact_value(record_to_data(record), redactor)
+    counts = Counter(redactor.counts)
+    counts.subtract(before)
+    counts = +counts
+    rid = record.id
+    title = data.get("title")
+    if isinstance(title, str) and title != record.title:
+        old, new = slugify(record.title), slugify(title)
+        if rid.endswith(old):
+            rid = rid[: len(rid) - len(old)] + new
+    found = Counter(m.group(1) for text in _strings(data) for m in _PLACEHOLDER.finditer(text))
+    data.pop("redacted", None)
+    if found:
+        data["redacted"] = dict(sorted(found.items()))
+    try:
+        clean = type(record).model_validate({**data, "id": rid})
+    except ValidationError as exc:
+        raise InvalidRecords(located_problems(exc, type(record), f"{record.folder}/{rid}.yaml")) from None
+    return clean, counts
+
+
+def _redact_value(value: Any, redactor: Redactor, key: str = "") -> Any:
+    if key in _IDENTIFIERS:
+        return value
+    if isinstance(value, str):
+        return redactor.redact(value)
+    if isinstance(value, list):
+        return [_redact_value(v, redactor, key) for v in value]
+    if isinstance(value, dict):
+        return {k: _redact_value(v, redactor, str(k)) for k, v in value.items()}
+    return value
+
+
+def _strings(value: Any) -> Iterator[str]:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, list):
+        for v in value:
+            yield from _strings(v)
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            if k not in _IDENTIFIERS:
+                yield from _strings(v)
+
+
+def save_record(root: str | Path, record: Record, *, new: bool = True, taken: Iterable[str] = (),
+                overwrite: bool = False, redactor: Redactor | None = None) -> Saved:
+    """The one write gate: every writer (``kb log``, ``kb new``, ``kb capture``, ``kb import``)
+    writes a record through here.
+
+    Redacts the record (:func:`redact_record`, with ``redactor`` when the caller has one that
+    learned names, e.g. from a session's working folder), then writes it atomically
+    (:func:`kb.atomic.write_text_atomic`; new files get the process umask). With ``new`` a taken
+    id is suffixed ``-2``, ``-3``, … (ids in ``taken`` are skipped: ids are unique across kinds);
+    without it the id is kept and an existing file is refused, or replaced when ``overwrite``.
+
+    Raises :class:`RecordExists` (an existing record, not ``new`` nor ``overwrite``),
+    :class:`InvalidRecords` (the redacted record does not validate), :class:`WriteError` (the
+    disk refused, or every suffixed id is taken).
+    """
+    clean, counts = redact_record(record, redactor)
+    if new:
+        clean, path = _create(root, clean, set(taken))
+    else:
+        path = write_text_atomic(record_path(root, clean), dump_record(clean), overwrite=overwrite)
+    return Saved(clean, path, counts)
+
+
 def write_record(root: str | Path, record: Record, *, overwrite: bool = False) -> Path:
-    """Write ``record`` atomically under ``root``; return its path.
-
-    The text is written to a temporary file in the target folder, flushed and fsynced, then
-    hard-linked to its final name (which fails if the name exists) and the temporary removed; a
-    crash at any point leaves either no record or the complete one. With ``overwrite=True`` the
-    temporary file replaces an existing record with :func:`os.replace`.
-
-    Raises :class:`RecordExists` if the record exists and ``overwrite`` is false, and
-    :class:`WriteError` when the disk is full, the folder read-only, or similar.
-    """
-    target = record_path(root, record)
-    text = dump_record(record)
-    return write_text_atomic(target, text, overwrite=overwrite)
-
-
-def write_text_atomic(target: Path, text: str, *, overwrite: bool = False) -> Path:
-    """Atomically create ``target`` with ``text`` (see :func:`write_record`)."""
-    target = Path(target)
-    try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        if not overwrite and target.exists():
-            raise RecordExists(target)
-        sweep_temp_files(target.parent)
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.stem}.{os.getpid()}.", suffix=TEMP_SUFFIX, dir=target.parent)
-    except RecordExists:
-        raise
-    except OSError as exc:
-        raise _write_error(target, exc) from None
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        if overwrite:
-            os.replace(tmp, target)
-        else:
-            try:
-                os.link(tmp, target)
-            except FileExistsError:
-                raise RecordExists(target) from None
-            except OSError as exc:
-                if exc.errno not in (errno.EPERM, errno.ENOTSUP, errno.EXDEV):
-                    raise
-                # file systems without hard links: O_EXCL create is still exclusive
-                fd2 = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
-                with os.fdopen(fd2, "w", encoding="utf-8") as fh2:
-                    fh2.write(text)
-        _fsync_dir(target.parent)
-    except RecordExists:
-        raise
-    except OSError as exc:
-        raise _write_error(target, exc) from None
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-    return target
-
-
-TEMP_SUFFIX = ".tmp"
-"""Temporary files are ``.<id>.<pid>.<random>.tmp`` in the record's folder: hidden, so never
-read as records, and naming the process that writes them."""
-
-
-def _write_error(target: Path, exc: OSError) -> WriteError:
-    reason = exc.strerror or str(exc)
-    hint = {errno.ENOSPC: "free some space", errno.EDQUOT: "free some space (disk quota exceeded)",
-            errno.EROFS: "the file system is mounted read-only: remount it read-write or use another --records"}.get(
-        exc.errno or 0, "check the folder exists and is writable")
-    return WriteError(f"{target}: cannot write ({reason}); nothing was changed: {hint}, then run the command again")
-
-
-def sweep_temp_files(folder: Path) -> list[Path]:
-    """Remove the temporary files a killed writer left in ``folder``; return those removed.
-
-    A temporary file names its writer's pid (``.<id>.<pid>.<random>.tmp``); it is removed only
-    when that process no longer exists on this machine, so a live writer's file is never
-    touched. (On a folder shared by several machines a pid means nothing elsewhere: leave such
-    files alone there, which the pid check cannot promise.) Files of other shapes are kept.
-    Errors are ignored: sweeping is housekeeping, never a reason to fail a write.
-    """
-    removed = []
-    try:
-        entries = list(os.scandir(folder))
-    except OSError:
-        return removed
-    for entry in entries:
-        name = entry.name
-        if not (name.startswith(".") and name.endswith(TEMP_SUFFIX)):
-            continue
-        parts = name[: -len(TEMP_SUFFIX)].rsplit(".", 2)
-        if len(parts) != 3 or not parts[1].isdigit() or _alive(int(parts[1])):
-            continue
-        try:
-            os.unlink(entry.path)
-            removed.append(Path(entry.path))
-        except OSError:
-            pass
-    return removed
-
-
-def _alive(pid: int) -> bool:
-    if pid == os.getpid():
-        return True
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except (PermissionError, OverflowError, ValueError):
-        return True
-    return True
-
-
-def _fsync_dir(path: Path) -> None:
-    try:
-        fd = os.open(path, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
+    """Write ``record`` under its own id through the write gate (:func:`save_record` with
+    ``new=False``); return its path. Raises :class:`RecordExists` if it exists and ``overwrite``
+    is false, and the errors of :func:`save_record`."""
+    return save_record(root, record, new=False, overwrite=overwrite).path
 
 
 def create_record(root: str | Path, record: R, *, taken: Iterable[str] = (), max_tries: int = 1000) -> tuple[R, Path]:
-    """Write a *new* ``record`` under ``root``, suffixing its id on collision; return it and its path.
+    """Write a *new* ``record`` through the write gate (:func:`save_record`), suffixing its id on
+    collision; return the record as written and its path."""
+    saved = save_record(root, record, new=True, taken=taken)
+    return saved.record, saved.path  # type: ignore[return-value]
 
-    ``record.id`` is tried first, then ``<id>-2``, ``<id>-3``, … . An id is skipped when it is in
-    ``taken`` (ids of other kinds: ids are unique across all kinds) or when the file exists. The
-    check that decides is the exclusive hard link of :func:`write_text_atomic`, so two processes
-    writing the same id at the same moment both succeed, under distinct ids. The suffixed id is
-    shortened from the end of its slug if it would pass the 120-character id limit.
 
-    Raises :class:`WriteError` after ``max_tries`` taken ids, or when the disk refuses the write.
-    """
-    taken = set(taken)
+def _create(root: str | Path, record: R, taken: set[str], max_tries: int = 1000) -> tuple[R, Path]:
+    """Create ``record`` under ``root``: ``record.id`` first, then ``<id>-2``, ``<id>-3``, … An
+    id is skipped when it is in ``taken`` or its file exists. The check that decides is the
+    exclusive hard link of :func:`kb.atomic.write_text_atomic`, so two processes writing the
+    same id at the same moment both succeed, under distinct ids. Raises :class:`WriteError`
+    after ``max_tries`` taken ids."""
     base = record.id
     for n in range(1, max_tries + 1):
         rid = base if n == 1 else suffixed(base, n)
@@ -440,8 +427,7 @@ def create_record(root: str | Path, record: R, *, taken: Iterable[str] = (), max
             continue
         candidate = record.model_copy(update={"id": rid})
         try:
-            return candidate, write_record(root, candidate)
+            return candidate, write_text_atomic(record_path(root, candidate), dump_record(candidate))
         except RecordExists:
             continue
     raise WriteError(f"{Path(root) / record.folder}: ids {base} to {base}-{max_tries} are all taken; pick another title")
-

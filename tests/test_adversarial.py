@@ -21,10 +21,10 @@ from typing import Any
 import pytest
 import yaml
 from click.testing import CliRunner
+from reliability_stats import STATS
 
 from kb.cli import cli
 from kb.store import load_records
-from reliability_stats import STATS
 
 HERE = Path(__file__).parent / "adversarial"
 INPUTS = HERE / "inputs"

@@ -15,7 +15,14 @@ from pathlib import Path
 import pytest
 
 from kb import capture as cap_mod
-from kb.capture import Capture, ProbeResult, capture_machine, find_nvcc, find_tool, run_subprocess
+from kb.capture import (
+    Capture,
+    ProbeResult,
+    capture_machine,
+    find_nvcc,
+    find_tool,
+    run_subprocess,
+)
 from kb.toolout import (
     parse_nvcc_version,
     parse_nvidia_smi,

@@ -8,10 +8,9 @@ import sys
 
 import pytest
 from click.testing import CliRunner
+from conftest import CAMPAIGN_RECORDS, ROOT
 
 from kb.cli import cli
-
-from conftest import CAMPAIGN_RECORDS, ROOT
 
 
 def run(*args: str):

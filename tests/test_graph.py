@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import pytest
-
-from kb.pipeline import load, load_graph
-from kb.errors import InvalidRecords
-
 from conftest import CAMPAIGN_RECORDS
 from test_store import ATTEMPT, BLOCKER, DECISION, valid_tree
+
+from kb.errors import InvalidRecords
+from kb.pipeline import load, load_graph
 
 
 def problems(root):

@@ -260,8 +260,7 @@ def test_a_log_over_the_size_limit_of_its_format_is_refused_and_writes_nothing(c
 
 
 def test_a_streamed_log_is_imported_window_by_window_like_a_whole_one(campaign_copy, monkeypatch):
-    from kb.importers import drafts
-    from kb.importers import readers
+    from kb.importers import drafts, readers
 
     whole = run(campaign_copy, str(LOGS / "claude-campaign.jsonl"), "--dry-run", "--json")
     assert len(list(readers.iter_windows(LOGS / "claude-campaign.jsonl", window_events=2))) > 3

@@ -12,7 +12,6 @@ import time
 import yaml
 
 
-
 class Terminal:
     """A process attached to a pseudo-terminal; :meth:`expect` reads until a text appears."""
 

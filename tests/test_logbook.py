@@ -16,10 +16,16 @@ from unblock_cases import CASES, GATE, SYMM
 from kb.capture import Capture
 from kb.cli import cli
 from kb.errors import InvalidRecords
-from kb.pipeline import load_graph
 from kb.ids import slugify
-from kb.logbook import AttemptDraft, build_attempt, log_attempt, parse_component, parse_metric
+from kb.logbook import (
+    AttemptDraft,
+    build_attempt,
+    log_attempt,
+    parse_component,
+    parse_metric,
+)
 from kb.models import Blocker
+from kb.pipeline import load_graph
 from kb.store import create_record, load_records
 
 BASE = ["log", "-t", "Retry fusion", "-a", "fuse allreduce and RMSNorm", "--date", "2026-03-01", "--no-interactive"]
@@ -189,7 +195,8 @@ def test_json_prints_id_path_and_matches(root):
     data = json.loads(r.stdout)
     assert data == {"id": "2026-03-01-retry-fusion", "path": str(root / "attempts" / "2026-03-01-retry-fusion.yaml"),
                     "matches": [{"id": SYMM, "title": CASES[f"blockers/{SYMM}.yaml"]["title"],
-                                 "fix": "no known fix (workaround: Leave --enable-torch-symm-mem off.)", "linked": False}]}
+                                 "fix": "no known fix (workaround: Leave --enable-torch-symm-mem off.)", "linked": False}],
+                    "redacted": {}}
     assert read(data["path"]).get("blocked_by") is None
 
 
@@ -304,5 +311,6 @@ def test_log_attempt_library_call(root):
     assert res.to_dict() == {"id": "2026-03-03-lib", "path": str(root / "attempts" / "2026-03-03-lib.yaml"),
                              "matches": [{"id": SYMM, "title": CASES[f"blockers/{SYMM}.yaml"]["title"],
                                           "fix": "no known fix (workaround: Leave --enable-torch-symm-mem off.)",
-                                          "linked": True}]}
+                                          "linked": True}],
+                             "redacted": {}}
     assert res.attempt.blocked_by == [SYMM]

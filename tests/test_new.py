@@ -16,7 +16,6 @@ from unblock_cases import CASES, GATE, VERIFY
 from kb.cli import cli
 from kb.errors import InvalidRecords, QueryError
 from kb.graph import KnowledgeGraph, build_graph
-from kb.pipeline import load_graph
 from kb.logbook import (
     decision_from_upgrade,
     new_campaign,
@@ -25,6 +24,7 @@ from kb.logbook import (
     new_stack,
 )
 from kb.models import Campaign, Decision, Platform, Stack
+from kb.pipeline import load_graph
 from kb.site.build import build_site
 from kb.store import load_records
 
@@ -58,7 +58,8 @@ def test_new_blocker_is_a_valid_open_skeleton_and_never_overwrites(write_tree):
     second = invoke(root, "new", "blocker", "NCCL hangs on P2P", "--json")
     assert first.stdout == f"{root / 'blockers' / 'nccl-hangs-on-p2p.yaml'}\n"
     assert json.loads(second.stdout) == {"id": "nccl-hangs-on-p2p-2", "kind": "blocker",
-                                         "path": str(root / "blockers" / "nccl-hangs-on-p2p-2.yaml")}
+                                         "path": str(root / "blockers" / "nccl-hangs-on-p2p-2.yaml"),
+                                         "redacted": {}}
     assert read(first.stdout.strip())["title"] == "NCCL hangs on P2P"
     records = load_records(root)
     assert records.problems == []
@@ -154,7 +155,8 @@ def test_new_platform_derives_the_arch_and_loads_with_the_given_values(empty_rec
     assert (p.interconnect, p.nvlink, p.memory_gib) == ("PCIe Gen5", False, 96)
     again = invoke(empty_records, *PLATFORM, "--json")
     assert json.loads(again.stdout) == {"id": "8x-rtx-pro-6000-2", "kind": "platform",
-                                        "path": str(empty_records / "platforms" / "8x-rtx-pro-6000-2.yaml")}
+                                        "path": str(empty_records / "platforms" / "8x-rtx-pro-6000-2.yaml"),
+                                        "redacted": {}}
     assert read(path)["arch"] == "sm_120"  # the first is untouched
 
 

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+from conftest import CAMPAIGN_RECORDS
+
 from kb.pipeline import load_graph
 from kb.queries import roots, why
-
-from conftest import CAMPAIGN_RECORDS
 
 SM120 = "sm120-unsupported-by-cuda-12.8-stack"
 

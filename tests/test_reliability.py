@@ -24,13 +24,13 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-
-from kb.cli import cli
-from kb.pipeline import load
-from kb.store import TEMP_SUFFIX, load_records, sweep_temp_files
+from conftest import ROOT
 from reliability_stats import STATS
 
-from conftest import ROOT
+from kb.atomic import TEMP_SUFFIX, sweep_temp_files
+from kb.cli import cli
+from kb.pipeline import load
+from kb.store import load_records
 
 ADV_BASE = Path(__file__).parent / "adversarial" / "base"
 NOTEBOOK = Path(__file__).parent / "fixtures" / "logs" / "notebook.md"

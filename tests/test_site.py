@@ -21,8 +21,8 @@ from urllib.parse import urlsplit
 import pytest
 import yaml
 from bs4 import BeautifulSoup
-
 from conftest import CAMPAIGN_RECORDS
+
 from kb.errors import InvalidRecords
 from kb.site.build import build_site
 from kb.site.charts import nice_ticks

@@ -8,11 +8,10 @@ from pathlib import Path
 import pytest
 from bs4 import BeautifulSoup
 from click.testing import CliRunner
+from conftest import CAMPAIGN_RECORDS, ROOT
 
 from kb.cli import cli
 from kb.site.build import build_site
-
-from conftest import CAMPAIGN_RECORDS, ROOT
 
 SAMPLES = ROOT.parent / "shared" / "samples"
 LOGS = ROOT / "tests" / "fixtures" / "logs"

@@ -5,12 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from conftest import CAMPAIGN_RECORDS
 
 from kb.errors import RecordExists
 from kb.models import Attempt, Blocker, Campaign, Decision, Platform, Stack
 from kb.store import dump_record, load_records, write_record
-
-from conftest import CAMPAIGN_RECORDS
 
 PLATFORM = """\
 title: 8x RTX PRO 6000

@@ -8,8 +8,8 @@ from unblock_cases import CASES, GATE, SYMM, TWO, VERIFY, WHEEL
 
 from kb.cli import cli
 from kb.errors import UsageError
-from kb.pipeline import load_graph
 from kb.models import Component
+from kb.pipeline import load_graph
 from kb.queries import resolve_blockers, unblocks
 from kb.versions import satisfies
 

@@ -85,6 +85,24 @@ def handle_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
     return wrapper
 
 
+def say_redacted(command: str, counts: Any) -> None:
+    """Say on stderr what the write gate redacted (``kb log: redacted before writing: token 1``),
+    kinds and counts only, never the values; nothing when nothing was."""
+    if counts:
+        what = ", ".join(f"{k} {n}" for k, n in sorted(dict(counts).items()))
+        click.echo(f"{command}: redacted before writing: {what} (the record lists them under 'redacted')", err=True)
+
+
+def print_record(record: Any) -> None:
+    """Print ``record`` as the YAML the write gate would write (redacted), under a comment naming
+    its file: what ``--dry-run`` shows."""
+    from kb.store import dump_record, redact_record
+
+    clean, _counts = redact_record(record)
+    click.echo(f"# records/{clean.folder}/{clean.id}.yaml (dry run: not written)")
+    click.echo(dump_record(clean), nl=False)
+
+
 def emit_json(data: Any) -> None:
     """Print ``data`` as indented JSON on stdout."""
     click.echo(json.dumps(data, indent=2, ensure_ascii=False, default=str))

@@ -11,6 +11,7 @@ from kb.cli.app import (
     emit_json,
     handle_errors,
     pass_env,
+    say_redacted,
 )
 from kb.errors import InvalidRecords
 
@@ -34,7 +35,7 @@ def capture(env: Env, write_id: str | None, title: str | None, as_platform: bool
     """
     from kb import capture as capture_mod
     from kb import machine
-    from kb.store import dump_record, write_record
+    from kb.store import dump_record, redact_record, save_record
 
     cap = capture_mod.capture_machine(timeout_s=timeout)
     for line in machine.capture_summary(cap):
@@ -49,7 +50,13 @@ def capture(env: Env, write_id: str | None, title: str | None, as_platform: bool
     except InvalidRecords as exc:
         _problems_exit(exc, f"the captured {'platform' if as_platform else 'stack'}")
         return
-    path = write_record(env.records, record) if write_id else None
+    path = None
+    if write_id:
+        saved = save_record(env.records, record, new=False)
+        record, path = saved.record, saved.path
+        say_redacted("kb capture", saved.redactions)
+    else:
+        record, _counts = redact_record(record)
     if as_json:
         from kb.store import record_to_data
 

@@ -14,6 +14,8 @@ from kb.cli.app import (
     emit_json,
     handle_errors,
     pass_env,
+    print_record,
+    say_redacted,
 )
 from kb.errors import InvalidRecords, KbError
 
@@ -230,11 +232,8 @@ def log(env: Env, title: str | None, approach: str | None, outcome: str | None, 
                     draft.blocked_by.append(m.id)
     try:
         if dry_run:
-            from kb.store import dump_record
-
             attempt, matches = logbook.prepare_attempt(kg, draft, link_matches=link_matches)
-            click.echo(f"# records/attempts/{attempt.id}.yaml (dry run: not written)")
-            click.echo(dump_record(attempt), nl=False)
+            print_record(attempt)
             for m in matches:
                 how = "would be linked" if m.linked else "not linked; --link-matches links it"
                 click.echo(f"kb log: error text {m.describe()} ({how})", err=True)
@@ -246,6 +245,7 @@ def log(env: Env, title: str | None, approach: str | None, outcome: str | None, 
     for m in res.matches:
         how = "linked" if m.linked else "not linked; --link-matches links it"
         click.echo(f"kb log: error text {m.describe()} ({how})", err=True)
+    say_redacted("kb log", res.redactions)
     if as_json:
         emit_json(res.to_dict())
     else:

@@ -13,6 +13,8 @@ from kb.cli.app import (
     emit_json,
     handle_errors,
     pass_env,
+    print_record,
+    say_redacted,
 )
 from kb.errors import InvalidRecords
 
@@ -34,9 +36,11 @@ def _write_new(env: Env, record: Any, kg: Any, as_json: bool,
                hint: str = "fill in its TODOs, then run 'kb check'") -> None:
     from kb.logbook import write_new
 
-    record, path = write_new(env.records, record, kg)
+    saved = write_new(env.records, record, kg)
+    record, path = saved.record, saved.path
+    say_redacted(f"kb new {record.kind}", saved.redactions)
     if as_json:
-        emit_json({"id": record.id, "kind": record.kind, "path": str(path)})
+        emit_json({"id": record.id, "kind": record.kind, "path": str(path), "redacted": dict(saved.redactions)})
     else:
         click.echo(str(path))
     click.echo(f"wrote {record.kind} {record.id}" + (f": {hint}" if hint else ""), err=True)
@@ -50,11 +54,8 @@ def _title(title: tuple[str, ...]) -> str:
 
 
 def _dry_run(record: Any) -> None:
-    """Print ``record`` as the YAML ``kb new`` would write, under a comment naming its file."""
-    from kb.store import dump_record
-
-    click.echo(f"# records/{record.folder}/{record.id}.yaml (dry run: not written)")
-    click.echo(dump_record(record), nl=False)
+    """Print ``record`` as the YAML ``kb new`` would write (redacted), under a comment naming its file."""
+    print_record(record)
 
 
 def _finish_new(env: Env, build: Callable[[], Any], kg: Any, what: str, dry_run: bool, as_json: bool,

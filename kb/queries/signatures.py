@@ -1,32 +1,13 @@
-"""Error signatures: the headline of an error text, blockers whose signatures occur in it, and
-attempts a new one may repeat."""
+"""Error signatures: blockers whose signatures occur in an error text, and attempts a new one may
+repeat (the headline of an error text is :func:`kb.errortext.error_headline`)."""
 
 from __future__ import annotations
 
 import re
 
+from kb.errortext import error_headline
 from kb.graph import KnowledgeGraph
 from kb.models import Attempt, Blocker, Campaign
-
-_EXCEPTION_LINE = re.compile(r"^\s*[A-Za-z_][\w.]*(Error|Exception|Interrupt|Warning)\b")
-
-
-def error_headline(text: str) -> str:
-    """The line of an error text that names the failure: the last exception line of a Python
-    traceback (``KeyError: 12``), else the last line that is not an exit-code note, else ``""``.
-
-    >>> error_headline("Traceback (most recent call last):\\n  File x\\nKeyError: 12\\n\\nExit code 1")
-    'KeyError: 12'
-    >>> error_headline("incompatible with CUDA graphs")
-    'incompatible with CUDA graphs'
-    """
-    lines = [ln.strip() for ln in text.strip().splitlines() if ln.strip()]
-    exc = [ln for ln in lines if _EXCEPTION_LINE.match(ln)]
-    if exc:
-        return exc[-1]
-    rest = [ln for ln in lines if not re.match(r"(?i)^exit code:? *-?\d+$", ln)]
-    return rest[-1] if rest else (lines[-1] if lines else "")
-
 
 def possible_duplicates(kg: KnowledgeGraph, attempt: Attempt) -> list[tuple[str, str]]:
     """Existing attempts that ``attempt`` (not yet in ``kg``) may repeat: same campaign and date,

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from kb.errortext import error_headline
 from kb.models import Attempt, Blocker, Campaign, Decision, Metric, Outcome
-from kb.queries import describe_fix, error_headline, why
+from kb.queries import describe_fix, why
 from kb.site.pages.context import (
     Ctx,
     components_table,

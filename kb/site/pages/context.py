@@ -199,7 +199,8 @@ def sources(r: Record) -> list[dict[str, Any]]:
             continue
         seen.add(key)
         out.append({"file": s.file, "url": s.url, "locator": s.locator, "quote": s.quote, "format": s.format,
-                    "sha256": s.sha256[:12] if s.sha256 else None, "field": s.field, "summary": s.summary})
+                    "sha256": s.sha256[:12] if s.sha256 else None, "size": s.size, "field": s.field,
+                    "summary": s.summary})
     return out
 
 
