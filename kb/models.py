@@ -364,6 +364,9 @@ class Campaign(Record):
     target: Metric | None = None
     result: Metric | None = None
     started: Date | None = None
+    catalogs: list[StrictStr] = Field(default_factory=list)
+    """Catalogs of shared blockers the campaign uses: a name shipped with kb (``blackwell``, the
+    folder ``kb/catalogs/blackwell``) or a folder path relative to the records folder."""
     status: Literal["active", "done", "paused", "abandoned"] = "active"
     goal: StrictStr | None = None
 

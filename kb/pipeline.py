@@ -38,14 +38,18 @@ class Loaded:
 
 
 def load(root: str | Path) -> Loaded:
-    """Load, check and link the records under ``root`` (a ``records/`` folder).
+    """Load, check and link the records under ``root`` (a ``records/`` folder), with the
+    catalogs its campaigns list (:func:`kb.catalog.merge_catalogs`).
 
     Reference problems are looked for among the records that loaded; a record that failed to
     load is reported once, as its own problem, not again as an unknown id. Never raises for bad
     records; raises :class:`kb.errors.RecordError` only when ``root`` is not a folder.
     """
+    from kb.catalog import merge_catalogs
+
     loaded = load_records(root)
-    problems = loaded.problems + check_references(loaded.records)
+    problems = loaded.problems + merge_catalogs(loaded.records, root)
+    problems += check_references(loaded.records)
     problems.sort(key=lambda p: (p.path, p.line or 0, p.field, p.message))
     return Loaded(loaded.records, problems, build_graph(loaded.records))
 

@@ -58,6 +58,9 @@ class RecordSet:
     broken: set[str] = field(default_factory=set)
     """Ids (file names) of record files that exist but failed to load: already reported, so
     references to them are not reported again as unknown."""
+    catalog_of: dict[str, str] = field(default_factory=dict)
+    """Id → name of the catalog a record was read from (:mod:`kb.catalog`); absent for the
+    campaign's own records. Catalog records are read-only to kb's writers."""
 
     def of_kind(self, cls: type[R]) -> list[R]:
         """Records of one model class, sorted by id."""
