@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 import yaml
 from click.testing import CliRunner
-
 from conftest import CAMPAIGN_RECORDS
+
 from kb.cli import cli
 from kb.models import Blocker
 from kb.site.build import build_site

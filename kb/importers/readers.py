@@ -198,7 +198,7 @@ def read_session(path: str | Path, format: str = "auto") -> Session:
     format read whole. Per-line problems are warnings, never errors.
     """
     session: Session | None = None
-    for session in iter_windows(path, format, window_events=None):
+    for session in iter_windows(path, format, window_events=None):  # noqa: B007 (the last window is what is wanted)
         pass
     assert session is not None  # iter_windows always yields a last window
     return session
