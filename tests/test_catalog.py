@@ -117,3 +117,32 @@ def test_a_catalog_blocker_page_says_where_it_comes_from(root):
     page = render_site(load_graph(root))["blockers/flashinfer-allreduce-fusion-sm12x-gate.md"]
     assert '!!! info "From the catalog blackwell"' in page
     assert "its facts were checked on 2026&#45;11&#45;30" in page
+
+
+ERROR_LINES = {
+    "flashinfer-allreduce-fusion-sm12x-gate":
+        "RuntimeError: No supported CUDA architectures found for major versions [9, 10]",
+    "sglang-symm-mem-size-table-keyerror-12": "    self.max_size = SIZES[self.device_capability][ws]\nKeyError: 12",
+    "flashinfer-jit-sm12x-needs-cuda-12.9": "RuntimeError: SM 12.x requires CUDA >= 12.9",
+    "sgl-kernel-preloads-libcudart-12-on-cuda-13":
+        "OSError: libcudart.so.12: cannot open shared object file: No such file or directory",
+    "flash-attn2-arch-check-rejects-sm120": "RuntimeError: FlashAttention only supports Ampere GPUs or newer.",
+    "nccl-nvls-multicast-unavailable-on-pcie": "NCCL WARN NVLS multicast support is not available on dev 0",
+    "flashmla-kernels-sm90-sm100-only":
+        "RuntimeError: Sparse Attention Forward Kernel is only supported on SM90a and SM100f architectures",
+    "sgl-kernel-fp8-blockwise-grouped-mm-no-sm120":
+        "RuntimeError: No implemented fp8_blockwise_scaled_grouped_mm for current compute capability: 120",
+    "flashinfer-fp4-cvt-needs-arch-suffix":
+        "ptxas error   : Instruction 'cvt with .e2m1x2' not supported on .target 'sm_120'",
+    "deepgemm-sm100-only-kernels-on-sm12x": "AssertionError: DeepGEMM MegaMoE requires SM100 GPUs",
+}
+
+
+@pytest.mark.parametrize("blocker", sorted(ERROR_LINES))
+def test_kb_log_error_file_names_the_catalog_record(root, tmp_path, blocker):
+    err = tmp_path / "error.txt"
+    err.write_text(f"Traceback (most recent call last):\n  File \"x.py\", line 1\n{ERROR_LINES[blocker]}\n", encoding="utf-8")
+    r = run(root, "log", "-t", "a run", "-o", "failed", "-a", "x", "-c", "c", "-s", "cu128", "--date", "2026-03-01",
+            "--error-file", str(err), "--dry-run", "--no-interactive")
+    assert r.exit_code == 0, r.output
+    assert f"kb log: error text matches {blocker}; " in r.stderr
