@@ -146,3 +146,19 @@ def test_kb_log_error_file_names_the_catalog_record(root, tmp_path, blocker):
             "--error-file", str(err), "--dry-run", "--no-interactive")
     assert r.exit_code == 0, r.output
     assert f"kb log: error text matches {blocker}; " in r.stderr
+
+
+def test_link_matches_links_only_specific_matches(root):
+    args = ["log", "-t", "a run", "-o", "failed", "-a", "x", "-c", "c", "-s", "cu128", "--date", "2026-03-01",
+            "--link-matches", "--dry-run", "--no-interactive"]
+    # the campaign's own blocker and the catalog's match by the same signature: the own one is linked
+    r = run(root, *args, "--error", "RuntimeError: No supported CUDA architectures found for major versions [9, 10]")
+    assert "blocked_by:\n- fi-gate\n" in r.stdout
+    assert "error text matches flashinfer-allreduce-fusion-sm12x-gate; " in r.stderr
+    assert ("(not linked: too generic, or the campaign's own blocker matches the same text; "
+            "add -b flashinfer-allreduce-fusion-sm12x-gate if it is this one)") in r.stderr
+    # a short signature is linked when it is the only match, not beside a specific one
+    r = run(root, *args, "--error", "KeyError: 12")
+    assert "blocked_by:\n- sglang-symm-mem-size-table-keyerror-12\n" in r.stdout
+    r = run(root, *args, "--error", "KeyError: 12\nOSError: libcudart.so.12: cannot open shared object file")
+    assert "blocked_by:\n- sgl-kernel-preloads-libcudart-12-on-cuda-13\n" in r.stdout
