@@ -46,8 +46,10 @@ def _inside(path: Path, root: Path) -> bool:
         return False
 
 
-def merge_catalogs(records: RecordSet, root: str | Path) -> list[Problem]:
-    """Add to ``records`` (in place) the records of every catalog its campaigns list, in the
+def merge_catalogs(records: RecordSet, root: str | Path, extra: list[str] | tuple[str, ...] = (),
+                   extra_where: str = "mkdocs.yml") -> list[Problem]:
+    """Add to ``records`` (in place) the records of every catalog its campaigns list, then of
+    ``extra`` (the kb plugin's ``catalogs`` option, problems located at ``extra_where``), in the
     order first listed; ``records.catalog_of`` maps each added id to its catalog's name.
 
     Returns the problems: an unknown catalog or one inside the records folder (located at the
@@ -74,6 +76,17 @@ def merge_catalogs(records: RecordSet, root: str | Path) -> list[Problem]:
                                                 "to kb's writers, so keep it in a folder of its own next to records/"))
                 continue
             seen[name] = path
+    for i, name in enumerate(extra):
+        if name in seen:
+            continue
+        path = resolve_catalog(name, root)
+        if path is None or _inside(path, Path(root)):
+            why = "is unknown" if path is None else "lies inside the records folder"
+            problems.append(Problem(extra_where, None, f"plugins.kb.catalogs.{i}",
+                                    f"catalog '{name}' {why}; name a shipped catalog ({', '.join(shipped_catalogs())}) "
+                                    "or a folder next to the records"))
+            continue
+        seen[name] = path
     for name, path in seen.items():
         loaded = load_records(path)
         problems.extend(loaded.problems)

@@ -162,3 +162,16 @@ def test_link_matches_links_only_specific_matches(root):
     assert "blocked_by:\n- sglang-symm-mem-size-table-keyerror-12\n" in r.stdout
     r = run(root, *args, "--error", "KeyError: 12\nOSError: libcudart.so.12: cannot open shared object file")
     assert "blocked_by:\n- sgl-kernel-preloads-libcudart-12-on-cuda-13\n" in r.stdout
+
+
+def test_the_kb_plugin_option_adds_a_catalog_to_the_site(tmp_path):
+    from conftest import CAMPAIGN_RECORDS, ROOT
+    from kb.site.build import build_site
+
+    cfg = tmp_path / "mkdocs.yml"
+    cfg.write_text((ROOT / "mkdocs.yml").read_text(encoding="utf-8").replace(
+        "      records: records\n", "      records: records\n      catalogs: [blackwell]\n"), encoding="utf-8")
+    (tmp_path / "docs").mkdir()
+    site = build_site(CAMPAIGN_RECORDS, config_file=str(cfg), site_dir=str(tmp_path / "site"))
+    page = (site / "blockers" / "flashinfer-allreduce-fusion-sm12x-gate" / "index.html").read_text(encoding="utf-8")
+    assert "From the catalog blackwell" in page

@@ -26,6 +26,9 @@ CSS = """
 
 
 class KbPluginConfig(base.Config):
-    """``records``: the records folder, relative to mkdocs.yml (default ``records``)."""
+    """``records``: the records folder, relative to mkdocs.yml (default ``records``);
+    ``catalogs``: catalogs of shared blockers to add to the ones the campaigns list (a name shipped
+    with kb, e.g. ``blackwell``, or a folder relative to the records folder)."""
 
     records = c.Type(str, default="records")
+    catalogs = c.ListOfItems(c.Type(str), default=[])
