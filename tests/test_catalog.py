@@ -166,6 +166,7 @@ def test_link_matches_links_only_specific_matches(root):
 
 def test_the_kb_plugin_option_adds_a_catalog_to_the_site(tmp_path):
     from conftest import CAMPAIGN_RECORDS, ROOT
+
     from kb.site.build import build_site
 
     cfg = tmp_path / "mkdocs.yml"

@@ -9,6 +9,7 @@ from kb.errortext import error_headline
 from kb.graph import KnowledgeGraph
 from kb.models import Attempt, Blocker, Campaign
 
+
 def possible_duplicates(kg: KnowledgeGraph, attempt: Attempt) -> list[tuple[str, str]]:
     """Existing attempts that ``attempt`` (not yet in ``kg``) may repeat: same campaign and date,
     and the same figure for the campaign's headline metric, the same error headline, or a
