@@ -33,7 +33,7 @@ from kb.queries.resolution import (
     resolve_blockers,
 )
 from kb.queries.roots import CatalogRoot, RootCause, catalog_roots, roots
-from kb.queries.signatures import error_headline, match_signatures, possible_duplicates
+from kb.queries.signatures import match_signatures, possible_duplicates
 from kb.queries.unblocks import (
     DoneRetry,
     RetryCandidate,
@@ -49,9 +49,10 @@ from kb.queries.upgrades import candidate_versions, upgrade_candidates, upgrade_
 from kb.queries.why import ChainLink, WhyResult, why
 
 __all__ = [
-    "BlockerStatus", "CatalogRoot", "ChainLink", "Credit", "DoneRetry", "Finding", "RetryCandidate", "RootCause", "StillBlocked",
-    "UnblocksResult", "WhyResult", "attempt_credit", "attempt_flags", "catalog_roots", "candidate_versions", "credit_sentence",
-    "current_stack", "decision_credit", "default_from_stack", "describe_fix", "error_headline", "findings",
+    "BlockerStatus", "CatalogRoot", "ChainLink", "Credit", "DoneRetry", "Finding", "RetryCandidate", "RootCause",
+    "StillBlocked", "UnblocksResult", "WhyResult", "attempt_credit", "attempt_flags", "catalog_roots",
+    "candidate_versions", "credit_sentence", "current_stack", "decision_credit", "default_from_stack", "describe_fix",
+    "findings",
     "findings_of", "fix_phrase", "last_metric", "match_signatures", "parse_change", "possible_duplicates",
     "requirement_text", "resolve_blockers", "retried", "retries_of", "roots", "scope", "unblocks",
     "upgrade_candidates", "upgrade_paths", "why",
