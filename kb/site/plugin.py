@@ -22,7 +22,7 @@ from kb.errors import InvalidRecords, KbError
 from kb.graph import KnowledgeGraph
 from kb.pipeline import load_graph
 from kb.site.config import CSS, KbPluginConfig
-from kb.site.pages import NAV, render_site
+from kb.site.pages import NAV, SCRIPTS, render_assets, render_site
 
 NAV_PAGES = {src for _title, src in NAV}
 
@@ -54,6 +54,9 @@ class KbPlugin(BasePlugin[KbPluginConfig]):
         if not config.nav:
             config.nav = [{title: src} for title, src in NAV]
         config.extra_css = [*config.extra_css, "assets/kb.css"]
+        config.extra_javascript = [*config.extra_javascript, *SCRIPTS]
+        if "attr_list" not in config.markdown_extensions:  # decision headings carry an id-based anchor
+            config.markdown_extensions.append("attr_list")
         return config
 
     def on_files(self, files: Files, config: Any) -> Files:
@@ -71,6 +74,9 @@ class KbPlugin(BasePlugin[KbPluginConfig]):
                                         inclusion=InclusionLevel.UNDEFINED if nav_page else InclusionLevel.NOT_IN_NAV))
             self.generated.add(src)
         files.append(File.generated(config, "assets/kb.css", content=CSS))
+        for path, data in render_assets(self.kg, directory_urls=config.use_directory_urls).items():
+            if files.get_file_from_path(path) is None:
+                files.append(File.generated(config, path, content=data))
         return files
 
     def on_page_content(self, html: str, page: Any, config: Any, files: Files) -> str:
