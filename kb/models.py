@@ -93,7 +93,10 @@ class Source(_Strict):
     ``sha256`` and ``format`` are set by importers for the log a draft came from (``size``: the
     file's length in bytes, when a log is cited rather than pasted: ``kb log --error-file``); ``field``
     names the record field the source supports (``error``, ``metrics.output_throughput``,
-    ``stack.cuda``; ``attempt`` for the passage an imported attempt was drafted from).
+    ``stack.cuda``; ``attempt`` for the passage an imported attempt was drafted from). ``key``
+    (importers, on the ``attempt`` source) identifies that passage whatever the log's bytes:
+    ``claude:<session id>:<uuid>``, ``markdown:<file>:<digest of the passage's text>``, so a
+    log that grew, or was saved with other line endings, is recognised.
     """
 
     file: StrictStr | None = None
@@ -104,6 +107,7 @@ class Source(_Strict):
     size: int | None = Field(default=None, ge=0)
     format: StrictStr | None = None
     field: StrictStr | None = None
+    key: StrictStr | None = None
     summary: StrictStr | None = None
     """A one-line summary of what the source says, in the writer's own words (never copied text)."""
 
@@ -135,6 +139,9 @@ UNITS: dict[str, str] = {
     "MB": "megabytes",
     "GB": "gigabytes",
     "GiB": "gibibytes",
+    "GB/s": "gigabytes per second (bandwidth, e.g. NCCL bus bandwidth)",
+    "TFLOPS": "tera floating-point operations per second",
+    "it/s": "iterations per second (e.g. diffusion steps)",
     "count": "a count",
 }
 """Units a metric may carry; the unit is part of the metric, never implied."""
