@@ -38,10 +38,12 @@ MAX_FILE_BYTES = 2 * 1024 * 1024
 
 @dataclass
 class Origin:
-    """Where a record was read from: ``path`` relative to the records root, and its line map."""
+    """Where a record was read from: ``path`` as shown in problems (relative to the parent of
+    its records or catalog folder), its line map, and ``file``, the file on disk (absolute)."""
 
     path: str
     doc: Document
+    file: Path | None = None
 
     def line(self, *field_path: Any) -> int:
         """1-based line of ``field_path`` in the file (nearest located ancestor)."""
@@ -212,7 +214,7 @@ def load_records(root: str | Path) -> LoadResult:
             problems.extend(found)
             result.broken.add(path.stem)
             continue
-        origin = Origin(rel, doc)
+        origin = Origin(rel, doc, path.resolve())
         if record.id in first_seen:
             problems.append(
                 Problem(rel, origin.line("id"), "id",

@@ -74,7 +74,8 @@ class KbPlugin(BasePlugin[KbPluginConfig]):
         records_dir = self.records_dir
         for problem in asset_problems(self.kg.records, list_assets(records_dir)):
             log.warning("kb: %s", problem)
-        record_files = {rid: records_dir.parent / origin.path for rid, origin in self.kg.records.origins.items()}
+        record_files = {rid: origin.file or records_dir.parent / origin.path
+                        for rid, origin in self.kg.records.origins.items()}
         base_dir = Path(config.config_file_path).parent if config.config_file_path else Path.cwd()
         try:
             repo_path = records_dir.resolve().relative_to(base_dir.resolve()).as_posix()
