@@ -13,9 +13,10 @@ from pathlib import Path
 
 import pytest
 from bs4 import BeautifulSoup
-from conftest import SHARED
+from conftest import CAMPAIGN_RECORDS, SHARED
 from test_site import build_campaign, content, resolve, soup_of
 
+from kb.comparison import compare_pairs
 from kb.pipeline import load_graph
 from kb.site.build import build_site
 from kb.site.pages import render_site
@@ -81,7 +82,14 @@ def test_picker_data_and_page(site: Path) -> None:
     assert resolve("compare/index.html", data["pairs"][f"{E128}--{E13}"]) == f"compare/{E128}--{E13}/index.html"
     art = content(soup_of(site, "compare/index.html"))
     assert art.select_one("#kb-picker select#kb-pick-a") is not None
-    assert len(art.select("table tbody tr")) == len(data["pairs"])
+    pairs = compare_pairs(load_graph(CAMPAIGN_RECORDS))
+    assert len(data["pairs"]) == len([p for p in pairs if p.page]) < len(pairs)
+    assert len(art.select("table tbody tr")) == len(pairs)  # pages and picker suggestions
+    assert len(list((site / "compare").glob("*--*/index.html"))) == len(data["pairs"])
+    # a suggestion without a page opens the picker with both attempts chosen
+    attempt = content(soup_of(site, f"attempts/{E13}/index.html"))
+    closest = next(a for a in attempt.find_all("a", href=True) if "closest earlier run" in a.get_text())
+    assert closest["href"].endswith(f"compare/?a=2026-02-23-flashinfer-allreduce-fusion&b={E13}")
 
 
 # --------------------------------------------------------------------------- stable identities
