@@ -14,20 +14,27 @@ from __future__ import annotations
 
 import concurrent.futures
 import datetime as _dt
-import importlib.metadata
 import os
 import platform as _platform
-import shutil
-import signal
 import subprocess
 import sys
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from packaging.version import InvalidVersion, Version
 
+from kb.probes import (
+    CUDA_PREFIXES,
+    NVIDIA_SMI_PREFIXES,
+    ProbeResult,
+    Runner,
+    _metadata_version,
+    find_nvcc,
+    find_tool,
+    run_subprocess,
+)
 from kb.toolout import (
     QUERY_GPU_FIELDS,
     parse_nvcc_version,
@@ -56,19 +63,6 @@ __all__ = [
     "run_subprocess",
 ]
 
-# --------------------------------------------------------------------------- constants
-
-CUDA_PREFIXES: tuple[str, ...] = ("/usr/local/cuda", "/usr/local/cuda-*", "/opt/cuda")
-"""Where a CUDA toolkit is installed when ``nvcc`` is not on PATH, in the order searched.
-
-``/usr/local/cuda`` is the distribution's chosen default (a symlink, often through
-``/etc/alternatives``); among versioned ``/usr/local/cuda-X.Y`` folders the highest version wins;
-``/opt/cuda`` is Arch Linux's prefix. ``$CUDA_HOME`` and ``$CUDA_PATH`` are tried before all of them.
-"""
-
-NVIDIA_SMI_PREFIXES: tuple[str, ...] = ("/usr/bin", "/usr/local/nvidia/bin", "/usr/lib/wsl/lib")
-"""Where ``nvidia-smi`` lives when it is not on PATH (distribution package, containers that mount
-the driver under ``/usr/local/nvidia``, WSL)."""
 
 TORCH_PROBE_SCRIPT = r"""
 import sys
@@ -111,125 +105,6 @@ for dist in DISTRIBUTIONS:
 :data:`kb.versions.CAPTURED_COMPONENTS` installed in that interpreter; prints the line format
 :func:`parse_torch_probe` reads (``torch 2.11.0+cu130``, ``nccl (2, 28, 9)``,
 ``dist flashinfer-python 0.6.4``, ...)."""
-
-# --------------------------------------------------------------------------- finding tools
-
-
-def _version_key(path: Path) -> tuple[Version, int]:
-    suffix = path.name.partition("-")[2]
-    try:
-        return Version(suffix), len(suffix)
-    except InvalidVersion:
-        return Version("0"), 0
-
-
-def _executable(path: Path) -> bool:
-    return path.is_file() and os.access(path, os.X_OK)
-
-
-def find_tool(
-    name: str,
-    prefixes: Iterable[str] = (),
-    *,
-    search_path: str | None = None,
-    root: str | os.PathLike[str] = "/",
-) -> Path | None:
-    """Find executable ``name`` on PATH, else in ``prefixes`` (folders holding it, searched in order).
-
-    ``search_path`` replaces ``$PATH`` (``None``: the environment's). ``root`` is prepended to each
-    prefix (tests point it at a fake filesystem). A prefix may end in a glob (``/usr/local/cuda-*``,
-    then ``bin/`` is looked in); matches are tried highest version first (``cuda-12.10`` before
-    ``cuda-12.9``, by :class:`packaging.version.Version`). Returns the path or ``None``; never raises.
-    """
-    found = shutil.which(name, path=search_path)
-    if found:
-        return Path(found)
-    base = Path(root)
-    for prefix in prefixes:
-        rel = prefix.lstrip("/")
-        if "*" in rel:
-            parent, pattern = os.path.split(rel)
-            candidates = sorted((base / parent).glob(pattern), key=_version_key, reverse=True)
-            paths = [c / "bin" / name for c in candidates]
-        else:
-            paths = [base / rel / name]
-        for path in paths:
-            if _executable(path):
-                return path
-    return None
-
-
-def find_nvcc(
-    *,
-    search_path: str | None = None,
-    root: str | os.PathLike[str] = "/",
-    env: Mapping[str, str] | None = None,
-) -> Path | None:
-    """Find ``nvcc``: on PATH, else ``$CUDA_HOME/bin``, ``$CUDA_PATH/bin``, then
-    :data:`CUDA_PREFIXES` (``/usr/local/cuda/bin``, the highest ``/usr/local/cuda-X.Y/bin``,
-    ``/opt/cuda/bin``) under ``root``. ``env`` replaces ``os.environ`` for the two variables.
-    Returns the path or ``None``; never raises.
-    """
-    env = os.environ if env is None else env
-    homes = [env[v] for v in ("CUDA_HOME", "CUDA_PATH") if env.get(v)]
-    prefixes = [f"{h.rstrip('/')}/bin" for h in homes]
-    prefixes += [p if "*" in p else f"{p}/bin" for p in CUDA_PREFIXES]
-    return find_tool("nvcc", prefixes, search_path=search_path, root=root)
-
-
-# --------------------------------------------------------------------------- running probes
-
-
-@dataclass(frozen=True)
-class ProbeResult:
-    """What one command printed: exit status, standard output and standard error (text)."""
-
-    returncode: int
-    stdout: str
-    stderr: str = ""
-
-
-Runner = Callable[[Sequence[str], float], ProbeResult]
-"""Runs ``argv`` with a timeout in seconds. Raises ``FileNotFoundError`` (or another ``OSError``)
-when the program cannot start and ``subprocess.TimeoutExpired`` when it runs too long; a non-zero
-exit is a result, not an error."""
-
-
-def run_subprocess(argv: Sequence[str], timeout_s: float) -> ProbeResult:
-    """The default :data:`Runner`: run ``argv`` (no shell) and wait at most ``timeout_s`` seconds.
-
-    The command runs in its own process session so that, on timeout, it and any children it
-    started are killed together. Raises ``FileNotFoundError``/``OSError`` (cannot start) or
-    ``subprocess.TimeoutExpired`` (killed after ``timeout_s``).
-    """
-    proc = subprocess.Popen(
-        list(argv),
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        errors="replace",
-        start_new_session=True,
-    )
-    try:
-        out, err = proc.communicate(timeout=timeout_s)
-    except subprocess.TimeoutExpired:
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except OSError:
-            proc.kill()
-        proc.communicate()
-        raise
-    return ProbeResult(proc.returncode, out, err)
-
-
-def _metadata_version(dist: str) -> str | None:
-    try:
-        return importlib.metadata.version(dist)
-    except importlib.metadata.PackageNotFoundError:
-        return None
-    except Exception:  # noqa: BLE001 - a broken dist-info must not break a capture
-        return None
 
 
 # --------------------------------------------------------------------------- the capture

@@ -150,8 +150,14 @@ def _component_name_problems(records: RecordSet) -> list[Problem]:
 
     problems = []
     for b in records.of_kind(Blocker):
-        places = [(("fixed_by", i, name), name) for i, alt in enumerate(b.fixed_by) for name in alt]
+        origin = records.origins.get(b.id)
+        places = []
+        for i, fix in enumerate(b.fixed_by):
+            full = origin is not None and ("fixed_by", i, "requires") in origin.doc.lines
+            places += [(("fixed_by", i) + (("requires",) if full else ()) + (name,), name) for name in fix.requires]
         places += [(("applies_when", name), name) for name in b.applies_when.components]
+        if b.component:
+            places.append((("component",), b.component))
         for path, name in places:
             if name in known:
                 continue

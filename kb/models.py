@@ -25,6 +25,7 @@ from pydantic import (
     Field,
     StrictStr,
     field_validator,
+    model_serializer,
     model_validator,
 )
 
@@ -103,6 +104,8 @@ class Source(_Strict):
     size: int | None = Field(default=None, ge=0)
     format: StrictStr | None = None
     field: StrictStr | None = None
+    summary: StrictStr | None = None
+    """A one-line summary of what the source says, in the writer's own words (never copied text)."""
 
     @model_validator(mode="after")
     def _has_origin(self) -> "Source":
@@ -402,6 +405,8 @@ class Attempt(Record):
     outcome: Outcome
     metrics: dict[str, Metric] = Field(default_factory=dict)
     baseline: RecordId | None = None
+    retry_of: RecordId | None = None
+    """An earlier attempt this one re-runs (typically after a stack change resolved its blockers)."""
     error: StrictStr | None = None
     blocked_by: list[RecordId] = Field(default_factory=list)
     status: Literal["draft", "reviewed"] = "reviewed"
@@ -418,35 +423,118 @@ _NESTED_QUANTIFIER = re.compile(r"\((?:[^()\\]|\\.)*[+*](?:[^()\\]|\\.)*\)\s*(?:
 (``(a+)+$`` takes seconds on 30 characters with Python's ``re``)."""
 
 
+FIX_KINDS = ("enables", "disables", "workaround", "build_option", "hardware_gap")
+"""Kinds of fix (DESIGN.md, "What the model must be able to say"): ``enables`` the feature;
+``disables`` it cleanly (a crash becomes a refusal, the feature stays off); a ``workaround`` (a flag,
+an env variable); a ``build_option`` (``TORCH_CUDA_ARCH_LIST=12.0``); a ``hardware_gap`` (no upgrade
+fixes it: switch backend)."""
+
+_FIX_KEYS = ("kind", "requires", "release", "pr", "reverted", "flag", "advice", "note")
+
+
+def _fix_shorthand(value: Any) -> Any:
+    """A ``fixed_by`` item written as the old shorthand, a mapping component → specifier that
+    must hold together, is an ``enables`` fix: ``{cuda: ">=13.0"}`` →
+    ``{kind: enables, requires: {cuda: ">=13.0"}}``. A mapping naming any of the fix's own keys
+    (``kind``, ``requires``, ``release``, ...) is a full fix object."""
+    if isinstance(value, dict) and not any(str(k) in _FIX_KEYS for k in value):
+        return {"kind": "enables", "requires": value}
+    return value
+
+
+class Fix(_Strict):
+    """One way a blocker is fixed, or worked around.
+
+    ``kind``: one of :data:`FIX_KINDS`. ``requires``: component → PEP 440 specifier that must all
+    hold together (a co-requirement is not a fix alone); needed for ``enables`` and ``disables``,
+    omitted for ``workaround`` and ``hardware_gap``. ``release``: the upstream release that ships it
+    (``"0.6.17"``); ``pr``: ``owner/repo#n``; ``reverted``: the fix was taken back upstream (it then
+    fixes nothing); ``flag``: the flag or ``KEY=VALUE`` a workaround or build option sets;
+    ``advice``: what to do instead (``"switch backend to NCCL"``); ``note``: anything else.
+
+    Written either in full or as the shorthand ``{cuda: ">=13.0"}`` (an ``enables`` fix).
+    """
+
+    kind: Literal["enables", "disables", "workaround", "build_option", "hardware_gap"] = "enables"
+    requires: Requirement = Field(default_factory=dict)
+    release: StrictStr | None = None
+    pr: StrictStr | None = None
+    reverted: bool = False
+    flag: StrictStr | None = None
+    advice: StrictStr | None = None
+    note: StrictStr | None = None
+
+    @model_validator(mode="after")
+    def _shape(self) -> "Fix":
+        if self.kind in ("enables", "disables") and not self.requires:
+            raise ValueError(f"a fix of kind '{self.kind}' needs 'requires' (component → specifier, e.g. "
+                             "{cuda: '>=13.0'}); for a flag or env setting use kind: workaround")
+        if self.kind in ("workaround", "hardware_gap") and self.requires:
+            raise ValueError(f"a fix of kind '{self.kind}' takes no 'requires' (no version fixes it); "
+                             "use kind: enables or disables for a version fix")
+        if self.kind in ("workaround", "build_option") and not (self.flag or self.note or self.advice):
+            raise ValueError(f"a fix of kind '{self.kind}' needs 'flag' (the flag or KEY=VALUE to set) or a 'note'")
+        if self.pr and not re.match(r"^[\w.-]+/[\w.-]+#\d+$", self.pr):
+            raise ValueError(f"pr '{self.pr}' is not 'owner/repo#123'")
+        return self
+
+    @property
+    def is_version_fix(self) -> bool:
+        """Whether a version change can make this fix hold (``enables``/``disables``, not reverted)."""
+        return self.kind in ("enables", "disables") and not self.reverted and bool(self.requires)
+
+    @model_serializer(mode="wrap")
+    def _dump(self, handler: Any) -> Any:
+        data = handler(self)
+        if (self.kind == "enables" and not self.reverted
+                and not any((self.release, self.pr, self.flag, self.advice, self.note))):
+            return data["requires"] if isinstance(data, dict) and "requires" in data else data
+        return data
+
+
 class Blocker(Record):
     """A failure cause. ``caused_by`` lists parent blockers; a blocker with none is a root cause.
 
-    ``fixed_by`` is a list of alternatives; each maps component → PEP 440 specifier, all of which
-    must hold together. ``applies_when`` restricts where it stands: component → specifier, plus
-    ``compute_capability`` (a specifier over e.g. ``12.0``) and ``interconnect`` (substring match).
+    ``fixed_by`` is a list of :class:`Fix` alternatives (the shorthand ``{cuda: ">=13.0"}`` is an
+    ``enables`` fix). ``applies_when`` restricts where it stands: component → specifier, plus
+    ``compute_capability`` (a specifier over e.g. ``12.0``) and ``interconnect`` (substring match);
+    a blocker that a change *introduces* is one whose ``applies_when`` starts to hold
+    (``{cuda: ">=13.0"}``). ``component`` is the canonical component the blocker lives in: a stack
+    without it is not concerned. ``flags`` are the flags or ``KEY=VALUE`` env settings that turn
+    the failing feature on (``--enable-torch-symm-mem``). ``checked`` is when the facts were last
+    checked against their sources. ``status``: open, fixed (upstream), wontfix (upstream said so).
     """
 
     kind: ClassVar[str] = "blocker"
     folder: ClassVar[str] = "blockers"
 
     caused_by: list[RecordId] = Field(default_factory=list)
+    component: StrictStr | None = None
+    flags: list[StrictStr] = Field(default_factory=list)
     applies_when: Applicability = Field(default_factory=lambda: Applicability())
-    fixed_by: list[Requirement] = Field(default_factory=list)
+    fixed_by: list[Annotated[Fix, BeforeValidator(_fix_shorthand)]] = Field(default_factory=list)
     signatures: list[Annotated[StrictStr, Field(min_length=3)]] = Field(default_factory=list)
     upstream: list[StrictStr] = Field(default_factory=list)
     workaround: StrictStr | None = None
     status: Literal["open", "fixed", "wontfix"] = "open"
+    checked: Date | None = None
     description: StrictStr | None = None
 
-    @field_validator("fixed_by")
+    @field_validator("component")
     @classmethod
-    def _non_empty(cls, v: list[dict[str, str]]) -> list[dict[str, str]]:
-        for i, alt in enumerate(v):
-            if not alt:
-                raise ValueError(
-                    f"alternative {i} is empty; each alternative names at least one component, "
-                    "e.g. {cuda: '>=13.0'} (remove it if there is no known fix)"
-                )
+    def _canonical(cls, v: str | None) -> str | None:
+        return canonical_component(v) if v else v
+
+    @field_validator("fixed_by", mode="before")
+    @classmethod
+    def _non_empty(cls, v: Any) -> Any:
+        if isinstance(v, list):
+            for i, alt in enumerate(v):
+                if isinstance(alt, dict) and not alt:
+                    raise ValueError(
+                        f"alternative {i} is empty; each alternative names at least one component, "
+                        "e.g. {cuda: '>=13.0'} (remove it if there is no known fix)"
+                    )
         return v
 
     @field_validator("signatures")

@@ -25,11 +25,21 @@ def located_problems(exc: ValidationError, model: type[Record], rel: str, doc: D
     field path, and a message saying what was expected and how to fix it."""
     out = []
     for err in exc.errors():
-        loc = tuple(err["loc"])
+        loc = shorthand_loc(tuple(err["loc"]), doc)
         line = doc.line_of(loc) if doc else None
         field_ = ".".join(str(p) for p in loc)
-        out.append(Problem(rel, line, field_, describe(err, doc, model)))
+        out.append(Problem(rel, line, field_, describe({**err, "loc": loc}, doc, model)))
     return out
+
+
+def shorthand_loc(loc: tuple[Any, ...], doc: Document | None) -> tuple[Any, ...]:
+    """A ``fixed_by`` item written in shorthand (``{cuda: ">=13.0"}``) is read as
+    ``{kind: enables, requires: {...}}`` (:class:`kb.models.Fix`): drop the ``requires`` step the
+    file does not have, so the problem is located at ``fixed_by.0.cuda``, on its own line."""
+    if (doc is not None and len(loc) >= 3 and loc[0] == "fixed_by" and loc[2] == "requires"
+            and (loc[0], loc[1], "requires") not in doc.lines):
+        return loc[:2] + loc[3:]
+    return loc
 
 
 def _fields_at(model: type, loc: tuple[Any, ...]) -> list[str]:

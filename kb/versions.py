@@ -159,10 +159,31 @@ def parse_specifier(text: str) -> SpecifierSet:
     try:
         return SpecifierSet(text)
     except InvalidSpecifier:
+        local = _LOCAL_LABEL.match(text)
+        if local:
+            raise ValueError(_local_label_message(text, local)) from None
         hint = f"; did you mean '>={text}' or '=={text}'?" if _is_version(text) else ""
         raise ValueError(
             f"'{text}' is not a PEP 440 specifier set (expected e.g. '>=13.0', '<12.9', '>=0.6.17,<0.7'){hint}"
         ) from None
+
+
+_LOCAL_LABEL = re.compile(r"^\s*(~=|>=|<=|>|<|===)\s*([^+,\s]+)\+([A-Za-z0-9.]+)\s*$")
+_CU_LABEL = re.compile(r"^cu(\d+)(\d)$")
+
+
+def _local_label_message(text: str, m: re.Match[str]) -> str:
+    """The message for a local label under an ordering operator (``>=2.10.0+cu130``): PEP 440
+    allows local labels only with ``==`` and ``!=``; a ``cuXYZ`` label is a CUDA requirement that
+    belongs in its own component (source: PEP 440, "Local version identifiers"; the confusion is
+    reported in pypa/packaging#661)."""
+    op, version, label = m.groups()
+    msg = (f"'{text}': local version labels (+{label}) are only allowed with == and !=; "
+           f"write '{op}{version}'")
+    cu = _CU_LABEL.match(label)
+    if cu:
+        msg += f" and put the CUDA requirement in cuda: '>={cu.group(1)}.{cu.group(2)}'"
+    return msg
 
 
 def _is_version(text: str) -> bool:

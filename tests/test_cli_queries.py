@@ -29,7 +29,7 @@ def test_why_walks_every_chain_with_fixes_and_workarounds(run):
     assert lines[0] == "2026-02-24-both-allreduces: Both fast allreduces (failed)"
     assert f"    → {GATE} [root cause]: FlashInfer allreduce-fusion JIT gate lists only majors 9 and 10" in lines
     assert "      fixed by flashinfer>=0.6.17, cuda>=12.9" in lines
-    assert "      workaround: Leave --enable-torch-symm-mem off." in lines
+    assert "      no known fix (workaround: Leave --enable-torch-symm-mem off.)" in lines
 
 
 def test_why_json_parses(run):
@@ -38,7 +38,8 @@ def test_why_json_parses(run):
     data = json.loads(r.output)
     assert [[link["id"] for link in chain] for chain in data["chains"]] == [[TWO, GATE], [TWO, SYMM]]
     assert data["chains"][1][1] == {"id": SYMM, "title": "torch symmetric-memory size table keyed by compute capability 9 and 10",
-                                    "fixed_by": [], "workaround": "Leave --enable-torch-symm-mem off.", "is_root": True}
+                                    "fixed_by": [], "workaround": "Leave --enable-torch-symm-mem off.", "is_root": True,
+                                    "fix": "no known fix (workaround: Leave --enable-torch-symm-mem off.)"}
 
 
 def test_why_reports_signature_matches_not_yet_linked(write_tree):

@@ -1,4 +1,4 @@
-"""kb.comparison and ``kb diff``: what differs between two attempts, and which pairs get pages."""
+"""kb.queries.compare and ``kb diff``: what differs between two attempts, and which pairs get pages."""
 
 from __future__ import annotations
 
@@ -9,11 +9,11 @@ from click.testing import CliRunner
 from conftest import CAMPAIGN_RECORDS
 
 from kb.cli import cli
-from kb.comparison import compare_pairs
 from kb.errors import QueryError
 from kb.models import Attempt
 from kb.pipeline import load_graph
 from kb.queries import diff_attempts
+from kb.queries.compare import compare_pairs
 
 E128 = "2026-02-21-eagle3-speculation"
 E13 = "2026-02-27-eagle3-cuda13"

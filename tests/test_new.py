@@ -16,14 +16,14 @@ from unblock_cases import CASES, GATE, VERIFY
 from kb.cli import cli
 from kb.errors import InvalidRecords, QueryError
 from kb.graph import KnowledgeGraph, build_graph
-from kb.logbook import (
+from kb.models import Campaign, Decision, Platform, Stack
+from kb.newrecords import (
     decision_from_upgrade,
     new_campaign,
     new_decision,
     new_platform,
     new_stack,
 )
-from kb.models import Campaign, Decision, Platform, Stack
 from kb.pipeline import load_graph
 from kb.site.build import build_site
 from kb.store import load_records

@@ -168,7 +168,7 @@ def general_blockers(draw):
 
 def _satisfied(blockers, name, version):
     """The specifiers on component ``name`` (any blocker, any alternative) that ``version`` meets."""
-    found = {alt[name] for b in blockers for alt in b.fixed_by if name in alt}
+    found = {alt.requires[name] for b in blockers for alt in b.fixed_by if name in alt.requires}
     if version is None:
         return set()
     return {s for s in found if SpecifierSet(s).contains(Version(version), prereleases=True)}

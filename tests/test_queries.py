@@ -10,17 +10,21 @@ from kb.queries import roots, why
 SM120 = "sm120-unsupported-by-cuda-12.8-stack"
 
 
-def test_sm120_is_the_first_root_cause():
+def test_roots_rank_what_blocks_the_current_stack_with_the_history_beside():
     ranked = roots(load_graph(CAMPAIGN_RECORDS))
-    assert [r.id for r in ranked] == [SM120, "ep-a2a-gpu-memory-exhausted",
-                                      "nccl-tree-incompatible-with-cuda-graphs", "pcie-bus-contention"]
-    first = ranked[0]
+    # the campaign's current stack is cuda-13.0, where SM120 support stands no more: SM120 ranks last
+    # now, though it blocked the most attempts historically
+    assert [r.id for r in ranked] == ["ep-a2a-gpu-memory-exhausted", "nccl-tree-incompatible-with-cuda-graphs",
+                                      "pcie-bus-contention", SM120]
+    assert [len(r.current) for r in ranked] == [1, 1, 1, 0]
+    assert ranked[-1].now == {"kimi-k25-eagle3-blackwell": "resolved"}
+    first = ranked[-1]
     assert first.attempts == ["2026-02-21-eagle3-speculation", "2026-02-23-flashinfer-allreduce-fusion",
                               "2026-02-23-torch-symm-mem"]
     assert first.blockers == ["eagle3-verify-allreduce-latency", "flashinfer-allreduce-fusion-jit-no-sm120",
                               "torch-symm-mem-no-capability-12"]
     assert first.fixed_by == [{"cuda": ">=13.0"}]
-    assert [len(r.attempts) for r in ranked] == [3, 1, 1, 1]
+    assert [len(r.attempts) for r in ranked] == [1, 1, 1, 3]
 
 
 def test_ranking_counts_attempts_through_caused_blockers(write_tree):
@@ -56,7 +60,6 @@ def test_drafts_are_counted_apart_from_reviewed_attempts(campaign_copy):
     draft.write_text("title: imported\ndate: 2026-02-28\ncampaign: kimi-k25-eagle3-blackwell\napproach: x\n"
                      "outcome: failed\nerror: 'KeyError: 12'\nblocked_by: [torch-symm-mem-no-capability-12]\n"
                      "status: draft\n", encoding="utf-8")
-    first = roots(load_graph(campaign_copy))[0]
-    assert first.id == SM120
+    first = next(r for r in roots(load_graph(campaign_copy)) if r.id == SM120)
     assert len(first.attempts) == 3
     assert first.drafts == ["2026-02-28-imported-symm-mem"]

@@ -11,10 +11,8 @@ import shlex
 import shutil
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
-
 from conftest import CAMPAIGN_RECORDS, ROOT
 
 README = ROOT / "README.md"

@@ -16,8 +16,8 @@ from bs4 import BeautifulSoup
 from conftest import CAMPAIGN_RECORDS, SHARED
 from test_site import build_campaign, content, resolve, soup_of
 
-from kb.comparison import compare_pairs
 from kb.pipeline import load_graph
+from kb.queries.compare import compare_pairs
 from kb.site.build import build_site
 from kb.site.pages import render_site
 

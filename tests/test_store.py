@@ -82,7 +82,7 @@ def test_each_kind_loads_with_its_fields(write_tree):
     assert s.components["flashinfer"].version == "0.6.4"  # flashinfer-python is the same component
     a = recs.get("a")
     assert a.metrics["output_throughput"].value == 54.1 and a.metrics["output_throughput"].unit == "tok/s"
-    assert recs.get("b").fixed_by == [{"cuda": ">=13.0"}]
+    assert [(f.kind, f.requires) for f in recs.get("b").fixed_by] == [("enables", {"cuda": ">=13.0"})]
     assert recs.get("d").evidence == ["a"]
     assert recs.origins["a"].path == "records/attempts/a.yaml"
     assert recs.origins["a"].line("blocked_by") == 9

@@ -16,26 +16,36 @@ from kb.cli.app import (
 @cli.command()
 @click.option("--json", "as_json", is_flag=True, help="Print the ranking as JSON.")
 @click.option("-n", "--limit", type=click.IntRange(min=1), default=None, help="Show only the first N root causes.")
+@click.option("--campaign", help="Count only this campaign's attempts.")
 @pass_env
 @handle_errors
-def roots(env: Env, as_json: bool, limit: int | None) -> None:
-    """Root causes ranked by the attempts they block, directly or through the blockers they cause."""
+def roots(env: Env, as_json: bool, limit: int | None, campaign: str | None) -> None:
+    """Root causes ranked by what blocks each campaign's current stack, with the historical count beside it.
+
+    The current stack is that of the campaign's latest attempt; a root cause counts an attempt
+    now when it still stands there (directly or through the blockers it causes).
+    """
     from kb.queries import roots as rank_roots
 
-    ranked = rank_roots(env.graph())[:limit]
+    ranked = rank_roots(env.graph(), campaign=campaign)[:limit]
     if as_json:
         emit_json([r.to_dict() for r in ranked])
         return
     if not ranked:
         click.echo("no root causes recorded", err=True)
     for i, r in enumerate(ranked, 1):
-        fix = " or ".join(", ".join(f"{k}{v}" for k, v in alt.items()) for alt in r.fixed_by) or "no known fix"
         drafts = f", +{len(r.drafts)} draft{'s' if len(r.drafts) != 1 else ''}" if r.drafts else ""
-        click.echo(f"{i}. {r.id}  ({len(r.attempts)} attempt{'s' if len(r.attempts) != 1 else ''} blocked{drafts})")
+        now = ", ".join(f"{state.replace('_', ' ')} on {cid}'s current stack" for cid, state in sorted(r.now.items()))
+        click.echo(f"{i}. {r.id}  (blocks {len(r.current)} now; {len(r.attempts)} attempt"
+                   f"{'s' if len(r.attempts) != 1 else ''} historically{drafts})")
         click.echo(f"   {r.title}")
-        click.echo(f"   fix: {fix}" + (f"; workaround: {r.workaround}" if r.workaround and not r.fixed_by else ""))
+        if now:
+            click.echo(f"   {now}")
+        click.echo(f"   fix: {r.fix}")
         if r.blockers:
             click.echo(f"   causes: {', '.join(r.blockers)}")
+        if r.current:
+            click.echo(f"   blocks now: {', '.join(r.current)}")
         if r.attempts:
             click.echo(f"   attempts: {', '.join(r.attempts)}")
         if r.drafts:
@@ -48,7 +58,8 @@ def roots(env: Env, as_json: bool, limit: int | None) -> None:
 @pass_env
 @handle_errors
 def why(env: Env, attempt: str, as_json: bool) -> None:
-    """Why ATTEMPT failed: each chain of blockers down to its root causes, with fixes."""
+    """Why ATTEMPT came out as it did: each chain of blockers down to its root causes, with
+    fixes; the stack change it ran after, every changed component, and which one the fix credits."""
     from kb.queries import why as explain
 
     res = explain(env.graph(), attempt)
@@ -65,28 +76,42 @@ def why(env: Env, attempt: str, as_json: bool) -> None:
         for depth, link in enumerate(chain):
             tag = " [root cause]" if link.is_root else ""
             click.echo(f"  {'  ' * depth}→ {link.id}{tag}: {link.title}")
-            fixes = " or ".join(", ".join(f"{k}{v}" for k, v in alt.items()) for alt in link.fixed_by)
-            if fixes:
-                click.echo(f"  {'  ' * depth}  fixed by {fixes}")
-            elif link.is_root:
-                click.echo(f"  {'  ' * depth}  no known fix")
-            if link.workaround:
+            if link.fixed_by or link.is_root:
+                click.echo(f"  {'  ' * depth}  {link.fix}")
+            if link.workaround and link.fixed_by:
                 click.echo(f"  {'  ' * depth}  workaround: {link.workaround}")
     if res.matches:
         click.echo(f"\n  the error text also matches: {', '.join(res.matches)}")
+    if res.retries:
+        click.echo(f"\n  re-runs: {', '.join(res.retries)}")
+    if res.credit_text:
+        c = res.credit or {}
+        click.echo(f"\n  stack change since {c.get('before')}: {res.credit_text}")
+    for f in res.findings:
+        click.echo(f"\n  warning: {f}")
+
+
+def _retry_line(a) -> str:
+    return f"  ↻ {a.id}: {a.title} (was {a.outcome}" + (f", {a.last_metric})" if a.last_metric else ")")
 
 
 @cli.command()
 @click.argument("change", nargs=-1)
 @click.option("--to", "to_stack", help="A whole target stack (id) instead of, or under, component changes.")
-@click.option("--from", "from_stack", help="The stack to start from (default: the latest attempt's).")
-@click.option("--campaign", help="Restrict the default --from stack and the platform to this campaign.")
+@click.option("--from", "from_stack", help="The stack to start from (default: the campaign's current stack).")
+@click.option("--campaign", help="The campaign whose platform, stack and attempts to reason from.")
+@click.option("--all", "show_all", is_flag=True, help="List every blocker that still stands, not only a count.")
 @click.option("--json", "as_json", is_flag=True, help="Print the answer as JSON.")
 @pass_env
 @handle_errors
 def unblocks(env: Env, change: tuple[str, ...], to_stack: str | None, from_stack: str | None,
-             campaign: str | None, as_json: bool) -> None:
-    """What a stack change would unblock: CHANGE is component=version (several allowed).
+             campaign: str | None, show_all: bool, as_json: bool) -> None:
+    """What a stack change does: CHANGE is component=version (several allowed), the version to
+    move to (not a specifier: write cuda=13.0, not cuda>=13.0).
+
+    Reports what it resolves, what it only disables (crash gone, feature still off), what it
+    introduces, the retries worth making and those already made; what still stands is folded
+    (--all lists it).
 
     \b
     Examples:
@@ -103,23 +128,55 @@ def unblocks(env: Env, change: tuple[str, ...], to_stack: str | None, from_stack
         return
     what = " ".join(f"{k}={v}" for k, v in res.change.items()) or "(no component changes)"
     click.echo(f"change: {what}" + (f" (from stack {res.from_stack})" if res.from_stack else ""))
+    where = f"platform {res.platform} ({res.platform_title})" if res.platform else "no platform (platform rules not checked)"
+    click.echo(f"reasoned for {where}" + (f", campaign {res.campaign}" if res.campaign else "")
+               + f", stack {res.from_stack or '(none)'}" + (f" → {res.to_stack}" if res.to_stack else ""))
     click.echo(f"\nresolved ({len(res.resolved)}):")
     for r in res.resolved:
         click.echo(f"  ✓ {r['id']}: {r['title']}  [{r['by']}]")
     if not res.resolved:
         click.echo("  nothing")
+    if res.disabled:
+        click.echo(f"\nonly disabled, the feature still off ({len(res.disabled)}):")
+        for r in res.disabled:
+            need = f"; to enable it: {' and '.join(r['missing'])}" if r["missing"] else ""
+            click.echo(f"  ◐ {r['id']}: {r['title']}  [{r['by']}{need}]")
+    click.echo(f"\nintroduced ({len(res.introduced)}):")
+    for r in res.introduced:
+        fix = f"; needs {' and '.join(r['missing'])}" if r["missing"] else ""
+        click.echo(f"  ⚠ {r['id']}: {r['title']}  [{r['reason']}{fix}]")
+    if not res.introduced:
+        click.echo("  nothing")
     click.echo(f"\nworth retrying ({len(res.retry)}):")
     for a in res.retry:
-        click.echo(f"  ↻ {a.id}: {a.title} (was {a.outcome}" + (f", {a.last_metric})" if a.last_metric else ")"))
+        click.echo(_retry_line(a))
     if not res.retry:
         click.echo("  nothing")
-    click.echo(f"\nstill blocked ({len(res.still_blocked)}):")
-    for s in res.still_blocked:
-        need = " and ".join(s.missing)
-        line = f"  ✗ {s.id}: " + (f"needs {need}" if need != "no known fix" else "no known fix")
-        if s.workaround and need == "no known fix":
-            line += f" (workaround: {s.workaround})"
-        click.echo(line)
+    if res.retry_would_hit:
+        click.echo(f"\nretries that would hit an introduced blocker ({len(res.retry_would_hit)}):")
+        for a in res.retry_would_hit:
+            click.echo(_retry_line(a) + f" — would hit {', '.join(a.would_hit)}")
+    if res.retried:
+        click.echo(f"\nalready retried ({len(res.retried)}):")
+        for d in res.retried:
+            click.echo(f"  ✔ {d.of}: retried {d.date} on {d.stack or 'its stack'} as {d.id}: {d.outcome}"
+                       + (f", {d.last_metric}" if d.last_metric else ""))
+    n_still = len(res.still_blocked)
+    others = (f"; {len(res.other_still_blocked)} more that no attempt of the campaign met"
+              if res.other_still_blocked else "")
+    if show_all:
+        click.echo(f"\nstill blocked ({n_still}{others}):")
+        for s in res.still_blocked + res.other_still_blocked:
+            need = " and ".join(s.missing)
+            line = f"  ✗ {s.id}: " + (f"needs {need}" if need != "no known fix" else "no known fix")
+            if s.workaround and need == "no known fix":
+                line += f" (workaround: {s.workaround})"
+            if s.advice:
+                line += f" [{'; '.join(s.advice)}]"
+            click.echo(line)
+    else:
+        ids = f": {', '.join(s.id for s in res.still_blocked)}" if res.still_blocked else ""
+        click.echo(f"\nstill blocked ({n_still}{others}; --all lists them with what each needs){ids}")
     for n in res.notes:
         click.echo(f"\nnote: {n}")
 

@@ -20,131 +20,39 @@ from kb.cli.app import (
 from kb.errors import InvalidRecords, KbError
 
 
-def _checked(parse: Callable[[str], Any]) -> Callable[[str], Any]:
-    """A ``click.prompt`` value_proc: kb's and ValueError messages make click ask again."""
+class ClickAsker:
+    """:class:`kb.prompting.Asker` on the terminal through click (questions and notes on stderr;
+    an answer that does not parse is refused and asked again)."""
 
-    def proc(value: str) -> Any:
-        try:
-            return parse(value)
-        except (ValueError, KbError) as exc:
-            raise click.UsageError(str(exc)) from None
+    NONE = "-"
+    """The answer that leaves an optional choice empty (never a valid id)."""
 
-    return proc
-
-
-_NONE = "-"
-"""The answer that leaves an optional reference empty at a prompt (never a valid id)."""
-
-
-def _ask_choice(text: str, ids: list[str], *, optional: bool = False, default: str | None = None,
-                show_choices: bool = True) -> str | None:
-    choices = ids + ([_NONE] if optional else [])
-    answer = click.prompt(text, type=click.Choice(choices), default=default or (_NONE if optional else None),
-                          show_choices=show_choices and len(choices) <= 15, err=True)
-    return None if answer == _NONE else answer
-
-
-def _prompt_log(kg: Any, draft: Any) -> None:
-    """Ask, on a terminal, for what ``draft`` lacks or holds wrong; each answer is checked at once."""
-    from kb import logbook
-    from kb.models import Attempt, Blocker, Campaign, Outcome, Platform, Stack
-    from kb.queries import default_from_stack
-
-    def report(flag: str, exc: Exception) -> None:
-        click.echo(f"kb log: {flag}: {exc}", err=True)
-
-    for key in ("campaign", "platform", "stack", "baseline"):
-        value = getattr(draft, key)
-        if value:
+    def text(self, label: str, *, parse: Callable[[str], Any] | None = None, optional: bool = False,
+             default: str | None = None) -> str | None:
+        def proc(value: str) -> Any:
+            if optional and not value:
+                return value
             try:
-                logbook.check_reference(kg, key, value)
-            except KbError as exc:
-                report(logbook.REFERENCE_FIELDS[key][1], exc)
-                setattr(draft, key, None)
-                if key != "campaign":
-                    cls = logbook.REFERENCE_FIELDS[key][0]
-                    setattr(draft, key, _ask_choice(key, [r.id for r in kg.of_kind(cls)], optional=True,
-                                                    show_choices=cls is not Attempt))
-    if draft.date:
-        try:
-            logbook.parse_date(draft.date)
-        except ValueError as exc:
-            report("--date", exc)
-            draft.date = click.prompt("date", default="today", value_proc=_checked(logbook.parse_date), err=True)
-    if not (draft.title or "").strip():
-        draft.title = click.prompt("title", value_proc=_checked(_non_empty), err=True)
-    if not draft.campaign:
-        ids = [c.id for c in kg.of_kind(Campaign)]
-        if len(ids) == 1:  # nothing to choose: say which, do not ask
-            draft.campaign = ids[0]
-            click.echo(f"campaign: {ids[0]}", err=True)
-        elif ids:
-            draft.campaign = _ask_choice("campaign", ids, default=logbook.default_campaign(kg))
-    if not (draft.approach or "").strip():
-        draft.approach = click.prompt("approach (what was tried)", value_proc=_checked(_non_empty), err=True)
-    outcomes = [o.value for o in Outcome]
-    if draft.outcome not in outcomes:
-        if draft.outcome:
-            report("--outcome", ValueError(f"'{draft.outcome}' is not an outcome"))
-        draft.outcome = _ask_choice("outcome", outcomes)
-    if not (draft.stack or draft.components or draft.captured):
-        stacks = [s.id for s in kg.of_kind(Stack)]
-        if stacks:
-            draft.stack = _ask_choice("stack", stacks, optional=True, default=default_from_stack(kg, draft.campaign))
-    if draft.platform is None and not kg.get(draft.campaign or ""):
-        plats = [p.id for p in kg.of_kind(Platform)]
-        if plats:
-            draft.platform = _ask_choice("platform", plats, optional=True)
-    units = logbook.headline_units(kg, draft.campaign)
-    draft.components = _reask_items(draft.components, "--component", "component (NAME=VERSION)", logbook.parse_component)
-    draft.env = _reask_items(draft.env, "--env", "environment variable (KEY=VALUE)", logbook.parse_env)
-    draft.metrics = _reask_items(draft.metrics, "--metric", "metric (NAME=VALUE UNIT)",
-                                 lambda t: logbook.parse_metric(t, units))
-    blockers = [b.id for b in kg.of_kind(Blocker)]
-    kept = []
-    for b in draft.blocked_by:
-        if isinstance(kg.get(b), Blocker):
-            kept.append(b)
-        else:
-            report("--blocked-by", ValueError(f"unknown blocker '{b}'"))
-            again = _ask_choice("blocked by", blockers, optional=True) if blockers else None
-            if again:
-                kept.append(again)
-    draft.blocked_by = kept
-    (name, unit), = units.items() if units else ((None, None),)
-    if name and draft.outcome != "failed" and not any(m.partition("=")[0].strip() == name for m in draft.metrics):
-        answer = click.prompt(f"{name} in {unit} (empty to skip)", default="", show_default=False, err=True,
-                              value_proc=_checked(lambda t: t and logbook.parse_metric(f"{name}={t}", units) and t))
-        if answer:
-            draft.metrics.append(f"{name}={answer}")
-    if draft.outcome == "failed" and not (draft.error or draft.error_file or draft.blocked_by):
-        draft.error = click.prompt("error text (empty if there is none)", default="", show_default=False, err=True) or None
-        if not draft.error and blockers:
-            b = _ask_choice("blocked by", blockers)
-            draft.blocked_by = [b] if b else []
+                return parse(value) and value if parse else value
+            except (ValueError, KbError) as exc:
+                raise click.UsageError(str(exc)) from None
 
+        answer = click.prompt(label, default="" if optional else default, show_default=not optional, err=True,
+                              value_proc=proc)
+        return answer or None
 
-def _non_empty(text: str) -> str:
-    if not text.strip():
-        raise ValueError("must not be empty")
-    return text.strip()
+    def choice(self, label: str, ids: list[str], *, optional: bool = False, default: str | None = None,
+               show_choices: bool = True) -> str | None:
+        choices = ids + ([self.NONE] if optional else [])
+        answer = click.prompt(label, type=click.Choice(choices), default=default or (self.NONE if optional else None),
+                              show_choices=show_choices and len(choices) <= 15, err=True)
+        return None if answer == self.NONE else answer
 
+    def confirm(self, question: str, default: bool = True) -> bool:
+        return click.confirm(question, default=default, err=True)
 
-def _reask_items(items: list[str], flag: str, label: str, parse: Callable[[str], Any]) -> list[str]:
-    """Keep the items that parse; for each that does not, say why and ask for it again (empty drops it)."""
-    out = []
-    for item in items:
-        try:
-            parse(item)
-            out.append(item)
-            continue
-        except (ValueError, KbError) as exc:
-            click.echo(f"kb log: {flag}: {exc}", err=True)
-        again = click.prompt(f"{label}, empty to drop it", default="", show_default=False, err=True,
-                             value_proc=_checked(lambda t: t and parse(t) and t))
-        if again:
-            out.append(again)
-    return out
+    def say(self, line: str) -> None:
+        click.echo(line, err=True)
 
 
 @cli.command("log")
@@ -223,16 +131,18 @@ def log(env: Env, title: str | None, approach: str | None, outcome: str | None, 
     if interactive is None:
         interactive = sys.stdin.isatty()
     if interactive:
-        _prompt_log(kg, draft)
-        error_text = draft.error if draft.error is not None else (
-            logbook.read_error_file(draft.error_file) if draft.error_file else None)
+        from kb.prompting import confirm_matches, fill_attempt_draft
+
+        fill_attempt_draft(kg, draft, ClickAsker())
         if not link_matches:
-            for m in logbook.match_blockers(kg, error_text, draft.blocked_by):
-                if not m.linked and click.confirm(f"{m.describe()}. Link it into blocked_by?", default=True, err=True):
-                    draft.blocked_by.append(m.id)
+            confirm_matches(kg, draft, ClickAsker())
     try:
         if dry_run:
-            print_record(logbook.build_attempt(kg, draft))
+            attempt, matches = logbook.prepare_attempt(kg, draft, link_matches=link_matches)
+            print_record(attempt)
+            for m in matches:
+                how = "would be linked" if m.linked else "not linked; --link-matches links it"
+                click.echo(f"kb log: error text {m.describe()} ({how})", err=True)
             return
         res = logbook.log_attempt(env.records, draft, kg=kg, link_matches=link_matches)
     except InvalidRecords as exc:

@@ -34,7 +34,7 @@ def new() -> None:
 
 def _write_new(env: Env, record: Any, kg: Any, as_json: bool,
                hint: str = "fill in its TODOs, then run 'kb check'") -> None:
-    from kb.logbook import write_new
+    from kb.newrecords import write_new
 
     saved = write_new(env.records, record, kg)
     record, path = saved.record, saved.path
@@ -104,11 +104,11 @@ def new_platform(env: Env, title: tuple[str, ...], gpu: str, gpu_count: int, com
       kb new platform 8x RTX PRO 6000 --gpu "NVIDIA RTX PRO 6000 Blackwell" --count 8 \\
         --compute-capability 12.0 --interconnect "PCIe Gen5" --no-nvlink --memory-gib 96
     """
-    from kb import logbook
+    from kb import logbook, newrecords
 
     text = _title(title)
     kg, _problems = logbook.load_for_writing(env.records)
-    _finish_new(env, lambda: logbook.new_platform(text, gpu=gpu, gpu_count=gpu_count,
+    _finish_new(env, lambda: newrecords.new_platform(text, gpu=gpu, gpu_count=gpu_count,
                                                   compute_capability=compute_capability,
                                                   interconnect=interconnect, nvlink=nvlink, memory_gib=memory_gib),
                 kg, "the platform", dry_run, as_json)
@@ -133,7 +133,7 @@ def new_stack(env: Env, title: tuple[str, ...], base: str | None, components: tu
       kb new stack CUDA 12.8 --component cuda=12.8 --component torch=2.9.1+cu128 --component sglang=0.5.8
       kb new stack CUDA 13.0 --base cuda-12.8 --component cuda=13.0 --component torch=2.10.0+cu130
     """
-    from kb import logbook
+    from kb import logbook, newrecords
 
     text = _title(title)
     kg, _problems = logbook.load_for_writing(env.records)
@@ -145,7 +145,7 @@ def new_stack(env: Env, title: tuple[str, ...], base: str | None, components: tu
             continue
         if comp.version is None:
             notes.append(f"--component {item}: '{comp.source}' is not a PEP 440 version; kept as the component's source")
-    _finish_new(env, lambda: logbook.new_stack(kg, text, base=base, components=list(components)),
+    _finish_new(env, lambda: newrecords.new_stack(kg, text, base=base, components=list(components)),
                 kg, "the stack", dry_run, as_json, notes=notes)
 
 
@@ -179,13 +179,13 @@ def new_campaign(env: Env, title: tuple[str, ...], model: str, platform: str, st
       kb new campaign Llama 70B on RTX PRO --model "Llama-3.1-70B FP8" --platform 8x-rtx-pro-6000 \\
         --stack cuda-12.8 --target "100 tok/s"
     """
-    from kb import logbook
+    from kb import logbook, newrecords
 
     text = _title(title)
     kg, _problems = logbook.load_for_writing(env.records)
     hint = None if baseline else ("no baseline yet: log the reference run (kb log --outcome baseline ...), "
                                   "then set 'baseline:' in the campaign")
-    _finish_new(env, lambda: logbook.new_campaign(kg, text, model=model, platform=platform, stack=stack,
+    _finish_new(env, lambda: newrecords.new_campaign(kg, text, model=model, platform=platform, stack=stack,
                                                   metric=metric, unit=unit, direction=direction, baseline=baseline,
                                                   target=target, goal=goal, started=started),
                 kg, "the campaign", dry_run, as_json, hint=hint)
@@ -211,7 +211,7 @@ def new_decision(env: Env, title: tuple[str, ...], upgrade: tuple[str, ...], fro
       kb new decision Adopt NCCL 2.28
       kb new decision --from-upgrade cuda=13.0 --from cuda-12.8 Upgrade to CUDA 13
     """
-    from kb import logbook
+    from kb import logbook, newrecords
     from kb.queries import parse_change
 
     text = " ".join(title).strip()
@@ -225,12 +225,12 @@ def new_decision(env: Env, title: tuple[str, ...], upgrade: tuple[str, ...], fro
     try:
         if upgrade or to_stack or from_stack:
             change = parse_change([item for u in upgrade for item in u.replace(",", " ").split()])
-            record = logbook.decision_from_upgrade(kg, text, change, from_stack=from_stack, to_stack=to_stack,
+            record = newrecords.decision_from_upgrade(kg, text, change, from_stack=from_stack, to_stack=to_stack,
                                                    campaign=campaign, date=day)
         else:
             if campaign:
                 logbook.check_reference(kg, "campaign", campaign)
-            record = logbook.new_decision(text, date=day, campaign=campaign)
+            record = newrecords.new_decision(text, date=day, campaign=campaign)
     except InvalidRecords as exc:
         _problems_exit(exc, "the decision")
         return
@@ -244,14 +244,14 @@ def new_decision(env: Env, title: tuple[str, ...], upgrade: tuple[str, ...], fro
 @handle_errors
 def new_blocker(env: Env, title: tuple[str, ...], as_json: bool) -> None:
     """Write an open blocker titled TITLE and print its path."""
-    from kb import logbook
+    from kb import logbook, newrecords
 
     text = " ".join(title).strip()
     if not text:
         raise click.UsageError("TITLE is empty")
     kg, _problems = logbook.load_for_writing(env.records)
     try:
-        record = logbook.new_blocker(text)
+        record = newrecords.new_blocker(text)
     except InvalidRecords as exc:
         _problems_exit(exc, "the blocker")
         return

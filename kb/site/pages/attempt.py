@@ -9,7 +9,7 @@ from markupsafe import Markup
 
 from kb.errortext import error_headline
 from kb.models import Attempt, Blocker, Campaign, Decision, Metric, Outcome
-from kb.queries import why
+from kb.queries import describe_fix, why
 from kb.site.pages.compare import pair_page
 from kb.site.pages.context import (
     Ctx,
@@ -36,15 +36,12 @@ def render_attempt(c: Ctx, a: Attempt) -> str:
     higher = not isinstance(camp, Campaign) or camp.metric.direction.value == "higher"
     w = why(kg, a.id)
     chains = [[{"link": c.link(src, kg.get(l.id)), "root": l.is_root,
-                "fix": " or ".join(", ".join(f"{k}{v}" for k, v in alt.items()) for alt in l.fixed_by),
-                "workaround": l.workaround} for l in chain] for chain in w.chains]
+                "fix": l.fix, "workaround": l.workaround} for l in chain] for chain in w.chains]
     fixes = []
     for bid in sorted(kg.causes_closure(a.blocked_by)):
         b = kg.get(bid)
         if isinstance(b, Blocker) and (b.fixed_by or b.workaround):
-            fixes.append({"link": c.link(src, b),
-                          "fix": " or ".join(", ".join(f"{k}{v}" for k, v in alt.items()) for alt in b.fixed_by),
-                          "workaround": b.workaround})
+            fixes.append({"link": c.link(src, b), "fix": describe_fix(b, kg), "workaround": None})
     stack = kg.get(a.stack) if a.stack else None
     return render(
         "attempt.md.j2", a=a, src=src, summary=_attempt_summary(a, m),
@@ -68,6 +65,8 @@ def render_attempt(c: Ctx, a: Attempt) -> str:
                   if a.id in d.evidence],
         compare=_compare_links(c, src, a), tags=c.tag_links(src, a.tags),
         command=_command_line(a),
+        findings=w.findings, credit=w.credit, credit_text=w.credit_text,
+        retries=[c.link(src, kg.get(x), x) for x in w.retries],
         sources=sources(a),
     )
 

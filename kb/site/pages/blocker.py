@@ -6,6 +6,7 @@ from __future__ import annotations
 from markupsafe import Markup
 
 from kb.models import Attempt, Blocker, Decision
+from kb.queries import describe_fix, findings_of, fix_phrase
 from kb.site.charts import DiagramNode, cause_diagram, diagram_legend
 from kb.site.pages.context import (
     Ctx,
@@ -68,11 +69,16 @@ def render_blocker(c: Ctx, b: Blocker) -> str:
         diagram=_diagram_for(c, src, blockers, attempts, b.id, f"Causes around {b.title}"),
         caused_by=[c.link(src, kg.get(p), p) for p in b.caused_by],
         causes=[c.link(src, kg.get(x), x) for x in kg.into(b.id, "caused_by")],
-        fixed_by=[", ".join(f"{k}{v}" for k, v in alt.items()) for alt in b.fixed_by],
+        fixed_by=[fix_phrase(f) for f in b.fixed_by]
+        if len(b.fixed_by) > 1 or any(f.note or f.release or f.pr or f.reverted for f in b.fixed_by) else [],
+        fix_text=describe_fix(b, kg),
+        findings=[f.message for f in findings_of(kg, b)],
         applies=b.applies_when,
         direct=[attempt_row(c, src, kg.get(x)) for x in direct],
         via=[attempt_row(c, src, kg.get(x)) for x in via],
-        resolved_by=[c.link(src, d) for d in kg.of_kind(Decision) if b.id in d.resolves],
+        resolved_by=[c.link(src, d) for d in kg.of_kind(Decision) if b.id in d.resolves and d.status == "accepted"],
+        claimed_by=[{"link": c.link(src, d), "status": d.status} for d in kg.of_kind(Decision)
+                    if b.id in d.resolves and d.status != "accepted"],
         upstream=[{"text": u, "url": u if u.startswith("http") else
                    "https://github.com/{0}/issues/{1}".format(*u.split("#"))} for u in b.upstream],
         sources=sources(b), tags=c.tag_links(src, b.tags),
@@ -87,7 +93,7 @@ def render_blockers_index(c: Ctx) -> str:
     attempts = {a.id for a in kg.of_kind(Attempt) if a.blocked_by}
     ranked = [{"rank": i + 1, "link": c.link(src, kg.get(r.id)), "attempts": with_drafts(len(r.attempts), len(r.drafts)),
                "blockers": len(r.blockers),
-               "fix": " or ".join(", ".join(f"{k}{v}" for k, v in alt.items()) for alt in r.fixed_by) or "no known fix"}
+               "now": len(r.current), "fix": r.fix}
               for i, r in enumerate(c.roots)]
     others = [{"link": c.link(src, b), "causes": Markup(", ".join(c.link(src, kg.get(p), p) for p in b.caused_by)),
                "n": len(kg.into(b.id, "blocked_by"))} for b in kg.of_kind(Blocker) if not b.is_root]

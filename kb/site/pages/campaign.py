@@ -46,8 +46,9 @@ def _campaign_dashboard(c: Ctx, src: str, camp: Campaign) -> dict[str, Any]:
     for r in c.roots:
         n = len([x for x in r.attempts if x in ids])
         nd = len([x for x in r.drafts if x in ids])
+        now = len([x for x in r.current if x in ids])
         if n or nd:
-            top_roots.append({"link": c.link(src, kg.get(r.id)), "count": with_drafts(n, nd)})
+            top_roots.append({"link": c.link(src, kg.get(r.id)), "count": f"{now} now; {with_drafts(n, nd)} in all"})
     decisions = sorted((d for d in kg.of_kind(Decision) if d.campaign in (camp.id, None)),
                        key=lambda d: (d.date, d.id), reverse=True)[:5]
     higher = camp.metric.direction.value == "higher"

@@ -1,4 +1,4 @@
-"""Compare pages: one page per published attempt pair (:func:`kb.comparison.compare_pairs`), and
+"""Compare pages: one page per published attempt pair (:func:`kb.queries.compare.compare_pairs`), and
 the compare picker page, which compares any two attempts in the browser from a JSON twin of every
 attempt's facts (``compare/attempts.json``, built by :func:`compare_data`).
 
@@ -15,8 +15,8 @@ from typing import Any
 
 from markupsafe import Markup
 
-from kb.comparison import AttemptDiff, Pair, attempt_facts, compare_pairs, diff_attempts
 from kb.models import Attempt, Campaign
+from kb.queries.compare import AttemptDiff, Pair, attempt_facts, compare_pairs, diff_attempts
 from kb.site.pages.context import Ctx, metric_name, outcome_cell, page_of, render
 
 SECTION_TITLES = {"flags": ("Flags", "Flag"), "env": ("Environment", "Variable"),

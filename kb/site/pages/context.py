@@ -15,11 +15,11 @@ from typing import Any
 import jinja2
 from markupsafe import Markup
 
-from kb.comparison import compare_pairs
 from kb.graph import KnowledgeGraph
 from kb.ids import free_id, slugify
 from kb.models import METRIC_NAMES, Attempt, Campaign, Metric, Outcome, Record
 from kb.queries import roots
+from kb.queries.compare import compare_pairs
 from kb.site.text import code_block, inline, join, markdown_block, mono
 
 OUTCOME_ICONS = {
@@ -110,7 +110,7 @@ class Ctx:
 
     @cached_property
     def pairs(self):
-        """The attempt pairs published as compare pages (:func:`kb.comparison.compare_pairs`)."""
+        """The attempt pairs published as compare pages (:func:`kb.queries.compare.compare_pairs`)."""
         return compare_pairs(self.kg)
 
 
@@ -225,7 +225,8 @@ def sources(r: Record) -> list[dict[str, Any]]:
             continue
         seen.add(key)
         out.append({"file": s.file, "url": s.url, "locator": s.locator, "quote": s.quote, "format": s.format,
-                    "sha256": s.sha256[:12] if s.sha256 else None, "size": s.size, "field": s.field})
+                    "sha256": s.sha256[:12] if s.sha256 else None, "size": s.size, "field": s.field,
+                    "summary": s.summary})
     return out
 
 

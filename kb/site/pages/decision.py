@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from markupsafe import Markup
 
-from kb.comparison import decision_effect
 from kb.models import Attempt, Campaign, Decision
+from kb.queries import credit_sentence, decision_credit, findings_of
+from kb.queries.compare import decision_effect
 from kb.site.pages.compare import pair_page
 from kb.site.pages.context import (
     Ctx,
@@ -63,6 +64,8 @@ def render_decision(c: Ctx, d: Decision) -> str:
         stack_from=c.link(src, kg.get(d.stack_change.from_), "") if d.stack_change and d.stack_change.from_ else None,
         stack_to=c.link(src, kg.get(d.stack_change.to), "") if d.stack_change and d.stack_change.to else None,
         change=change, sources=sources(d), tags=c.tag_links(src, d.tags),
+        credit=decision_credit(kg, d), credit_sentence=credit_sentence,
+        findings=[f.message for f in findings_of(kg, d)],
     )
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from markupsafe import Markup
 
-from kb.models import Attempt, Blocker, Campaign, Platform, Record, Stack
-from kb.queries import resolve_blockers, unblocks
+from kb.models import Attempt, Campaign, Platform, Record, Stack
+from kb.queries import upgrade_paths
 from kb.site.pages.context import (
     Ctx,
     attempt_row,
@@ -65,51 +65,22 @@ def render_index(c: Ctx, kind: type[Record], title: str, intro: str) -> str:
 
 
 def render_upgrades(c: Ctx) -> str:
-    """For each stack and each version named by some ``fixed_by``: what moving to it resolves."""
+    """For each stack, each candidate version the fixes name (:func:`kb.queries.upgrade_paths`):
+    what moving to it resolves, only disables, introduces, makes worth retrying, and what still stands."""
     kg = c.kg
     src = "upgrades.md"
-    candidates: dict[str, set[str]] = {}
-    for b in kg.of_kind(Blocker):
-        for alt in b.fixed_by:
-            for name, spec in alt.items():
-                for s in str(spec).split(","):
-                    s = s.strip()
-                    for op in (">=", "==", "~="):
-                        if s.startswith(op):
-                            candidates.setdefault(name, set()).add(s[len(op):].strip())
+
+    def links(ids: list[str]) -> Markup:
+        return Markup(", ".join(c.link(src, kg.get(x), x) for x in ids)) or "—"
+
     sections = []
-    for s in kg.of_kind(Stack):
-        comps = kg.stack_components(s.id)
-        st = resolve_blockers(kg, comps)
-        standing = [b for b, x in st.items() if x.state == "stands"]
-        rows = []
-        for name in sorted(candidates):
-            for version in sorted(candidates[name]):
-                cur = comps.get(name)
-                if cur and cur.version and not _is_upgrade(cur.version, version):
-                    continue
-                res = unblocks(kg, {name: version}, from_stack=s.id)
-                if not res.resolved and not standing:
-                    continue
-                rows.append({
-                    "change": f"{name}={version}",
-                    "current": (cur.version if cur and cur.version else "—"),
-                    "resolved": Markup(", ".join(c.link(src, kg.get(r["id"])) for r in res.resolved)) or "—",
-                    "retry": Markup(", ".join(c.link(src, kg.get(r.id)) for r in res.retry)) or "—",
-                    "still": len(res.still_blocked),
-                })
-        sections.append({"stack": c.link(src, s), "standing": len(standing), "rows": rows})
+    for p in upgrade_paths(kg):
+        rows = [{"change": r.change, "current": r.current or "—", "resolved": links(r.resolved),
+                 "disabled": links(r.disabled), "introduced": links(r.introduced), "retry": links(r.retry),
+                 "still": r.still} for r in p.rows]
+        sections.append({"stack": c.link(src, kg.get(p.stack)), "standing": p.standing, "rows": rows,
+                         "campaign": p.campaign, "note": p.note})
     return render("upgrades.md.j2", sections=sections)
-
-
-def _is_upgrade(current: str, candidate: str) -> bool:
-    """Whether ``candidate`` is a newer PEP 440 version than ``current`` (local tags ignored)."""
-    from packaging.version import InvalidVersion, Version
-
-    try:
-        return Version(candidate) > Version(Version(current).public)
-    except InvalidVersion:
-        return True
 
 
 def render_tags(c: Ctx) -> str:

@@ -1,0 +1,243 @@
+"""Retries and credit: which attempt re-runs which, and what a stack change is credited with.
+
+When a stack change moved several components at once (the campaign's CUDA 13 move changed the
+toolkit, torch, FlashInfer, sgl-kernel and SGLang together), "what fixed it" is a hypothesis:
+:func:`attempt_credit` and :func:`decision_credit` name every changed component, say which one the
+recorded fix credits, and call the credit unverified unless an attempt changed that component alone.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from kb.graph import KnowledgeGraph
+from kb.models import Attempt, Blocker, Campaign, Component, Decision
+from kb.queries.resolution import (
+    BlockerStatus,
+    attempt_flags,
+    platform_of,
+    resolve_blockers,
+)
+
+
+class StatusCache:
+    """:func:`resolve_blockers` memoised by (components, campaign platform)."""
+
+    def __init__(self, kg: KnowledgeGraph):
+        self.kg = kg
+        self._memo: dict[Any, dict[str, BlockerStatus]] = {}
+
+    def of(self, comps: dict[str, Component], campaign_id: str | None) -> dict[str, BlockerStatus]:
+        """Blocker statuses under ``comps`` on the platform of campaign ``campaign_id``."""
+        key = (tuple(sorted((k, c.version, c.source) for k, c in comps.items())), campaign_id)
+        if key not in self._memo:
+            camp = self.kg.get(campaign_id) if campaign_id else None
+            self._memo[key] = resolve_blockers(self.kg, comps, platform_of(self.kg, camp if isinstance(camp, Campaign) else None))
+        return self._memo[key]
+
+
+def _platform_campaign(kg: KnowledgeGraph, a: Attempt) -> str | None:
+    return a.campaign if isinstance(kg.get(a.campaign), Campaign) else None
+
+
+def is_retry(kg: KnowledgeGraph, later: Attempt, earlier: Attempt, cache: StatusCache | None = None) -> bool:
+    """Whether ``later`` re-runs ``earlier``: it says so (``retry_of``), or, in the same campaign
+    and later, it ran on a stack where none of ``earlier``'s blockers stand while one stood on
+    ``earlier``'s own stack, and it either compares itself to ``earlier`` (``baseline``) or runs
+    with every flag ``earlier`` ran with (so one run with several features on re-runs each of the
+    attempts that tried one of them, whatever its ``retry_of`` names)."""
+    if later.id == earlier.id:
+        return False
+    if later.retry_of == earlier.id:
+        return True
+    if (later.campaign != earlier.campaign or (later.date, later.id) <= (earlier.date, earlier.id)
+            or not earlier.blocked_by):
+        return False
+    flags = attempt_flags(earlier)
+    if not (later.baseline == earlier.id or (flags and flags <= attempt_flags(later))):
+        return False
+    cache = cache or StatusCache(kg)
+    camp = _platform_campaign(kg, earlier)
+    own = cache.of(kg.attempt_components(earlier), camp)
+    there = cache.of(kg.attempt_components(later), camp)
+    stood = [b for b in earlier.blocked_by if b in own and own[b].state in ("stands", "disabled")]
+    return bool(stood) and all(there[b].state in ("resolved", "not_applicable") for b in stood)
+
+
+def retries_of(kg: KnowledgeGraph, earlier: Attempt, cache: StatusCache | None = None) -> list[Attempt]:
+    """The attempts that re-run ``earlier`` (see :func:`is_retry`), by date."""
+    cache = cache or StatusCache(kg)
+    return sorted((a for a in kg.of_kind(Attempt) if is_retry(kg, a, earlier, cache)), key=lambda a: (a.date, a.id))
+
+
+def retried(kg: KnowledgeGraph, later: Attempt, cache: StatusCache | None = None) -> list[Attempt]:
+    """The earlier attempts ``later`` re-runs, by date."""
+    cache = cache or StatusCache(kg)
+    return sorted((a for a in kg.of_kind(Attempt) if is_retry(kg, later, a, cache)), key=lambda a: (a.date, a.id))
+
+
+@dataclass
+class Credit:
+    """What a stack change is credited with, and how sure that is.
+
+    ``before``/``after``: what is compared (``"attempt 2026-02-21-x (stack cuda-12.8)"``,
+    ``"stack cuda-13.0"``); ``changed``: every component that differs, ``[{component, before,
+    after}]`` (versions, or the source when there is no version); ``credited``: the fixes recorded
+    as doing the work, ``[{blocker, fix, components}]``; ``co_changed``: changed components no
+    credited fix names (the other possible causes); ``isolated_by``: attempts that changed only a
+    credited component; ``verified``: the credit rests on an isolating attempt or on a change of a
+    single component; ``unchanged_credit``: credited components that did not change at all;
+    ``retested``: each blocker the change resolves (by its own fix or through its causes) that an
+    attempt it blocked was re-run for where it no longer stands, ``{blocker: [re-run attempt
+    ids]}``; ``untested``: the resolved blockers no attempt re-ran: expected, not seen.
+    """
+
+    before: str
+    after: str
+    changed: list[dict[str, str]]
+    credited: list[dict[str, Any]]
+    co_changed: list[str]
+    isolated_by: list[str] = field(default_factory=list)
+    verified: bool = False
+    unchanged_credit: list[str] = field(default_factory=list)
+    retested: dict[str, list[str]] = field(default_factory=dict)
+    untested: list[str] = field(default_factory=list)
+
+    @property
+    def confounded(self) -> bool:
+        """Several components changed, so the credit is one hypothesis among several."""
+        return len(self.changed) > 1
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain data for ``--json``."""
+        return {**asdict(self), "confounded": self.confounded}
+
+
+def _show(c: Component | None) -> str:
+    if c is None:
+        return "absent"
+    return c.version or c.source or "?"
+
+
+def stack_diff(before: dict[str, Component], after: dict[str, Component]) -> list[dict[str, str]]:
+    """Components that differ (in version or source), sorted by name, as ``{component, before, after}``."""
+    return [{"component": k, "before": _show(before.get(k)), "after": _show(after.get(k))}
+            for k in sorted(set(before) | set(after)) if before.get(k) != after.get(k)]
+
+
+def _credit(kg: KnowledgeGraph, before: dict[str, Component], after: dict[str, Component], blockers: list[str],
+            campaign: str | None, labels: tuple[str, str], cache: StatusCache) -> Credit | None:
+    changed = stack_diff(before, after)
+    if not changed:
+        return None
+    st0, st1 = cache.of(before, campaign), cache.of(after, campaign)
+    credited, names = [], set()
+    for bid in sorted(kg.causes_closure(blockers)):
+        b = kg.get(bid)
+        if not isinstance(b, Blocker) or bid not in st1:
+            continue
+        if st0[bid].state in ("stands", "disabled") and st1[bid].state in ("resolved", "disabled"):
+            fix = b.fixed_by[st1[bid].fix] if st1[bid].fix is not None else None
+            if fix is not None:
+                credited.append({"blocker": bid, "fix": st1[bid].by, "kind": fix.kind, "components": sorted(fix.requires)})
+                names.update(fix.requires)
+    changed_names = {c["component"] for c in changed}
+    unchanged = sorted(n for n in names if n not in changed_names)
+    isolated = []
+    if names:
+        for a in kg.of_kind(Attempt):
+            diff = {c["component"] for c in stack_diff(before, kg.attempt_components(a))}
+            if diff and diff <= names and diff & changed_names and (campaign is None or a.campaign == campaign):
+                isolated.append(a.id)
+    retested: dict[str, list[str]] = {}
+    untested = []
+    for bid in sorted(kg.causes_closure(blockers) | _caused_by(kg, blockers)):
+        if bid not in st1 or not (st0[bid].state in ("stands", "disabled") and st1[bid].state == "resolved"):
+            continue
+        reruns = set()
+        for x in kg.into(bid, "blocked_by"):
+            rec = kg.get(x)
+            if isinstance(rec, Attempt):
+                reruns.update(r.id for r in retries_of(kg, rec, cache)
+                              if cache.of(kg.attempt_components(r), campaign)[bid].state != "stands")
+        if reruns:
+            retested[bid] = sorted(reruns)
+        elif kg.into(bid, "blocked_by"):
+            untested.append(bid)
+    return Credit(labels[0], labels[1], changed, credited, sorted(changed_names - names), sorted(isolated),
+                  verified=bool(credited) and (len(changed) == 1 or bool(isolated)), unchanged_credit=unchanged,
+                  retested=retested, untested=untested)
+
+
+def _caused_by(kg: KnowledgeGraph, roots: list[str]) -> set[str]:
+    """Every blocker caused, transitively, by one of ``roots``."""
+    seen: set[str] = set()
+    todo = list(roots)
+    while todo:
+        for child in kg.into(todo.pop(), "caused_by"):
+            if child not in seen:
+                seen.add(child)
+                todo.append(child)
+    return seen
+
+
+def attempt_credit(kg: KnowledgeGraph, a: Attempt, cache: StatusCache | None = None) -> Credit | None:
+    """The credit of the stack change between ``a`` and what it re-runs (its ``retry_of``, else the
+    latest of :func:`retried`, else its ``baseline``), or ``None`` when nothing in the stack
+    changed or there is nothing to compare."""
+    cache = cache or StatusCache(kg)
+    refs = retried(kg, a, cache)
+    if not refs:
+        base = kg.get(a.baseline) if a.baseline else None
+        refs = [base] if isinstance(base, Attempt) else []
+    if not refs:
+        return None
+    ref = next((r for r in refs if r.id == a.retry_of), refs[-1])
+    before, after = kg.attempt_components(ref), kg.attempt_components(a)
+    blockers = sorted({b for r in refs for b in r.blocked_by})
+    label = lambda x: f"attempt {x.id}" + (f" (stack {x.stack})" if x.stack else "")  # noqa: E731
+    return _credit(kg, before, after, blockers, _platform_campaign(kg, a), (label(ref), label(a)), cache)
+
+
+def decision_credit(kg: KnowledgeGraph, d: Decision, cache: StatusCache | None = None) -> Credit | None:
+    """The credit of a decision's ``stack_change`` for the blockers it ``resolves``, or ``None``
+    when it names no stack change."""
+    sc = d.stack_change
+    if sc is None or not (sc.from_ or sc.to or sc.components):
+        return None
+    cache = cache or StatusCache(kg)
+    before = kg.stack_components(sc.from_) if sc.from_ else {}
+    after = {**(kg.stack_components(sc.to) if sc.to else before), **sc.components}
+    camp = d.campaign if isinstance(kg.get(d.campaign or ""), Campaign) else None
+    return _credit(kg, before, after, list(d.resolves), camp,
+                   (f"stack {sc.from_}" if sc.from_ else "the stack", f"stack {sc.to}" if sc.to else "the changed stack"),
+                   cache)
+
+
+def credit_sentence(c: Credit) -> str:
+    """The credit in one sentence (for ``kb why``, attempt and decision pages)::
+
+        changed together: cuda 12.8.1 → 13.0.1, torch ...; the recorded fix credits cuda
+        (sm120-...: cuda>=13.0); also changed, possible co-causes: torch, ...; unverified: no
+        attempt changed cuda alone
+    """
+    changes = ", ".join(f"{c_['component']} {c_['before']} → {c_['after']}" for c_ in c.changed)
+    parts = [f"{'changed together' if c.confounded else 'changed'}: {changes}"]
+    if c.credited:
+        names = sorted({n for x in c.credited for n in x["components"]})
+        which = "; ".join(f"{x['blocker']}: {x['fix']}" for x in c.credited)
+        parts.append(f"the recorded fix credits {', '.join(names)} ({which})")
+    else:
+        parts.append("no recorded fix names a changed component")
+    if c.co_changed and c.credited:
+        parts.append(f"also changed, possible co-causes: {', '.join(c.co_changed)}")
+    if c.unchanged_credit:
+        parts.append(f"credited but unchanged: {', '.join(c.unchanged_credit)}")
+    if c.credited and c.confounded:
+        names = ", ".join(sorted({n for x in c.credited for n in x["components"]}))
+        parts.append(f"verified by {', '.join(c.isolated_by)}, which changed only {names}" if c.verified
+                     else f"unverified: no attempt changed {names} alone")
+    if c.untested:
+        parts.append(f"not re-run since, so expected rather than seen: {', '.join(c.untested)}")
+    return "; ".join(parts)

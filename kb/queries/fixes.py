@@ -1,0 +1,128 @@
+"""How a blocker is fixed, in words: the one place that phrases a fix, used by ``kb roots``,
+``kb why``, ``kb unblocks``, ``kb log`` and the site.
+
+>>> from kb.models import Blocker
+>>> describe_fix(Blocker(id="b", title="t", fixed_by=[{"cuda": ">=13.0"}]))
+'fixed by cuda>=13.0'
+>>> describe_fix(Blocker(id="b", title="t", workaround="leave it off"))
+'no known fix (workaround: leave it off)'
+>>> describe_fix(Blocker(id="b", title="t", fixed_by=[{"kind": "hardware_gap", "advice": "switch backend to NCCL"}]))
+'no upgrade fixes it: a hardware gap; switch backend to NCCL'
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kb.models import Blocker, Fix
+
+
+def requirement_text(requires: dict[str, str]) -> str:
+    """``{flashinfer: ">=0.6.17", cuda: ">=12.9"}`` → ``"flashinfer>=0.6.17, cuda>=12.9"``."""
+    return ", ".join(f"{name}{spec}" for name, spec in requires.items())
+
+
+def _provenance(fix: Fix) -> str:
+    bits = [f"release {fix.release}" if fix.release else "", fix.pr or ""]
+    return "; ".join(b for b in bits if b)
+
+
+def fix_phrase(fix: Fix, notes: bool = True) -> str:
+    """One fix in words, with its kind and provenance:
+
+    * enables: ``cuda>=13.0`` (``cuda>=13.0 (release 13.0; NVIDIA/x#1)``)
+    * disables: ``torch>=2.11 only disables the feature (the crash becomes a clean refusal)``
+    * workaround: ``workaround: TRITON_PTXAS_PATH=/usr/local/cuda/bin/ptxas``
+    * build option: ``build option: TORCH_CUDA_ARCH_LIST=12.0``
+    * hardware gap: ``no upgrade fixes it: a hardware gap; switch backend``
+
+    A reverted fix says so (``..., reverted upstream``). ``advice`` follows after ``;``, then
+    ``note`` unless ``notes`` is false (summaries leave notes to the blocker's page).
+    """
+    prov = _provenance(fix)
+    if fix.kind == "enables":
+        text = requirement_text(fix.requires)
+    elif fix.kind == "disables":
+        text = f"{requirement_text(fix.requires)} only disables the feature (the crash becomes a clean refusal)"
+    elif fix.kind == "workaround":
+        text = f"workaround: {fix.flag or fix.note}"
+    elif fix.kind == "build_option":
+        text = f"build option: {fix.flag or fix.note}"
+        if fix.requires:
+            text += f" (with {requirement_text(fix.requires)})"
+    else:
+        text = "no upgrade fixes it: a hardware gap"
+    if prov:
+        text += f" ({prov})"
+    if fix.reverted:
+        text += ", reverted upstream (fixes nothing now)"
+    note = fix.note if notes and (fix.kind not in ("workaround", "build_option") or fix.flag) else None
+    extra = [x.rstrip(".") for x in (fix.advice, note) if x]
+    if extra:
+        text += "; " + "; ".join(extra)
+    return text
+
+
+def _own(blocker: Blocker) -> str | None:
+    """The blocker's own fixes in words, or ``None`` when it has no live version fix, no
+    workaround fix and no hardware-gap entry."""
+    enables = [f for f in blocker.fixed_by if f.kind == "enables" and not f.reverted]
+    disables = [f for f in blocker.fixed_by if f.kind == "disables" and not f.reverted]
+    others = [f for f in blocker.fixed_by if f.kind not in ("enables", "disables") or f.reverted]
+    parts = []
+    if enables:
+        parts.append("fixed by " + " or ".join(fix_phrase(f, notes=False) for f in enables))
+    parts.extend(fix_phrase(f, notes=False) for f in disables)
+    parts.extend(fix_phrase(f, notes=False) for f in others)
+    return "; ".join(parts) if parts else None
+
+
+def has_own_fix(blocker: Blocker) -> bool:
+    """Whether ``blocker`` has a version fix of its own that is not reverted (``enables`` or
+    ``disables``); without one, it is resolved when all its causes are."""
+    return any(f.is_version_fix for f in blocker.fixed_by)
+
+
+def describe_fix(blocker: Blocker, kg: Any = None, _seen: tuple[str, ...] = ()) -> str:
+    """How ``blocker`` is fixed, in words (the one function that says it; see the module doctest).
+
+    Its own fixes first (``fixed by cuda>=13.0``, disabling fixes, workarounds, build options,
+    hardware gaps), each with its kind and provenance. A blocker with no version fix of its own
+    is fixed through its causes, followed through ``kg`` (a :class:`kb.graph.KnowledgeGraph`)
+    when given: ``no fix of its own; its cause arch-table has no known fix (workaround: ...)``.
+    Without any: ``no known fix`` (``no fix coming`` for a ``wontfix`` blocker) and the
+    ``workaround`` text if there is one.
+    """
+    own = _own(blocker)
+    if has_own_fix(blocker) or not blocker.caused_by:
+        if own:
+            tail = f"; workaround: {blocker.workaround}" if blocker.workaround and not has_own_fix(blocker) else ""
+            return own + tail
+        none = "no fix coming (upstream will not fix it)" if blocker.status == "wontfix" else "no known fix"
+        return none + (f" (workaround: {blocker.workaround})" if blocker.workaround else "")
+    causes = []
+    for cid in blocker.caused_by:
+        rec = kg.get(cid) if kg is not None and cid not in _seen else None
+        if isinstance(rec, Blocker):
+            causes.append((cid, _cause_clause(rec, kg, _seen + (blocker.id,))))
+        else:
+            causes.append((cid, ""))
+    head = "no fix of its own"
+    if own:
+        head += f" ({own})"
+    if len(causes) == 1:
+        cid, clause = causes[0]
+        return f"{head}; its cause {cid}" + (f" {clause}" if clause else "")
+    listed = "; ".join(f"{cid} {clause}".rstrip() for cid, clause in causes)
+    return f"{head}; fixed when all its causes are: {listed}"
+
+
+def _cause_clause(cause: Blocker, kg: Any, seen: tuple[str, ...]) -> str:
+    text = describe_fix(cause, kg, seen)
+    if text.startswith("fixed by "):
+        return "is " + text
+    if text.startswith("no known fix"):
+        return "has " + text
+    if text.startswith("no fix of its own"):
+        return "has " + text
+    return f"has: {text}"

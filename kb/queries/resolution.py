@@ -1,0 +1,224 @@
+"""What a blocker is under a stack: resolved, only disabled, not applicable, or standing.
+
+Semantics (DESIGN.md, "What the model must be able to say"; issue 11):
+
+* *not applicable* when its ``applies_when`` fails (compute capability, interconnect, a component
+  version outside the range, a component named there that the stack lacks) or the component it
+  lives in is absent from the stack;
+* *resolved* when an ``enables`` fix that is not reverted holds entirely, or, with no version fix
+  of its own, when every blocker it is caused by is resolved (or not applicable);
+* *disabled* when only a ``disables`` fix holds (the crash is gone, the feature is still off),
+  or, with no fix of its own, its causes are resolved or disabled and one is disabled;
+* otherwise it *stands*, with what is missing (the smallest unmet ``enables`` requirement) and
+  the advice its workarounds, build options and hardware gaps give (never "resolved by upgrade").
+
+Only decisions with status ``accepted`` are taken as resolving anything elsewhere; versions decide here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from kb.graph import KnowledgeGraph
+from kb.models import Attempt, Blocker, Campaign, Component, Fix, Platform
+from kb.queries.fixes import fix_phrase, has_own_fix, requirement_text
+from kb.versions import satisfies
+
+STATES = ("resolved", "disabled", "stands", "not_applicable")
+
+
+@dataclass
+class BlockerStatus:
+    """A blocker under a given stack. ``state``: one of :data:`STATES`.
+
+    ``by``: how it is resolved or disabled (``"cuda>=13.0"`` or ``"its causes are resolved"``);
+    ``missing``: for a standing (or only disabled) blocker, the smallest set of unmet requirements
+    of an enabling fix (``["flashinfer>=0.6.17"]``) or the standing causes
+    (``["cause sm120-... (needs cuda>=13.0)"]``); ``reason``: why it does not apply
+    (``"the stack has no bitsandbytes"``); ``advice``: workarounds, build options and
+    hardware-gap advice; ``notes``: pre-release and unknown-version remarks that decided an answer.
+    """
+
+    id: str
+    state: str
+    by: str = ""
+    missing: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    reason: str = ""
+    advice: list[str] = field(default_factory=list)
+    fix: int | None = None
+    """Index in ``fixed_by`` of the fix that holds (resolved or disabled by a fix of its own)."""
+
+
+def blocker_component(blocker: Blocker) -> str | None:
+    """The component ``blocker`` lives in: its ``component``, else the one component that every
+    version fix of its own names and nothing else (``{bitsandbytes: ">=0.45.3"}`` → bitsandbytes),
+    for a root cause whose ``applies_when`` names no component; else ``None``."""
+    if blocker.component:
+        return blocker.component
+    if blocker.caused_by or blocker.applies_when.components:
+        return None
+    names = {tuple(f.requires) for f in blocker.fixed_by if f.kind in ("enables", "disables")}
+    if len(names) == 1:
+        only = next(iter(names))
+        if len(only) == 1:
+            return only[0]
+    return None
+
+
+def concerned_components(blocker: Blocker) -> set[str]:
+    """Every component ``blocker`` names: its own, its ``applies_when`` and its fixes' requirements."""
+    out = set(blocker.applies_when.components)
+    comp = blocker_component(blocker)
+    if comp:
+        out.add(comp)
+    for f in blocker.fixed_by:
+        out.update(f.requires)
+    return out
+
+
+def not_applicable_reason(blocker: Blocker, comps: dict[str, Component], platform: Platform | None) -> str:
+    """Why ``blocker`` does not apply to components ``comps`` on ``platform`` (``""`` when it does).
+
+    An empty ``comps`` (no stack known) is not judged on components."""
+    aw = blocker.applies_when
+    if aw.compute_capability and platform is not None:
+        if not satisfies(platform.compute_capability, aw.compute_capability).ok:
+            return (f"applies only on compute capability {aw.compute_capability}; "
+                    f"{platform.id} is {platform.compute_capability}")
+    if aw.interconnect and platform is not None:
+        if aw.interconnect.lower() not in (platform.interconnect or "").lower():
+            return f"applies only over {aw.interconnect}; {platform.id} has {platform.interconnect or 'no interconnect recorded'}"
+    comp = blocker_component(blocker)
+    if comps and comp and comp not in comps:
+        return f"the stack has no {comp}"
+    for name, spec in aw.components.items():
+        c = comps.get(name)
+        if c is None:
+            if comps:
+                return f"applies only with {name}{spec}; the stack has no {name}"
+            continue
+        if c.version is not None and not satisfies(c.version, spec).ok:
+            return f"applies only when {name}{spec}; the stack has {name} {c.version}"
+    return ""
+
+
+def _holds(fix: Fix, comps: dict[str, Component], notes: list[str]) -> list[str]:
+    """The unmet requirements of ``fix`` under ``comps`` (``[]`` when it holds)."""
+    unmet = []
+    for name, spec in fix.requires.items():
+        c = comps.get(name)
+        verdict = satisfies(c.version if c else None, spec)
+        if verdict.note and verdict.note != "version unknown":
+            notes.append(f"{name}: {verdict.note}")
+        if not verdict.ok:
+            unmet.append(f"{name}{spec}")
+    return unmet
+
+
+def resolve_blockers(kg: KnowledgeGraph, comps: dict[str, Component],
+                     platform: Platform | None = None) -> dict[str, BlockerStatus]:
+    """The :class:`BlockerStatus` of every blocker under components ``comps`` on ``platform``.
+
+    Independent of record order (a fixed point over the ``caused_by`` DAG, visited in sorted
+    order). A ``caused_by`` cycle is refused earlier by ``kb check``.
+    """
+    memo: dict[str, BlockerStatus] = {}
+
+    def visit(bid: str, trail: tuple[str, ...]) -> BlockerStatus:
+        if bid in memo:
+            return memo[bid]
+        b = kg.get(bid)
+        assert isinstance(b, Blocker)
+        if bid in trail:  # defensive: cycles are rejected by check_references
+            return BlockerStatus(bid, "stands", missing=["cycle in caused_by"])
+        advice = [fix_phrase(f) for f in b.fixed_by if f.kind not in ("enables", "disables") or f.reverted]
+        reason = not_applicable_reason(b, comps, platform)
+        notes: list[str] = []
+        if reason:
+            st = BlockerStatus(bid, "not_applicable", reason=reason)
+        elif has_own_fix(b):
+            st = None
+            live = [f for f in b.fixed_by if f.is_version_fix]
+            best: list[str] | None = None
+            for f in (x for x in live if x.kind == "enables"):
+                unmet = _holds(f, comps, notes)
+                if not unmet:
+                    st = BlockerStatus(bid, "resolved", by=requirement_text(f.requires), notes=notes, advice=advice,
+                                       fix=b.fixed_by.index(f))
+                    break
+                if best is None or len(unmet) < len(best):
+                    best = unmet
+            off: list[str] | None = None
+            if st is None:
+                for f in (x for x in live if x.kind == "disables"):
+                    unmet = _holds(f, comps, notes)
+                    if not unmet:
+                        st = BlockerStatus(bid, "disabled", by=requirement_text(f.requires), missing=best or [],
+                                           notes=notes, advice=advice, fix=b.fixed_by.index(f))
+                        break
+                    if off is None or len(unmet) < len(off):
+                        off = unmet
+            if st is None:
+                missing = best or [f"{u} (only disables the feature)" for u in off or []]
+                st = BlockerStatus(bid, "stands", missing=missing, notes=notes, advice=advice)
+        elif b.caused_by:
+            parents = [visit(p, trail + (bid,)) for p in sorted(b.caused_by)]
+            standing = [p for p in parents if p.state == "stands"]
+            notes = [n for p in parents for n in p.notes]
+            if standing:
+                miss = [f"cause {p.id}" + (f" (needs {', '.join(p.missing)})" if p.missing else " (no known fix)")
+                        for p in standing]
+                st = BlockerStatus(bid, "stands", missing=miss, notes=notes, advice=advice)
+            elif any(p.state == "disabled" for p in parents):
+                st = BlockerStatus(bid, "disabled", by="its causes are only disabled", notes=notes, advice=advice,
+                                   missing=[f"cause {p.id} (needs {', '.join(p.missing)})" for p in parents
+                                            if p.state == "disabled" and p.missing])
+            else:
+                st = BlockerStatus(bid, "resolved", by="its causes are resolved", notes=notes, advice=advice)
+        else:
+            st = BlockerStatus(bid, "stands", missing=[], advice=advice)
+        memo[bid] = st
+        return st
+
+    for b in kg.of_kind(Blocker):
+        visit(b.id, ())
+    return memo
+
+
+# --------------------------------------------------------------------------- attempts and campaigns
+
+
+def attempt_flags(attempt: Attempt) -> frozenset[str]:
+    """The attempt's flags and env settings as a set of items: ``["--tp 8"]`` and
+    ``["--tp", "8"]`` both give ``{"--tp 8"}``; env ``NCCL_ALGO: Tree`` gives ``"NCCL_ALGO=Tree"``."""
+    items: list[str] = []
+    for token in " ".join(attempt.config.flags).split():
+        if token.startswith("-") or not items:
+            items.append(token)
+        else:
+            items[-1] += f" {token}"
+    items.extend(f"{k}={v}" for k, v in attempt.config.env.items())
+    return frozenset(items)
+
+
+def flag_names(items: frozenset[str] | list[str]) -> set[str]:
+    """The names of flags and env settings (``"--tp 8"`` → ``"--tp"``, ``"A=B"`` → ``"A"``)."""
+    return {i.split()[0].split("=")[0] for i in items if i.strip()}
+
+
+def current_stack(kg: KnowledgeGraph, campaign: Campaign) -> str | None:
+    """The stack a campaign stands on now: that of its latest reviewed attempt naming one (by
+    date, then id), else of its latest draft, else the campaign's own ``stack``, else ``None``."""
+    attempts = [a for a in kg.attempts_of(campaign.id) if a.stack]
+    reviewed = [a for a in attempts if a.status == "reviewed"]
+    pick = reviewed or attempts
+    if pick:
+        return pick[-1].stack
+    return campaign.stack
+
+
+def platform_of(kg: KnowledgeGraph, campaign: Campaign | None) -> Platform | None:
+    """The campaign's platform record, or ``None``."""
+    p = kg.get(campaign.platform) if campaign else None
+    return p if isinstance(p, Platform) else None

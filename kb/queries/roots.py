@@ -1,0 +1,88 @@
+"""Root causes ranked by what blocks each campaign's current stack, with the historical count beside it."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from kb.graph import KnowledgeGraph
+from kb.models import Attempt, Blocker, Campaign
+from kb.queries.fixes import describe_fix
+from kb.queries.resolution import current_stack, platform_of, resolve_blockers
+
+
+@dataclass
+class RootCause:
+    """A root cause and what it blocks.
+
+    ``attempts``: reviewed attempt ids it blocked, directly or through caused blockers (sorted;
+    the historical count); ``current``: those of them whose campaign's current stack (see
+    :func:`kb.queries.resolution.current_stack`) still has this root cause standing (or only
+    disabled) on the campaign's platform: what blocks the campaign now; ``now``: the root's state
+    under each campaign's current stack (``{campaign: "stands"}``); ``drafts``: the historical
+    count for attempts still in draft (imported, not reviewed), counted apart so unreviewed imports
+    do not skew the ranking; ``blockers``: the blockers it causes, transitively (sorted);
+    ``fix``: :func:`kb.queries.fixes.describe_fix` of it.
+    """
+
+    id: str
+    title: str
+    attempts: list[str]
+    blockers: list[str]
+    fixed_by: list[dict[str, Any]]
+    workaround: str | None
+    drafts: list[str] = field(default_factory=list)
+    current: list[str] = field(default_factory=list)
+    now: dict[str, str] = field(default_factory=dict)
+    fix: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        """This result as plain data for ``--json`` (dicts, lists, strings, numbers)."""
+        return asdict(self)
+
+
+def roots(kg: KnowledgeGraph, campaign: str | None = None) -> list[RootCause]:
+    """Root causes (blockers without ``caused_by``) ranked by the attempts they block on their
+    campaign's current stack (``current``), then by every reviewed attempt they ever blocked
+    (``attempts``), then by draft attempts, then by the number of blockers they cause, then by id.
+    ``campaign`` restricts both counts to one campaign. Roots blocking nothing are included last,
+    so every root cause appears."""
+    blocked: dict[str, set[str]] = {}
+    drafts: dict[str, set[str]] = {}
+    current: dict[str, set[str]] = {}
+    camps = [c for c in kg.of_kind(Campaign) if campaign is None or c.id == campaign]
+    now_by_camp = {}
+    for c in camps:
+        sid = current_stack(kg, c)
+        now_by_camp[c.id] = resolve_blockers(kg, kg.stack_components(sid) if sid else {}, platform_of(kg, c))
+    for a in kg.of_kind(Attempt):
+        if campaign is not None and a.campaign != campaign:
+            continue
+        target = drafts if a.status == "draft" else blocked
+        now = now_by_camp.get(a.campaign)
+        for b in kg.causes_closure(a.blocked_by):
+            target.setdefault(b, set()).add(a.id)
+            if a.status != "draft" and now is not None and now[b].state in ("stands", "disabled"):
+                current.setdefault(b, set()).add(a.id)
+    out = []
+    for b in kg.of_kind(Blocker):
+        if not b.is_root:
+            continue
+        out.append(RootCause(b.id, b.title, sorted(blocked.get(b.id, set())), sorted(_caused_blockers(kg, b.id)),
+                             [f.model_dump(mode="json") for f in b.fixed_by], b.workaround,
+                             sorted(drafts.get(b.id, set())), sorted(current.get(b.id, set())),
+                             {cid: st[b.id].state for cid, st in now_by_camp.items()}, describe_fix(b, kg)))
+    out.sort(key=lambda r: (-len(r.current), -len(r.attempts), -len(r.drafts), -len(r.blockers), r.id))
+    return out
+
+
+def _caused_blockers(kg: KnowledgeGraph, root_id: str) -> set[str]:
+    seen: set[str] = set()
+    todo = [root_id]
+    while todo:
+        cur = todo.pop()
+        for child in kg.into(cur, "caused_by"):
+            if child not in seen:
+                seen.add(child)
+                todo.append(child)
+    return seen
