@@ -10,6 +10,7 @@ writers never take the same id).
 from __future__ import annotations
 
 import difflib
+import os
 import re
 from collections import Counter
 from dataclasses import dataclass, field
@@ -23,6 +24,7 @@ from pydantic import ValidationError
 from kb.atomic import write_text_atomic
 from kb.errors import InvalidRecords, Problem, RecordError, RecordExists, WriteError
 from kb.ids import slugify, suffixed
+from kb.leftovers import leftover_kind
 from kb.models import KINDS, Record
 from kb.redact import Redactor
 from kb.validation import located_problems
@@ -58,6 +60,9 @@ class RecordSet:
     broken: set[str] = field(default_factory=set)
     """Ids (file names) of record files that exist but failed to load: already reported, so
     references to them are not reported again as unknown."""
+    ignored: list[tuple[str, str]] = field(default_factory=list)
+    """Editor and OS leftovers skipped (``x.yaml~``, ``Thumbs.db``; see :mod:`kb.leftovers`):
+    ``(path relative to the records root's parent, what it is)``, sorted by path."""
 
     def of_kind(self, cls: type[R]) -> list[R]:
         """Records of one model class, sorted by id."""
@@ -90,6 +95,25 @@ class LoadResult:
         return self.records
 
 
+ASSETS_FOLDER = "assets"
+"""``records/assets/``: images and files that record text links to (``![timeline](timeline.png)``),
+published beside the site's pages; see :func:`list_assets`."""
+
+
+def list_assets(root: str | Path) -> dict[str, Path]:
+    """Files under ``<root>/assets/`` by their path relative to it (``nccl/timeline.png``),
+    hidden files and editor leftovers left out; ``{}`` when there is no such folder."""
+    base = Path(root) / ASSETS_FOLDER
+    if not base.is_dir():
+        return {}
+    out = {}
+    for p in sorted(base.rglob("*")):
+        rel = p.relative_to(base)
+        if p.is_file() and not any(part.startswith(".") for part in rel.parts) and not leftover_kind(p.name):
+            out[rel.as_posix()] = p
+    return out
+
+
 RECORD_SUFFIXES = (".yaml", ".yml")
 """File name endings of record files."""
 
@@ -116,8 +140,22 @@ def _stray_files(root: Path) -> Iterator[Path]:
         d = root / folder
         if d.is_dir():
             for p in sorted(d.iterdir()):
-                if not p.name.startswith(".") and (p.is_dir() or p.suffix not in RECORD_SUFFIXES):
+                if (not p.name.startswith(".") and (p.is_dir() or p.suffix not in RECORD_SUFFIXES)
+                        and not (leftover_kind(p.name) and not p.is_dir())):
                     yield p
+
+
+def _leftover_files(root: Path) -> list[tuple[Path, str]]:
+    """Editor and OS leftovers (:func:`kb.leftovers.leftover_kind`) in ``root`` and its kind
+    folders, with what each is: skipped, never read, only counted."""
+    found = []
+    for d in [root, *(root / folder for folder in KINDS)]:
+        if d.is_dir():
+            for p in sorted(d.iterdir()):
+                what = leftover_kind(p.name)
+                if what and not p.is_dir():
+                    found.append((p, what))
+    return found
 
 
 def load_records(root: str | Path) -> LoadResult:
@@ -136,7 +174,7 @@ def load_records(root: str | Path) -> LoadResult:
     for entry in sorted(root.iterdir()):
         if entry.name.startswith("."):
             continue
-        if entry.is_dir() and entry.name not in KINDS:
+        if entry.is_dir() and entry.name not in KINDS and entry.name != ASSETS_FOLDER:
             hint = difflib.get_close_matches(entry.name, list(KINDS), n=1)
             problems.append(
                 Problem(
@@ -157,6 +195,7 @@ def load_records(root: str | Path) -> LoadResult:
             msg = ("not a record file, so kb does not read it; "
                    + (f"rename it to {wanted}" if wanted else "records are named <id>.yaml: rename it or move it out of records/"))
         problems.append(Problem(_rel(stray, root), None, "", msg))
+    result.ignored = [(_rel(p, root), what) for p, what in _leftover_files(root)]
     for folder, path in record_files(root):
         rel = _rel(path, root)
         try:
@@ -286,9 +325,33 @@ def _compact(value: Any) -> Any:
     return value
 
 
-def dump_record(record: Record) -> str:
-    """YAML text for ``record`` (block style, keys in model order, multi-line strings as ``|``)."""
-    return yaml.dump(record_to_data(record), Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100)
+def dump_record(record: Record, *, schema_ref: str | None = None) -> str:
+    """YAML text for ``record`` (block style, keys in model order, multi-line strings as ``|``).
+
+    With ``schema_ref`` (a path or URL of the kind's JSON Schema, see :func:`schema_ref`) the text
+    starts with a ``# yaml-language-server: $schema=...`` modeline, so editors complete and check it.
+    """
+    text = yaml.dump(record_to_data(record), Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100)
+    return f"# yaml-language-server: $schema={schema_ref}\n{text}" if schema_ref else text
+
+
+SCHEMA_URL_ENV = "KB_SCHEMA_URL"
+"""Environment variable: a base URL the modeline of written records points at
+(``$KB_SCHEMA_URL/<kind>.schema.json``) instead of the relative ``schemas/`` folder."""
+
+
+def schema_ref(root: str | Path, record: Record) -> str:
+    """Where the modeline of ``record``'s file points: ``$KB_SCHEMA_URL/<kind>.schema.json`` when
+    that variable is set, else the path from the record's folder to ``schemas/<kind>.schema.json``
+    beside the records folder (``../../schemas/decision.schema.json``; ``kb schema --out schemas``
+    writes them there)."""
+    name = f"{record.kind}.schema.json"
+    base = os.environ.get(SCHEMA_URL_ENV, "").strip()
+    if base:
+        return f"{base.rstrip('/')}/{name}"
+    root = Path(root)
+    schemas = Path(os.path.abspath(root)).parent / "schemas" / name
+    return Path(os.path.relpath(schemas, os.path.abspath(root / record.folder))).as_posix()
 
 
 def record_path(root: str | Path, record: Record) -> Path:
@@ -396,7 +459,8 @@ def save_record(root: str | Path, record: Record, *, new: bool = True, taken: It
     if new:
         clean, path = _create(root, clean, set(taken))
     else:
-        path = write_text_atomic(record_path(root, clean), dump_record(clean), overwrite=overwrite)
+        text = dump_record(clean, schema_ref=schema_ref(root, clean))
+        path = write_text_atomic(record_path(root, clean), text, overwrite=overwrite)
     return Saved(clean, path, counts)
 
 
@@ -427,7 +491,36 @@ def _create(root: str | Path, record: R, taken: set[str], max_tries: int = 1000)
             continue
         candidate = record.model_copy(update={"id": rid})
         try:
-            return candidate, write_text_atomic(record_path(root, candidate), dump_record(candidate))
+            text = dump_record(candidate, schema_ref=schema_ref(root, candidate))
+            return candidate, write_text_atomic(record_path(root, candidate), text)
         except RecordExists:
             continue
     raise WriteError(f"{Path(root) / record.folder}: ids {base} to {base}-{max_tries} are all taken; pick another title")
+
+
+def last_changed(root: str | Path) -> dict[str, Any]:
+    """Date of the last commit that touched each record file, when ``root`` is inside a git
+    work tree: ``{"decisions/<id>.yaml": date}`` (paths relative to ``root``). One ``git log``
+    for the whole folder; ``{}`` when git is missing, ``root`` is not in a repository, or git
+    fails (dates are a courtesy on the site, never a reason to fail)."""
+    import datetime as _dt
+    import subprocess
+
+    try:
+        out = subprocess.run(["git", "-C", str(root), "log", "--relative", "--format=%x00%cs", "--name-only", "--", "."],
+                             capture_output=True, text=True, timeout=60, check=False)
+    except (OSError, subprocess.SubprocessError):
+        return {}
+    if out.returncode != 0:
+        return {}
+    found: dict[str, _dt.date] = {}
+    current: _dt.date | None = None
+    for line in out.stdout.splitlines():
+        if line.startswith("\x00"):
+            try:
+                current = _dt.date.fromisoformat(line[1:].strip())
+            except ValueError:
+                current = None
+        elif line.strip() and current is not None:
+            found.setdefault(line.strip(), current)
+    return found

@@ -17,6 +17,7 @@ Errors are :class:`kb.errors.RecordError` with the file and line.
 from __future__ import annotations
 
 import math
+import re
 import unicodedata
 from dataclasses import dataclass, field
 from typing import Any
@@ -106,6 +107,7 @@ def parse_document(text: str, path: str) -> Document:
     Raises :class:`RecordError` for invalid YAML, duplicate keys, aliases, too deep nesting and
     scalars YAML cannot construct (an impossible date such as ``2026-02-30``).
     """
+    _refuse_conflict_markers(text, path)
     try:
         _prescan(text, path)
         node = yaml.compose(text, Loader=_Loader)
@@ -121,6 +123,49 @@ def parse_document(text: str, path: str) -> Document:
         return doc
     doc.data = _Builder(path, doc).build(node, (), 0)
     return doc
+
+
+_CONFLICT_START = re.compile(r"^<{7}(?: |$)")
+_CONFLICT_END = re.compile(r"^>{7}(?: |$)")
+
+
+def conflict_regions(text: str) -> list[tuple[int, int | None]]:
+    r"""Unresolved git merge conflicts in ``text``: ``(first line, last line)`` of each, 1-based,
+    from a ``<<<<<<<`` line to its ``>>>>>>>`` line (``None`` when the end marker is missing).
+
+    Markers count only at the start of a line, where YAML content of a record never puts them
+    (block text is indented), the same rule as git and pre-commit's check-merge-conflict.
+
+    >>> conflict_regions("a: 1\n<<<<<<< HEAD\na: 2\n=======\na: 3\n>>>>>>> other\n")
+    [(2, 6)]
+    """
+    regions: list[tuple[int, int | None]] = []
+    start: int | None = None
+    for n, line in enumerate(text.splitlines(), 1):
+        if _CONFLICT_START.match(line) and start is None:
+            start = n
+        elif _CONFLICT_END.match(line) and start is not None:
+            regions.append((start, n))
+            start = None
+    if start is not None:
+        regions.append((start, None))
+    return regions
+
+
+def _refuse_conflict_markers(text: str, path: str) -> None:
+    """Raise :class:`RecordError` at the first ``<<<<<<<`` line when ``text`` holds an unresolved
+    merge conflict: YAML would report a confusing syntax error on another line, or, inside a
+    flow list, read the marker as an item."""
+    if "<<<<<<<" not in text:
+        return
+    regions = conflict_regions(text)
+    if not regions:
+        return
+    first, last = regions[0]
+    span = f"lines {first}-{last}" if last is not None else f"from line {first}, with no >>>>>>> line"
+    more = f"; {len(regions) - 1} more conflict(s) below" if len(regions) > 1 else ""
+    raise RecordError(Problem(path, first, "", f"unresolved git merge conflict (<<<<<<< … >>>>>>>, {span}){more}: "
+                                               "resolve it and remove the markers"))
 
 
 def _prescan(text: str, path: str) -> None:

@@ -11,6 +11,7 @@ from kb.cli.app import (
     handle_errors,
     pass_env,
 )
+from kb.cli.complete import complete_ids
 
 
 @cli.command()
@@ -53,7 +54,7 @@ def roots(env: Env, as_json: bool, limit: int | None, campaign: str | None) -> N
 
 
 @cli.command()
-@click.argument("attempt")
+@click.argument("attempt", shell_complete=complete_ids("attempt"))
 @click.option("--json", "as_json", is_flag=True, help="Print the chains as JSON.")
 @pass_env
 @handle_errors
@@ -97,9 +98,12 @@ def _retry_line(a) -> str:
 
 @cli.command()
 @click.argument("change", nargs=-1)
-@click.option("--to", "to_stack", help="A whole target stack (id) instead of, or under, component changes.")
-@click.option("--from", "from_stack", help="The stack to start from (default: the campaign's current stack).")
-@click.option("--campaign", help="The campaign whose platform, stack and attempts to reason from.")
+@click.option("--to", "to_stack", shell_complete=complete_ids("stack"),
+              help="A whole target stack (id) instead of, or under, component changes.")
+@click.option("--from", "from_stack", shell_complete=complete_ids("stack"),
+              help="The stack to start from (default: the campaign's current stack).")
+@click.option("--campaign", shell_complete=complete_ids("campaign"),
+              help="The campaign whose platform, stack and attempts to reason from.")
 @click.option("--all", "show_all", is_flag=True, help="List every blocker that still stands, not only a count.")
 @click.option("--json", "as_json", is_flag=True, help="Print the answer as JSON.")
 @pass_env

@@ -15,11 +15,11 @@ from kb.cli.app import (
     pass_env,
 )
 
-IMPORT_FORMATS = ["auto", "claude", "codex", "opencode", "gemini", "aider", "specstory", "markdown"]
+IMPORT_FORMATS = ["auto", "claude", "codex", "opencode", "gemini", "aider", "specstory", "markdown", "adr"]
 
 
 @cli.command("import")
-@click.argument("paths", nargs=-1, required=True, type=click.Path(dir_okay=False))
+@click.argument("paths", nargs=-1, required=True, type=click.Path())
 @click.option("--format", "fmt", type=click.Choice(IMPORT_FORMATS), default="auto", show_default=True,
               help="The logs' format (auto: detected from each file's name and first lines).")
 @click.option("--campaign", help="The campaign the drafts join (needed when records/ holds several).")
@@ -30,7 +30,8 @@ IMPORT_FORMATS = ["auto", "claude", "codex", "opencode", "gemini", "aider", "spe
 def import_(env: Env, paths: tuple[str, ...], fmt: str, campaign: str | None, dry_run: bool, as_json: bool) -> None:
     """Draft attempts from session logs (agent transcripts, lab notebooks, plan documents).
 
-    Each draft is an attempt with `status: draft`, every field citing the log line it came
+    With --format adr, PATHS are folders of existing ADRs (adr-tools, MADR 2-4, log4brains),
+    converted into decision records. Otherwise each draft is an attempt with `status: draft`, every field citing the log line it came
     from; secrets, user names, e-mail addresses and hosts are redacted first. Importing the
     same log again adds nothing; reviewed records are never touched.
 
@@ -38,10 +39,24 @@ def import_(env: Env, paths: tuple[str, ...], fmt: str, campaign: str | None, dr
     Examples:
       kb import ~/.claude/projects/-srv-kimi/7d1c2a9e.jsonl --dry-run
       kb import notebook.md --campaign kimi-k25-eagle3-blackwell
+      kb import --format adr doc/adr --dry-run
     """
+    if fmt == "adr":
+        from kb.cli.adr_import import import_adr_folders
+
+        import_adr_folders(env, list(paths), dry_run, as_json)
+        return
+    import os
+
+    folder = next((p for p in paths if os.path.isdir(p)), None)
+    if folder is not None:
+        raise click.BadParameter(f"'{folder}' is a folder; pass log files, or --format adr for a folder of ADRs",
+                                 param_hint="PATHS")
+    from kb.cli.progress import progress
     from kb.importers.drafts import import_logs
 
-    report = import_logs(env.records, list(paths), format=fmt, campaign=campaign, dry_run=dry_run)
+    report = import_logs(env.records, list(paths), format=fmt, campaign=campaign, dry_run=dry_run,
+                         progress=progress)
     for item in report.files:
         for warning in item.warnings:
             click.echo(f"warning: {warning}", err=True)

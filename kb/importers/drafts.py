@@ -163,12 +163,14 @@ class ImportReport:
 
 def import_logs(root: str | Path, paths: list[str | Path], *, format: str = "auto",
                 campaign: str | None = None, dry_run: bool = False,
-                today: dt.date | None = None) -> ImportReport:
+                today: dt.date | None = None, progress: Any = None) -> ImportReport:
     """Import the session logs at ``paths`` into draft attempts under ``root`` (records/).
 
     ``format``: ``auto`` or a name of :data:`kb.importers.FORMATS`. ``campaign``: the id the
     drafts join; optional when ``root`` holds exactly one campaign. ``dry_run``: build and
     validate everything, write nothing. ``today`` dates an attempt whose log gives no date.
+    ``progress(iterable, label)``, when given, wraps each log's windows as they are read (the
+    CLI passes a progress bar drawn only on a terminal).
 
     A log that cannot be read (empty, unknown format, undecodable container, over the size
     limit of a format read whole) is reported in its :class:`FileImport` ``error``, nothing is
@@ -199,7 +201,8 @@ def import_logs(root: str | Path, paths: list[str | Path], *, format: str = "aut
         last: list[Session] = []
 
         def windows(path: Path = path, last: list[Session] = last) -> Iterator[Session]:
-            for window in iter_windows(path, format):
+            windows_ = iter_windows(path, format)
+            for window in (progress(windows_, f"reading {path.name}") if progress else windows_):
                 last[:] = [window]
                 yield window
 

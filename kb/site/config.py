@@ -69,6 +69,17 @@ CSS = """
 
 
 class KbPluginConfig(base.Config):
-    """``records``: the records folder, relative to mkdocs.yml (default ``records``)."""
+    """The kb plugin's options (under ``plugins: - kb:`` in mkdocs.yml).
+
+    ``records``: the records folder, relative to mkdocs.yml (default ``records``).
+    ``prefix``: a folder of the site for kb's pages (``kb`` puts them under ``kb/``; default ``""``
+    keeps them at the site root, as a site of kb alone). With a prefix kb leaves the host's
+    ``nav`` as it is; list ``kb/index.md`` (or kb's sections) in it where you want them.
+    ``repo_url``: the repository's web address for edit links on record pages (default: the
+    site's own ``repo_url``); ``repo_branch``: the branch edits go to (default ``main``).
+    """
 
     records = c.Type(str, default="records")
+    prefix = c.Type(str, default="")
+    repo_url = c.Optional(c.Type(str))
+    repo_branch = c.Type(str, default="main")

@@ -18,13 +18,14 @@ from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin
 from mkdocs.structure.files import File, Files, InclusionLevel
 
+from kb.attachments import asset_problems
 from kb.errors import InvalidRecords, KbError
 from kb.graph import KnowledgeGraph
 from kb.pipeline import load_graph
-from kb.site.config import CSS, KbPluginConfig
-from kb.site.pages import NAV, SCRIPTS, render_assets, render_site
-
-NAV_PAGES = {src for _title, src in NAV}
+from kb.site.config import KbPluginConfig
+from kb.site.pages import NAV, SCRIPTS
+from kb.site.tree import CSS_PATH, TreeOptions, clean_prefix, join, nav, site_tree
+from kb.store import last_changed, list_assets
 
 log = logging.getLogger("mkdocs.plugins.kb")
 
@@ -38,6 +39,7 @@ class KbPlugin(BasePlugin[KbPluginConfig]):
         self.kg: KnowledgeGraph | None = None
         self.records_dir: Path | None = None
         self.generated: set[str] = set()
+        self.prefix = ""
 
     def on_config(self, config: Any) -> Any:
         """Load and check the records (abort with every problem), set the nav and kb's CSS."""
@@ -51,33 +53,81 @@ class KbPlugin(BasePlugin[KbPluginConfig]):
             raise PluginError("invalid records:\n" + "\n".join(lines) + f"\n{exc}; run 'kb check' for details") from None
         except KbError as exc:
             raise PluginError(str(exc)) from None
-        if not config.nav:
-            config.nav = [{title: src} for title, src in NAV]
-        config.extra_css = [*config.extra_css, "assets/kb.css"]
-        config.extra_javascript = [*config.extra_javascript, *SCRIPTS]
+        try:
+            self.prefix = clean_prefix(self.config.prefix)
+        except ValueError as exc:
+            raise PluginError(f"kb plugin option prefix: {exc}") from None
+        if not config.nav and not self.prefix:
+            config.nav = nav()  # a site of kb alone; a host site keeps its own nav (or MkDocs')
+        config.extra_css = [*config.extra_css, join(self.prefix, CSS_PATH)]
+        config.extra_javascript = [*config.extra_javascript, *(join(self.prefix, js) for js in SCRIPTS)]
         if "attr_list" not in config.markdown_extensions:  # decision headings carry an id-based anchor
             config.markdown_extensions.append("attr_list")
         return config
 
     def on_files(self, files: Files, config: Any) -> Files:
-        """Add every generated page (record pages marked not-in-nav) and kb's stylesheet."""
-        assert self.kg is not None
-        pages = render_site(self.kg, directory_urls=config.use_directory_urls)
-        for src, content in pages.items():
+        """Add kb's tree (:func:`kb.site.tree.site_tree`): pages (record pages marked
+        not-in-nav), JSON twins, record files and assets, Mermaid, the stylesheet. A file of the
+        host site's own at the same path wins; a missing record asset is a warning (fails
+        ``--strict``)."""
+        assert self.kg is not None and self.records_dir is not None
+        records_dir = self.records_dir
+        for problem in asset_problems(self.kg.records, list_assets(records_dir)):
+            log.warning("kb: %s", problem)
+        record_files = {rid: records_dir.parent / origin.path for rid, origin in self.kg.records.origins.items()}
+        base_dir = Path(config.config_file_path).parent if config.config_file_path else Path.cwd()
+        try:
+            repo_path = records_dir.resolve().relative_to(base_dir.resolve()).as_posix()
+        except ValueError:
+            repo_path = None
+        options = TreeOptions(prefix=self.prefix, directory_urls=config.use_directory_urls,
+                              repo_url=self.config.repo_url or config.repo_url, repo_branch=self.config.repo_branch,
+                              repo_path=repo_path, last_updated=last_changed(records_dir))
+        # kb alone: its index pages are the nav; a guest (prefix): only kb's home may be in the
+        # host's nav, the rest is reached from it
+        nav_pages = {join(self.prefix, src) for _title, src in NAV} if not self.prefix else {join(self.prefix, "index.md")}
+        for src, content in site_tree(self.kg, list_assets(records_dir), record_files, options).items():
             if files.get_file_from_path(src) is not None:
-                log.warning("kb: %s exists in docs_dir; keeping it instead of kb's generated page", src)
+                # the host's own home page is expected: kb's dashboard is reached from the nav
+                (log.info if src == "index.md" else log.warning)(
+                    "kb: %s exists in docs_dir; keeping it instead of kb's generated file "
+                    "(set the kb plugin's prefix option to put kb's pages in a folder of their own)", src)
                 continue
-            nav_page = src in NAV_PAGES
+            if not src.endswith(".md"):
+                files.append(File.generated(config, src, content=content))
+                continue
             # record pages are reached from the index pages, never from the navigation: say so,
             # or MkDocs lists every record as "not included in the nav" on each build
             files.append(File.generated(config, src, content=content,
-                                        inclusion=InclusionLevel.UNDEFINED if nav_page else InclusionLevel.NOT_IN_NAV))
+                                        inclusion=InclusionLevel.UNDEFINED if src in nav_pages else InclusionLevel.NOT_IN_NAV))
             self.generated.add(src)
-        files.append(File.generated(config, "assets/kb.css", content=CSS))
-        for path, data in render_assets(self.kg, directory_urls=config.use_directory_urls).items():
-            if files.get_file_from_path(path) is None:
-                files.append(File.generated(config, path, content=data))
+        self._start_progress(len(files.documentation_pages()))
         return files
+
+    def _start_progress(self, total: int) -> None:
+        """A bar of pages written, on stderr when it is a terminal (never in logs or tests)."""
+        import sys
+
+        import click
+
+        self._bar = None
+        isatty = getattr(sys.stderr, "isatty", None)
+        if total and isatty is not None and isatty():
+
+            self._bar = click.progressbar(length=total, label="kb: writing pages", file=sys.stderr, show_pos=True)
+            self._bar.__enter__()
+
+    def on_post_page(self, output: str, page: Any, config: Any) -> str:
+        """Advance the progress bar (when there is one); returns ``output`` unchanged."""
+        if getattr(self, "_bar", None) is not None:
+            self._bar.update(1)
+        return output
+
+    def on_post_build(self, config: Any) -> None:
+        """Close the progress bar."""
+        if getattr(self, "_bar", None) is not None:
+            self._bar.__exit__(None, None, None)
+            self._bar = None
 
     def on_page_content(self, html: str, page: Any, config: Any, files: Files) -> str:
         """Pin a generated page's title to its rendered heading, kept HTML-escaped.

@@ -25,6 +25,8 @@ from html import escape
 from markdown_it import MarkdownIt
 from markupsafe import Markup
 
+from kb.attachments import local_target
+
 _MD_SPECIAL = set("\\`*_{}[]()#+-!|~^=<>&:\"'$")
 
 
@@ -65,16 +67,39 @@ def _md() -> MarkdownIt:
         tok = tokens[idx]
         src = tok.attrGet("src") or ""
         alt = escape(tok.content or "image")
+        local = local_target(src)
+        if local is not None:  # a file of records/assets/: shown, from the site itself
+            return f'<img src="{ASSET_SCHEME}{escape(local)}" alt="{alt}" loading="lazy">'
         return f'<a href="{escape(src)}" rel="nofollow noopener">[image: {alt}]</a>'
 
     def link_open(self, tokens, idx, options, env):  # noqa: ANN001
+        local = local_target(tokens[idx].attrGet("href") or "")
+        if local is not None:
+            tokens[idx].attrSet("href", ASSET_SCHEME + local)
         tokens[idx].attrSet("rel", "nofollow noopener")
         return self.renderToken(tokens, idx, options, env)
 
+    default_fence = md.renderer.rules["fence"]
+
+    def fence(self, tokens, idx, options, env):  # noqa: ANN001
+        tok = tokens[idx]
+        if tok.info.strip().split(" ")[0].lower() == "mermaid":
+            return f'<pre class="{MERMAID_CLASS}">{escape(tok.content)}</pre>\n'
+        return default_fence(tokens, idx, options, env)
+
     md.add_render_rule("image", image)
     md.add_render_rule("link_open", link_open)
+    md.add_render_rule("fence", fence)
     return md
 
+
+MERMAID_CLASS = "kb-mermaid"
+"""Class of the ``<pre>`` holding a Mermaid diagram's source. kb's own script draws them (see
+:mod:`kb.site.tree`); Material's would fetch Mermaid from a CDN for its ``mermaid`` class."""
+
+ASSET_SCHEME = "kb-asset:"
+"""Placeholder scheme of links to files under ``records/assets/``; :mod:`kb.site.tree` rewrites
+it into a path relative to each page once the page's place in the site is known."""
 
 _MARKDOWN = _md()
 

@@ -1,0 +1,292 @@
+"""kb in other people's habits: JSON twins and records.json, the SQLite export Datasette opens,
+the Markdown tree Zensical and plain MkDocs build alike, kb as a guest in a host site (prefix),
+Mermaid without a CDN and local images from records/assets (cases mermaid-in-decision-not-rendered
+and local-image-in-decision)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+from click.testing import CliRunner
+
+from kb.cli import cli
+from kb.models import KINDS
+from kb.pipeline import load_graph
+from kb.site.tree import nav
+
+ROOT = Path(__file__).resolve().parent.parent
+CAMPAIGN = ROOT / "tests" / "fixtures" / "campaign"
+CASES = ROOT / "tests" / "fixtures" / "cases" / "records-and-site"
+BIN = Path(sys.executable).parent
+NO_BANNER = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
+
+
+def kb(*args: str, cwd: Path | None = None):
+    old = Path.cwd()
+    if cwd:
+        os.chdir(cwd)
+    try:
+        return CliRunner().invoke(cli, list(args))
+    finally:
+        os.chdir(old)
+
+
+def html_pages(site: Path) -> set[str]:
+    return {p.relative_to(site).as_posix() for p in site.rglob("*.html")}
+
+
+@pytest.fixture(scope="module")
+def plugin_site(tmp_path_factory) -> Path:
+    """The campaign built by kb build (MkDocs with kb's plugin, kb's built-in configuration)."""
+    tmp = tmp_path_factory.mktemp("plugin")
+    res = kb("--records", str(CAMPAIGN), "build", "--strict", "-d", str(tmp / "site"), cwd=tmp)
+    assert res.exit_code == 0, res.output
+    return tmp / "site"
+
+
+def test_every_record_has_a_json_twin_and_the_index_lists_them(plugin_site):
+    kg = load_graph(CAMPAIGN)
+    index = json.loads((plugin_site / "records.json").read_text(encoding="utf-8"))
+    assert [r["id"] for r in index["records"]] == sorted(kg.records.records)
+    by_id = {r["id"]: r for r in index["records"]}
+    for rid, rec in kg.records.records.items():
+        twin = json.loads((plugin_site / rec.folder / f"{rid}.json").read_text(encoding="utf-8"))
+        assert (twin["id"], twin["kind"], twin["record"]["title"]) == (rid, rec.kind, rec.title)
+        assert by_id[rid]["kind"] == rec.kind and by_id[rid]["json"] == f"{rec.folder}/{rid}.json"
+        # the YAML file ships beside the page too, byte for byte
+        assert (plugin_site / rec.folder / f"{rid}.yaml").read_bytes() == (CAMPAIGN / rec.folder / f"{rid}.yaml").read_bytes()
+    decision = next(r for r in index["records"] if r["kind"] == "decision")
+    assert decision["status"] == "accepted" and decision["date"] == "2026-02-26"
+    assert len(index["edges"]) == kg.g.number_of_edges()
+    attempt = json.loads((plugin_site / "attempts" / "2026-02-19-baseline-tp8.json").read_text(encoding="utf-8"))
+    assert attempt["links"]["out"]["uses_stack"] == ["cuda-12.8"]
+
+
+def test_record_page_links_its_record_file_and_json(plugin_site):
+    html = (plugin_site / "decisions" / "2026-02-26-upgrade-to-cuda-13" / "index.html").read_text(encoding="utf-8")
+    assert 'class="kb-record-file" href="../2026-02-26-upgrade-to-cuda-13.yaml"' in html
+    assert 'class="kb-record-json" href="../2026-02-26-upgrade-to-cuda-13.json"' in html
+
+
+def test_sqlite_export_opens_in_sqlite_and_datasette(tmp_path):
+    db = tmp_path / "kb.db"
+    res = kb("--records", str(CAMPAIGN), "export", "--sqlite", str(db))
+    assert res.exit_code == 0, res.output
+    kg = load_graph(CAMPAIGN)
+    con = sqlite3.connect(db)
+    for folder, model in KINDS.items():
+        rows = con.execute(f'SELECT id FROM "{folder}" ORDER BY id').fetchall()
+        assert [r[0] for r in rows] == [r.id for r in kg.of_kind(model)]
+    assert con.execute("SELECT COUNT(*) FROM edges").fetchone()[0] == kg.g.number_of_edges()
+    assert con.execute("SELECT gpu_count, typeof(gpu_count) FROM platforms").fetchone() == (8, "integer")
+    assert con.execute("SELECT value, unit FROM metrics WHERE attempt = '2026-02-19-baseline-tp8' "
+                       "AND name = 'output_throughput'").fetchone() == (82.0, "tok/s")
+    # every edge end is a record (the foreign keys hold)
+    assert con.execute("SELECT COUNT(*) FROM edges WHERE target NOT IN (SELECT id FROM records)").fetchone()[0] == 0
+    con.close()
+    again = kb("--records", str(CAMPAIGN), "export", "--sqlite", str(db))
+    assert again.exit_code == 1 and "already exists; pass --force" in again.stderr
+    assert kb("--records", str(CAMPAIGN), "export", "--sqlite", str(db), "--force").exit_code == 0
+    out = subprocess.run([str(BIN / "datasette"), "inspect", str(db)], capture_output=True, text=True, check=True)
+    tables = json.loads(out.stdout)["kb"]["tables"]
+    assert tables["attempts"]["count"] == len(kg.of_kind(KINDS["attempts"]))
+    assert tables["edges"]["count"] == kg.g.number_of_edges()
+
+
+def _engine_config(tmp: Path, site_dir: str) -> Path:
+    cfg = {"site_name": "kb", "docs_dir": "docs", "site_dir": site_dir, "theme": {"name": "material", "font": False},
+           "nav": nav(), "extra_css": ["assets/kb.css"],
+           "markdown_extensions": ["admonition", "tables", {"toc": {"permalink": True}}]}
+    path = tmp / f"mkdocs-{site_dir}.yml"
+    path.write_text(yaml.safe_dump(cfg, sort_keys=False), encoding="utf-8")
+    return path
+
+
+def test_exported_tree_builds_the_same_pages_with_mkdocs_and_zensical(tmp_path, plugin_site):
+    res = kb("--records", str(CAMPAIGN), "export", "--markdown", str(tmp_path / "docs"))
+    assert res.exit_code == 0, res.output
+    assert (tmp_path / "docs" / "assets" / "kb.css").is_file() and (tmp_path / "docs" / "records.json").is_file()
+    subprocess.run([str(BIN / "mkdocs"), "build", "--strict", "-q", "-f", str(_engine_config(tmp_path, "site-mkdocs"))],
+                   cwd=tmp_path, check=True, env=NO_BANNER, capture_output=True)
+    z = subprocess.run([str(BIN / "zensical"), "build", "-f", str(_engine_config(tmp_path, "site-zensical"))],
+                       cwd=tmp_path, capture_output=True, text=True)
+    assert z.returncode == 0, z.stdout + z.stderr
+    m_site, z_site = tmp_path / "site-mkdocs", tmp_path / "site-zensical"
+    pages = html_pages(m_site)
+    assert pages == html_pages(z_site) == html_pages(plugin_site)
+    kg = load_graph(CAMPAIGN)
+    assert len(pages) >= len(kg.records.records) + 9
+    for rec in kg.records.records.values():
+        page = f"{rec.folder}/{rec.id}/index.html"
+        for site in (m_site, z_site):
+            html = (site / page).read_text(encoding="utf-8")
+            assert rec.title.replace("&", "&amp;") in html, (site.name, page)
+            assert 'class="kb-record-file"' in html
+        assert (z_site / rec.folder / f"{rec.id}.json").is_file()
+    home = (z_site / "index.html").read_text(encoding="utf-8")
+    assert "kb-chart" in home  # the dashboard's chart, raw SVG, passes through Zensical too
+    again = kb("--records", str(CAMPAIGN), "export", "--markdown", str(tmp_path / "docs"))
+    assert again.exit_code == 1 and "not empty; pass --force" in again.stderr
+
+
+HOST_CONFIG = """site_name: Handbook
+theme:
+  name: material
+  font: false
+nav:
+  - Home: index.md
+  - Decisions: decisions/index.md
+  - Tags: tags.md
+  - Knowledge base: kb/index.md
+plugins:
+  - search
+  - kb:
+      records: records
+      prefix: kb
+      repo_url: https://git.example.org/team/handbook
+"""
+
+
+def _host(tmp_path: Path, config: str) -> Path:
+    host = tmp_path / "host"
+    (host / "docs" / "decisions").mkdir(parents=True)
+    shutil.copytree(CAMPAIGN, host / "records")
+    (host / "docs" / "index.md").write_text("# Team handbook\n\nSee the [knowledge base](kb/index.md).\n", encoding="utf-8")
+    (host / "docs" / "decisions" / "index.md").write_text("# Our own decisions\n", encoding="utf-8")
+    (host / "docs" / "tags.md").write_text("# Handbook tags\n", encoding="utf-8")
+    (host / "mkdocs.yml").write_text(config, encoding="utf-8")
+    return host
+
+
+def test_a_good_guest_in_a_host_site_with_its_own_index_and_nav(tmp_path):
+    host = _host(tmp_path, HOST_CONFIG)
+    out = subprocess.run([str(BIN / "mkdocs"), "build", "--strict"], cwd=host, capture_output=True, text=True, env=NO_BANNER)
+    assert out.returncode == 0, out.stderr
+    site = host / "site"
+    assert "Team handbook" in (site / "index.html").read_text(encoding="utf-8")
+    assert "Our own decisions" in (site / "decisions" / "index.html").read_text(encoding="utf-8")
+    assert "Handbook tags" in (site / "tags" / "index.html").read_text(encoding="utf-8")
+    assert (site / "kb" / "index.html").is_file() and (site / "kb" / "records.json").is_file()
+    page = (site / "kb" / "decisions" / "2026-02-26-upgrade-to-cuda-13" / "index.html").read_text(encoding="utf-8")
+    assert ('href="https://git.example.org/team/handbook/edit/main/records/decisions/2026-02-26-upgrade-to-cuda-13.yaml"'
+            in page)
+    assert 'href="../../assets/kb.css"' in page  # kb's stylesheet, under the prefix
+    nav_html = (site / "index.html").read_text(encoding="utf-8")
+    assert "Knowledge base" in nav_html
+
+
+def test_default_layout_keeps_the_hosts_index_under_strict(tmp_path):
+    host = _host(tmp_path, HOST_CONFIG.replace("      prefix: kb\n", "").replace("kb/index.md", "upgrades.md"))
+    (host / "docs" / "decisions" / "index.md").unlink()
+    (host / "docs" / "tags.md").unlink()
+    (host / "docs" / "index.md").write_text("# Team handbook\n\nSee the [upgrade paths](upgrades.md).\n", encoding="utf-8")
+    (host / "mkdocs.yml").write_text((host / "mkdocs.yml").read_text().replace("  - Tags: tags.md\n", ""), encoding="utf-8")
+    out = subprocess.run([str(BIN / "mkdocs"), "build", "--strict"], cwd=host, capture_output=True, text=True, env=NO_BANNER)
+    assert out.returncode == 0, out.stderr
+    assert "Team handbook" in (host / "site" / "index.html").read_text(encoding="utf-8")
+
+
+def _case(tmp_path: Path, name: str) -> Path:
+    shutil.copytree(CASES / name, tmp_path / name)
+    return tmp_path / name
+
+
+def test_mermaid_in_a_decision_becomes_a_diagram_without_a_cdn(tmp_path):
+    case = _case(tmp_path, "mermaid-in-decision-not-rendered")
+    res = kb("--records", "records", "build", "-d", "site", cwd=case)
+    assert res.exit_code == 0, res.output
+    page = case / "site" / "decisions" / "2026-03-02-adopt-nccl" / "index.html"
+    html = page.read_text(encoding="utf-8")
+    assert "language-mermaid" not in html
+    assert '<pre class="kb-mermaid">graph LR\n  A[CUDA 12.8] --&gt; B[CUDA 13]\n</pre>' in html
+    assert '<script src="../../assets/mermaid.min.js"></script>' in html
+    assert (page.parent / "../../assets/mermaid.min.js").resolve().stat().st_size > 1_000_000
+    assert (case / "site" / "assets" / "mermaid.LICENSE.txt").read_text(encoding="utf-8").startswith("The MIT License")
+    assert "unpkg" not in html and "cdn.jsdelivr" not in html
+    # pages without a diagram do not load Mermaid
+    assert "mermaid.min.js" not in (case / "site" / "index.html").read_text(encoding="utf-8")
+
+
+def test_local_image_is_shown_from_records_assets(tmp_path):
+    case = _case(tmp_path, "local-image-in-decision")
+    (case / "records" / "assets").mkdir()
+    shutil.move(case / "docs" / "timeline.png", case / "records" / "assets" / "timeline.png")
+    assert kb("--records", "records", "check", cwd=case).exit_code == 0
+    res = kb("--records", "records", "build", "--strict", "-f", "mkdocs.yml", "-d", "site", cwd=case)
+    assert res.exit_code == 0, res.output
+    page = case / "site" / "decisions" / "2026-03-02-adopt-nccl" / "index.html"
+    html = page.read_text(encoding="utf-8")
+    assert '<img src="../../assets/records/timeline.png" alt="allreduce timeline" loading="lazy">' in html
+    assert (page.parent / "../../assets/records/timeline.png").resolve().read_bytes() == \
+        (case / "records" / "assets" / "timeline.png").read_bytes()
+
+
+def test_missing_local_image_is_a_located_problem(tmp_path):
+    case = _case(tmp_path, "local-image-in-decision")
+    res = kb("--records", "records", "check", cwd=case)
+    assert res.exit_code == 1
+    assert res.stdout.splitlines() == [
+        "records/decisions/2026-03-02-adopt-nccl.yaml:4: context: image 'timeline.png' not found in assets/ beside "
+        "the records: add it as assets/timeline.png or fix the link"]
+    strict = kb("--records", "records", "build", "--strict", "-f", "mkdocs.yml", "-d", "site", cwd=case)
+    assert strict.exit_code == 1
+    assert "image 'timeline.png' not found" in strict.stderr
+    loose = kb("--records", "records", "build", "-f", "mkdocs.yml", "-d", "site2", cwd=case)
+    assert loose.exit_code == 0
+
+
+def test_mermaid_diagram_draws_in_a_browser_offline(tmp_path):
+    """Chromium (Debian's, via Playwright) opens the decision page served locally: the bundled
+    Mermaid turns the fence into an SVG, and no request leaves 127.0.0.1."""
+    import functools
+    import http.server
+    import threading
+    from urllib.parse import urlsplit
+
+    chromium = Path("/usr/bin/chromium")
+    if not chromium.exists():
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail("/usr/bin/chromium is missing (CI=true: install it with 'apt-get install chromium')")
+        pytest.skip("/usr/bin/chromium is missing; install it with 'apt-get install chromium' to run this test")
+    from playwright.sync_api import sync_playwright
+
+    case = _case(tmp_path, "mermaid-in-decision-not-rendered")
+    assert kb("--records", "records", "build", "-d", "site", cwd=case).exit_code == 0
+
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, format, *args):  # noqa: A002 - the base class's signature
+            """No access log."""
+
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(case / "site")))
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    outside: list[str] = []
+    try:
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=str(chromium), args=["--no-sandbox", "--disable-gpu"])
+            page = browser.new_page()
+
+            def route(r):
+                if urlsplit(r.request.url).hostname == "127.0.0.1" or r.request.url.startswith(("data:", "blob:")):
+                    r.continue_()
+                else:
+                    outside.append(r.request.url)
+                    r.abort()
+
+            page.route("**/*", route)
+            page.goto(f"http://127.0.0.1:{httpd.server_address[1]}/decisions/2026-03-02-adopt-nccl/")
+            page.wait_for_selector("pre.kb-mermaid svg", timeout=20_000)
+            labels = page.locator("pre.kb-mermaid svg").text_content() or ""
+            browser.close()
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+    assert "CUDA 12.8" in labels and "CUDA 13" in labels
+    assert outside == []
