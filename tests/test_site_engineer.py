@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from bs4 import BeautifulSoup
-from conftest import CAMPAIGN_RECORDS, SHARED
+from conftest import CAMPAIGN_RECORDS, ROOT
 from test_site import build_campaign, content, resolve, soup_of
 
 from kb.pipeline import load_graph
@@ -94,7 +94,8 @@ def test_picker_data_and_page(site: Path) -> None:
 
 # --------------------------------------------------------------------------- stable identities
 
-CASE = SHARED / "cases" / "records-and-site" / "adr-number-shifts-on-merge"
+CASE = ROOT / "tests" / "fixtures" / "cases" / "records-and-site" / "adr-number-shifts-on-merge"
+"""A frozen copy of the case from shared/cases (the tests never read shared/)."""
 
 
 def _heading(site_dir: Path, page: str) -> tuple[str, str]:
@@ -105,8 +106,6 @@ def _heading(site_dir: Path, page: str) -> tuple[str, str]:
 def test_decision_identity_survives_a_merge_of_two_branches(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Case adr-number-shifts-on-merge: branch A adds "Adopt NCCL 2.28" (2026-03-02), branch B an
     older-dated "Coalesce allreduces" (2026-03-01); after the merge both keep URL, anchor, heading."""
-    if not CASE.is_dir():
-        pytest.skip(f"{CASE} is not here")
     monkeypatch.chdir(tmp_path)  # no mkdocs.yml: kb's built-in configuration (attr_list added by the plugin)
     nccl = "decisions/2026-03-02-adopt-nccl/index.html"
     coalesce = "decisions/2026-03-01-coalesce/index.html"
@@ -164,8 +163,6 @@ def test_adr_deciders_are_never_transcript_roles(site: Path) -> None:
 
 
 def test_minimal_adr_leaves_empty_sections_out(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    if not CASE.is_dir():
-        pytest.skip(f"{CASE} is not here")
     root = tmp_path / "records" / "decisions"
     root.mkdir(parents=True)
     shutil.copy(CASE / "records" / "decisions" / "2026-03-02-adopt-nccl.yaml", root)
