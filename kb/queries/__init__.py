@@ -12,6 +12,7 @@
 * :mod:`~kb.queries.findings` — contradictions and unfinished records (``kb check`` warnings).
 * :mod:`~kb.queries.upgrades` — upgrade paths: candidate versions from the fixes' specifiers.
 * :mod:`~kb.queries.signatures` — error headlines, signature matching, possible duplicates.
+* :mod:`~kb.queries.compare` — what differs between two attempts (``kb diff``, the compare pages).
 
 Layering: graph → these modules → CLI, site, importers. No module here imports presentation code.
 """

@@ -52,6 +52,7 @@ CSS = """
 /* links inside text are underlined, not told apart by colour alone (WCAG 1.4.1) */
 .md-content .md-typeset a:not(.headerlink):not(.md-button) { text-decoration: underline;
   text-decoration-thickness: 1px; text-underline-offset: 2px; }
+.md-content .md-typeset svg a { text-decoration: none; }
 /* the theme's footer line is too faint to read (contrast below 4.5:1) */
 .md-copyright, .md-copyright__highlight { color: var(--md-footer-fg-color); }
 /* the first column (the record) stays in view while a wide table scrolls sideways: the table
