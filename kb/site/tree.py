@@ -102,7 +102,7 @@ def site_tree(kg: KnowledgeGraph, assets: dict[str, Path], record_files: dict[st
         tree[src] = md
     for rid, path in record_files.items():
         rec = kg.get(rid)
-        if rec is None:
+        if rec is None or not path.is_file():  # a record read from elsewhere (a catalog) ships no file
             continue
         src = page_of(rec)
         yaml_name = f"{rec.folder}/{rid}.yaml"
