@@ -165,8 +165,12 @@ def test_search_for_an_error_reaches_the_attempt(page: Any, campaign_url: str) -
     box = page.locator("input.md-search__input")
     box.click()  # Material's search box in the header (the desktop layout shows it)
     box.type("KeyError: 12", delay=20)
-    result = page.locator("li.md-search-result__item a[href*='attempts/2026-02-23-torch-symm-mem']").first
-    result.wait_for(state="visible")
+    first = page.locator("li.md-search-result__item > a").first
+    first.wait_for(state="visible")
+    page.wait_for_timeout(500)  # the results of the last keystroke
+    # the attempt carrying exactly this error ranks first (not every page with 12.8 in it)
+    result = page.locator("li.md-search-result__item > a").first
+    assert "attempts/2026-02-23-torch-symm-mem/" in result.get_attribute("href")
     result.click()
     page.wait_for_url(re.compile(r"/attempts/2026-02-23-torch-symm-mem/"))
     assert page.locator("article h1").first.inner_text().removesuffix("¶") == "Torch symmetric-memory allreduce"

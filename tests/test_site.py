@@ -177,7 +177,8 @@ def test_campaign_site_builds_strict_with_every_record_page(site: Path) -> None:
 def test_adr_page_status_options_evidence_and_figures(site: Path) -> None:
     soup = soup_of(site, ADR)
     art = content(soup)
-    assert art.h1.get_text(strip=True).startswith("ADR-0001: Upgrade the software stack to CUDA 13")
+    assert art.h1.get_text(strip=True).startswith("Upgrade the software stack to CUDA 13")
+    assert art.h1["id"] == "adr-2026-02-26-upgrade-to-cuda-13"
     meta = art.find("table")
     headers = [th.get_text(strip=True) for th in meta.find_all("th")]
     cells = [td.get_text(strip=True) for td in meta.find_all("td")]
@@ -271,7 +272,7 @@ def test_search_index_holds_the_error_text(site: Path) -> None:
 def test_root_cause_page_has_the_diagram(site: Path) -> None:
     art = content(soup_of(site, SM120))
     svg = art.select_one("svg.kb-diagram")
-    assert svg is not None and svg.get("role") == "img" and svg.find("title") is not None
+    assert svg is not None and svg.get("role") == "group" and svg.get("aria-label") and svg.find("title") is not None
     nodes = svg.select("g.kb-node")
     assert any("Torch symmetric-memory allreduce" in n.get_text() for n in nodes)
     for a in svg.find_all("a"):
@@ -293,7 +294,7 @@ def test_chart_has_a_point_per_attempt_baseline_and_failed_markers(site: Path) -
     failed_without = [a for a in attempts if a["outcome"] == "failed" and "output_throughput" not in a.get("metrics", {})]
     for page in ("index.html", "campaigns/kimi-k25-eagle3-blackwell/index.html"):
         svg = _chart(site, page)
-        assert svg.get("role") == "img" and svg.find("title").get_text().startswith("Output throughput")
+        assert svg.get("role") == "group" and svg.get("aria-label") and svg.find("title").get_text().startswith("Output throughput")
         points = svg.select("g.kb-point")
         assert len(points) == len(measured) + len(failed_without)
         assert len(svg.select("g.kb-point circle")) == len(measured)

@@ -16,6 +16,7 @@
 Layering: graph → these modules → CLI, site, importers. No module here imports presentation code.
 """
 
+from kb.queries.compare import AttemptDiff, diff_attempts
 from kb.queries.credit import (
     Credit,
     attempt_credit,
@@ -49,9 +50,9 @@ from kb.queries.upgrades import candidate_versions, upgrade_candidates, upgrade_
 from kb.queries.why import ChainLink, WhyResult, why
 
 __all__ = [
-    "BlockerStatus", "ChainLink", "Credit", "DoneRetry", "Finding", "RetryCandidate", "RootCause", "StillBlocked",
+    "AttemptDiff", "BlockerStatus", "ChainLink", "Credit", "DoneRetry", "Finding", "RetryCandidate", "RootCause", "StillBlocked",
     "UnblocksResult", "WhyResult", "attempt_credit", "attempt_flags", "candidate_versions", "credit_sentence",
-    "current_stack", "decision_credit", "default_from_stack", "describe_fix", "findings",
+    "current_stack", "decision_credit", "default_from_stack", "describe_fix", "diff_attempts", "findings",
     "findings_of", "fix_phrase", "last_metric", "match_signatures", "parse_change", "possible_duplicates",
     "requirement_text", "resolve_blockers", "retried", "retries_of", "roots", "scope", "unblocks",
     "upgrade_candidates", "upgrade_paths", "why",

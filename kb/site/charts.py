@@ -76,6 +76,36 @@ def nice_ticks(lo: float, hi: float, max_ticks: int = 8) -> list[float]:
     return best[2]
 
 
+def compress_gaps(dates: list[dt.date], *, factor: float = 3.0, min_days: int = 14,
+                  drawn_as: float = 2.0) -> tuple[dict[dt.date, float], list[tuple[dt.date, dt.date]]]:
+    """Positions of sorted distinct ``dates`` on a time axis whose long gaps are drawn short.
+
+    A gap between consecutive dates counts as ``drawn_as`` days when it is longer than both
+    ``min_days`` and ``factor`` times the median gap (one run logged months later no longer
+    squashes the rest to the left). Returns ``({date: offset in days from the first}, [(before,
+    after) of each compressed gap])``.
+
+    >>> d = [dt.date(2026, 2, 19), dt.date(2026, 2, 21), dt.date(2026, 2, 23), dt.date(2026, 6, 1)]
+    >>> offsets, breaks = compress_gaps(d)
+    >>> [offsets[x] for x in d], breaks == [(d[2], d[3])]
+    ([0.0, 2.0, 4.0, 6.0], True)
+    """
+    offsets: dict[dt.date, float] = {}
+    breaks: list[tuple[dt.date, dt.date]] = []
+    gaps = sorted((b - a).days for a, b in zip(dates, dates[1:]))
+    median = gaps[len(gaps) // 2] if gaps else 0
+    pos = 0.0
+    for i, d in enumerate(dates):
+        if i:
+            gap = (d - dates[i - 1]).days
+            if gap > min_days and gap > factor * max(median, 1):
+                breaks.append((dates[i - 1], d))
+                gap = drawn_as
+            pos += gap
+        offsets[d] = pos
+    return offsets, breaks
+
+
 def _fmt(v: float) -> str:
     return f"{v:.0f}" if abs(v - round(v)) < 1e-9 else f"{v:g}"
 
@@ -90,7 +120,7 @@ def metric_chart(points: list[ChartPoint], *, metric: str, unit: str, baseline: 
     on one day are spread side by side. The best value so far (by ``higher_is_better``) is a
     pale step line. The y axis has "nice" ticks (:func:`nice_ticks`) and the plot is padded so
     no point sits on its border. Every point is a link with a ``<title>`` and an ``aria-label``.
-    Returns an ``<svg role="img">`` element as a string.
+    Returns an ``<svg role="group">`` element as a string.
     """
     left, right, top = 56, 28, 16
     lane_h, axis_h, legend_h = 26, 26, 22
@@ -102,23 +132,25 @@ def metric_chart(points: list[ChartPoint], *, metric: str, unit: str, baseline: 
     vmin = min(values + refs, default=0.0)
     vmax = max(values + refs, default=1.0)
     pad = (vmax - vmin) * 0.04 or max(abs(vmax) * 0.1, 1.0)
-    ticks = nice_ticks(max(0.0, vmin - pad) if vmin >= 0 else vmin - pad, vmax + pad)
+    # an honest axis: from zero for figures that cannot be negative, so heights compare
+    ticks = nice_ticks(0.0 if vmin >= 0 else vmin - pad, vmax + pad)
     lo, hi = ticks[0], ticks[-1]
     dates = sorted({p.date for p in points}) or [dt.date.today()]
     d0, d1 = dates[0], dates[-1]
-    span = max((d1 - d0).days, 1)
+    offsets, breaks = compress_gaps(dates)
+    span = max(offsets[d1], 1.0)
     inset = 36.0  # keeps the first and last day (and the points spread around them) off the border
 
     def x(d: dt.date) -> float:
         if d0 == d1:
             return left + pw / 2
-        return left + inset + (pw - 2 * inset) * ((d - d0).days / span)
+        return left + inset + (pw - 2 * inset) * (offsets[d] / span)
 
     def y(v: float) -> float:
         return top + ph * (1 - (v - lo) / (hi - lo))
 
     out = [(f'<svg class="kb-chart" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" '
-            f'width="100%" style="max-width:{width}px" role="img" '
+            f'width="100%" style="max-width:{width}px;--kb-min-width:{width}px" role="group" '
             f'aria-label="{_e(metric)} ({_e(unit)}) per attempt over time">'),
            f"<title>{_e(metric)} ({_e(unit)}) per attempt over time</title>"]
     for v in ticks:
@@ -128,6 +160,16 @@ def metric_chart(points: list[ChartPoint], *, metric: str, unit: str, baseline: 
         out.append(f'<text class="kb-tick" x="{left - 6}" y="{yy + 4:.1f}" font-size="11" text-anchor="end" '
                    f'fill="currentColor">{_fmt(v)}</text>')
     out.append(f'<line x1="{left}" y1="{top + ph}" x2="{left + pw}" y2="{top + ph}" stroke="#9e9e9e"/>')
+    for before, after in breaks:
+        bx = (x(before) + x(after)) / 2
+        by = top + ph
+        out.append(f'<g class="kb-gap"><title>{(after - before).days} days without attempts, drawn short</title>'
+                   f'<rect x="{bx - 7:.1f}" y="{top}" width="14" height="{ph + lane_h:.0f}" fill="#9e9e9e" '
+                   'fill-opacity="0.12"/>'
+                   f'<path d="M{bx - 7:.1f},{by + 5:.1f} l5,-10 M{bx + 2:.1f},{by + 5:.1f} l5,-10" '
+                   'stroke="currentColor" stroke-width="1.5"/>'
+                   f'<text x="{bx:.1f}" y="{top + 12}" font-size="11" text-anchor="middle" '
+                   f'fill="currentColor">+{(after - before).days} d</text></g>')
     out.append(f'<text x="14" y="{top + ph / 2:.0f}" font-size="11" fill="currentColor" '
                f'transform="rotate(-90 14 {top + ph / 2:.0f})" text-anchor="middle">{_e(unit)}</text>')
     if any(p.value is None for p in points):
@@ -169,6 +211,8 @@ def metric_chart(points: list[ChartPoint], *, metric: str, unit: str, baseline: 
         path = " ".join(f"{'M' if i == 0 else 'L'}{a:.1f},{b:.1f}" for i, (a, b) in enumerate(step))
         out.append(f'<path class="kb-best" d="{path}" fill="none" stroke="#2e7d32" stroke-opacity="0.35" '
                    'stroke-width="2"><title>best so far</title></path>')
+    measured = [p for p in points if p.value is not None]
+    best_point = ((max if higher_is_better else min)(measured, key=lambda p: p.value) if measured else None)
     per_day: dict[tuple[dt.date, bool], list[ChartPoint]] = {}
     for p in points:
         per_day.setdefault((p.date, p.value is None), []).append(p)
@@ -188,6 +232,10 @@ def metric_chart(points: list[ChartPoint], *, metric: str, unit: str, baseline: 
             else:
                 out.append(f'<circle cx="{cx:.1f}" cy="{y(p.value):.1f}" r="5.5" fill="{colour}" '
                            'stroke="#fff" stroke-width="1"/>')
+                if p is best_point or p.outcome == "baseline":  # the two figures a reader looks for
+                    ty = y(p.value) - 10 if p is best_point else y(p.value) + 19
+                    out.append(f'<text class="kb-value" x="{cx:.1f}" y="{ty:.1f}" font-size="12" '
+                               f'font-weight="bold" text-anchor="middle" fill="currentColor">{p.value:g}</text>')
             out.append("</g></a>")
     lx = left
     ly = height - 8
@@ -211,12 +259,25 @@ def metric_chart(points: list[ChartPoint], *, metric: str, unit: str, baseline: 
 
 @dataclass
 class DiagramNode:
-    """A box in a cause diagram: ``kind`` is ``attempt``, ``blocker`` or ``root``."""
+    """A box in a cause diagram: ``kind`` is ``attempt``, ``blocker`` or ``root``; ``status`` (blockers
+    only) is ``open``, ``fixed`` or ``introduced`` (it starts to apply from some version on), each
+    drawn in its own style (:data:`STATUS_STYLE`) so that colour is never the only cue."""
 
     id: str
     label: str
     kind: str
     href: str
+    status: str = ""
+
+
+STATUS_STYLE = {
+    "open": {"fill": None, "stroke": None, "dash": "", "mark": ""},
+    "fixed": {"fill": "#e8f5e9", "stroke": "#2e7d32", "dash": "7 4", "mark": "✓ "},
+    "introduced": {"fill": "#f3e5f5", "stroke": "#8e24aa", "dash": "2 3", "mark": "⚠ "},
+}
+"""How a blocker's status changes its box: fill, border colour, border dashes and a mark before
+its label (``None`` keeps the kind's colours). Open: solid border; fixed: long dashes and ✓;
+introduced: dots and ⚠."""
 
 
 _NODE_STYLE = {
@@ -276,7 +337,8 @@ def cause_diagram(nodes: list[DiagramNode], edges: list[tuple[str, str]], *, foc
         return 10 + layer[n] * (box_w + gap_x), 10 + offset + pos[n] * (box_h + gap_y)
 
     out = [(f'<svg class="kb-diagram" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" '
-            f'width="100%" style="max-width:{width}px" role="img" aria-label="{_e(title)}">'),
+            f'width="100%" style="max-width:{width}px;--kb-min-width:{math.ceil(width * 11 / 13)}px" role="group" '
+            f'aria-label="{_e(title)}">'),
            f"<title>{_e(title)}</title>",
            ('<defs><marker id="kb-arrow" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="7" markerHeight="7" '
             'orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="#78909c"/></marker></defs>')]
@@ -295,11 +357,16 @@ def cause_diagram(nodes: list[DiagramNode], edges: list[tuple[str, str]], *, foc
         node = by_id[n]
         x0, y0 = xy(n)
         fill, stroke = _NODE_STYLE["focus" if n == focus else node.kind]
-        lines = _wrap(node.label, 26, 3)
-        out.append(f'<a href="{_e(node.href)}"><g class="kb-node kb-{_e(node.kind)}">')
+        style = STATUS_STYLE.get(node.status, STATUS_STYLE["open"])
+        if n != focus:
+            fill, stroke = style["fill"] or fill, style["stroke"] or stroke
+        dash = f' stroke-dasharray="{style["dash"]}"' if style["dash"] else ""
+        lines = _wrap(style["mark"] + node.label, 26, 3)
+        status = f" kb-{_e(node.status)}" if node.status else ""
+        out.append(f'<a href="{_e(node.href)}"><g class="kb-node kb-{_e(node.kind)}{status}">')
         out.append(f"<title>{_e(node.label)}</title>")
         out.append(f'<rect x="{x0:.1f}" y="{y0:.1f}" width="{box_w}" height="{box_h}" rx="6" fill="{fill}" '
-                   f'stroke="{stroke}" stroke-width="{2.5 if n == focus else 1.5}"/>')
+                   f'stroke="{stroke}" stroke-width="{2.5 if n == focus else 1.5}"{dash}/>')
         for k, line in enumerate(lines):
             ty = y0 + box_h / 2 + (k - (len(lines) - 1) / 2) * 15 + 4
             out.append(f'<text x="{x0 + box_w / 2:.1f}" y="{ty:.1f}" font-size="13" text-anchor="middle" '
@@ -307,6 +374,31 @@ def cause_diagram(nodes: list[DiagramNode], edges: list[tuple[str, str]], *, foc
         out.append("</g></a>")
     out.append("</svg>")
     return "".join(out)
+
+
+def diagram_legend(nodes: list[DiagramNode], focus: str | None = None) -> str:
+    """An HTML legend for the box styles used by ``nodes`` (outside the SVG, so it wraps on a
+    phone while the diagram scrolls). Returns ``<ul class="kb-legend">…</ul>``."""
+    entries = []
+    used_kinds = {n.kind for n in nodes}
+    for kind, label in (("attempt", "attempt"), ("blocker", "blocker (a cause)"), ("root", "root cause")):
+        if kind in used_kinds:
+            fill, stroke = _NODE_STYLE[kind]
+            entries.append((fill, stroke, "", label))
+    used = {n.status for n in nodes}
+    for status, label in (("open", "open: solid border"), ("fixed", "✓ fixed: dashed border"),
+                          ("introduced", "⚠ introduced by a version: dotted border")):
+        if status in used:
+            st = STATUS_STYLE[status]
+            entries.append((st["fill"] or "#fff", st["stroke"] or "#616161", st["dash"], label))
+    if focus:
+        fill, stroke = _NODE_STYLE["focus"]
+        entries.append((fill, stroke, "", "this page"))
+    items = "".join(
+        f'<li><svg width="26" height="16" aria-hidden="true"><rect x="1" y="1" width="24" height="14" rx="3" '
+        f'fill="{fill}" stroke="{stroke}" stroke-width="2"{f" stroke-dasharray={chr(34)}{dash}{chr(34)}" if dash else ""}/>'
+        f"</svg> {_e(label)}</li>" for fill, stroke, dash, label in entries)
+    return f'<ul class="kb-legend" aria-label="Legend">{items}</ul>'
 
 
 def _wrap(text: str, width: int, max_lines: int) -> list[str]:

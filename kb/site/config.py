@@ -8,10 +8,25 @@ from typing import Any
 from mkdocs.config import base
 from mkdocs.config import config_options as c
 
+PALETTE: list[dict[str, Any]] = [
+    {"media": "(prefers-color-scheme: light)", "scheme": "default",
+     "toggle": {"icon": "material/brightness-7", "name": "Switch to dark mode"}},
+    {"media": "(prefers-color-scheme: dark)", "scheme": "slate",
+     "toggle": {"icon": "material/brightness-4", "name": "Switch to light mode"}},
+]
+"""Material's light/dark palette toggle (its documented ``theme.palette`` list): the system
+setting first, then the reader's choice, kept by Material in local storage."""
+
+SEARCH_SEPARATOR = r"""[\s\-:,;()\[\]{}"'=/]+"""
+"""Where Material's search splits words: blanks, '-', ':', ',', ';', brackets, quotes, '=' and
+'/', but not '.' or '_', so versions (``12.8.1``, ``2.10.0+cu128``) and variables (``NCCL_ALGO``)
+stay whole words and ``KeyError: 12`` is the words ``keyerror`` and ``12``."""
+
 DEFAULT_CONFIG: dict[str, Any] = {
     "site_name": "kb",
-    "theme": {"name": "material", "font": False, "features": ["search.highlight", "navigation.top"]},
-    "plugins": ["search", {"kb": {"records": "records"}}],
+    "theme": {"name": "material", "font": False, "features": ["search.highlight", "navigation.top"],
+              "palette": PALETTE},
+    "plugins": [{"search": {"separator": SEARCH_SEPARATOR}}, {"kb": {"records": "records"}}],
     "markdown_extensions": ["admonition", "tables", {"toc": {"permalink": True}}],
 }
 """The site configuration used when there is no mkdocs.yml."""
@@ -21,6 +36,33 @@ CSS = """
 .kb-chart text, .kb-diagram text { font-family: var(--md-text-font-family, sans-serif); }
 .kb-chart a:hover circle, .kb-diagram a:hover rect { stroke-width: 3; }
 .kb-md { margin: 0.5em 0; }
+/* below a desktop's content width, charts and diagrams keep the width at which their text is at
+   least 11 px and scroll sideways in their box instead of shrinking (--kb-min-width, set per SVG) */
+@media (max-width: 76.1875em) { svg.kb-chart, svg.kb-diagram { min-width: var(--kb-min-width); } }
+.md-typeset ul.kb-legend { list-style: none; margin: 0 0 1em 0 !important; padding: 0; display: flex; flex-wrap: wrap;
+             gap: 0.3em 1.2em; font-size: 0.75rem; }
+.md-typeset ul.kb-legend li { margin: 0 !important; display: flex; align-items: center; gap: 0.4em; }
+.kb-filter { display: flex; flex-wrap: wrap; gap: 0.5em; align-items: center; margin: 0.5em 0; font-size: 0.75rem; }
+.kb-filter input { padding: 0.3em 0.5em; border: 1px solid var(--md-default-fg-color--lighter);
+                   border-radius: 4px; background: var(--md-default-bg-color); color: inherit; min-width: 14em; }
+.kb-picker label { display: inline-flex; flex-direction: column; margin: 0 1em 0.8em 0; font-size: 0.8rem;
+                   max-width: 100%; }
+.kb-picker select { width: 100%; max-width: 100%; padding: 0.3em; color: inherit;
+                    background: var(--md-default-bg-color); }
+/* links inside text are underlined, not told apart by colour alone (WCAG 1.4.1) */
+.md-content .md-typeset a:not(.headerlink):not(.md-button) { text-decoration: underline;
+  text-decoration-thickness: 1px; text-underline-offset: 2px; }
+/* the theme's footer line is too faint to read (contrast below 4.5:1) */
+.md-copyright, .md-copyright__highlight { color: var(--md-footer-fg-color); }
+/* the first column (the record) stays in view while a wide table scrolls sideways: the table
+   must not be a scroll container of its own (the theme clips it), or the cell would stick to it */
+.md-typeset__table table:not([class]) { overflow: visible; }
+.md-typeset table:not([class]) th:first-child, .md-typeset table:not([class]) td:first-child {
+  position: sticky; left: 0; z-index: 1; background: var(--md-default-bg-color); }
+@media (max-width: 600px) {
+  .md-typeset table:not([class]) th:first-child, .md-typeset table:not([class]) td:first-child {
+    max-width: 11rem; min-width: 7rem; }
+}
 """
 """kb's stylesheet, served as ``assets/kb.css``."""
 

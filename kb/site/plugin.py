@@ -23,7 +23,7 @@ from kb.errors import InvalidRecords, KbError
 from kb.graph import KnowledgeGraph
 from kb.pipeline import load_graph
 from kb.site.config import KbPluginConfig
-from kb.site.pages import NAV
+from kb.site.pages import NAV, SCRIPTS
 from kb.site.tree import CSS_PATH, TreeOptions, clean_prefix, join, nav, site_tree
 from kb.store import last_changed, list_assets
 
@@ -60,6 +60,9 @@ class KbPlugin(BasePlugin[KbPluginConfig]):
         if not config.nav and not self.prefix:
             config.nav = nav()  # a site of kb alone; a host site keeps its own nav (or MkDocs')
         config.extra_css = [*config.extra_css, join(self.prefix, CSS_PATH)]
+        config.extra_javascript = [*config.extra_javascript, *(join(self.prefix, js) for js in SCRIPTS)]
+        if "attr_list" not in config.markdown_extensions:  # decision headings carry an id-based anchor
+            config.markdown_extensions.append("attr_list")
         return config
 
     def on_files(self, files: Files, config: Any) -> Files:

@@ -29,7 +29,7 @@ from pathlib import Path
 
 from kb.graph import KnowledgeGraph
 from kb.site.config import CSS
-from kb.site.pages import NAV, page_of, render_site
+from kb.site.pages import NAV, page_of, render_assets, render_site
 from kb.site.pages.context import url_of
 from kb.site.text import ASSET_SCHEME, MERMAID_CLASS, inline
 from kb.twins import render_twins, twin_path
@@ -109,6 +109,7 @@ def site_tree(kg: KnowledgeGraph, assets: dict[str, Path], record_files: dict[st
         tree[yaml_name] = path.read_bytes()
         if src in tree:
             tree[src] = str(tree[src]).rstrip("\n") + "\n\n" + _record_footer(src, yaml_name, twin_path(rec), o) + "\n"
+    tree.update(render_assets(kg, directory_urls=o.directory_urls))  # kb's scripts, compare data
     tree.update(render_twins(kg))
     if any(isinstance(v, str) and f'class="{MERMAID_CLASS}"' in v for v in tree.values()):
         vendor = resources.files("kb.site") / "vendor"

@@ -7,11 +7,14 @@ One module per page kind (``campaign``, ``attempt``, ``blocker``, ``decision``, 
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from kb.graph import KnowledgeGraph
 from kb.models import Attempt, Blocker, Campaign, Decision, Platform, Stack
 from kb.site.pages.attempt import render_attempt
 from kb.site.pages.blocker import render_blocker, render_blockers_index
 from kb.site.pages.campaign import render_campaign, render_home
+from kb.site.pages.compare import compare_data, pair_page, render_compare, render_compare_index
 from kb.site.pages.context import NAV, Ctx, page_of
 from kb.site.pages.decision import render_decision, render_decisions_index
 from kb.site.pages.indexes import (
@@ -21,8 +24,23 @@ from kb.site.pages.indexes import (
     render_tags,
     render_upgrades,
 )
+from kb.site.pages.timeline import render_timeline, render_timeline_index, timeline_page
 
-__all__ = ["NAV", "page_of", "render_site"]
+__all__ = ["NAV", "SCRIPTS", "page_of", "render_assets", "render_site"]
+
+_ASSETS = Path(__file__).resolve().parent.parent / "assets"
+SCRIPTS = ["assets/kb/tablesort.min.js", "assets/kb/tablesort.number.min.js", "assets/kb/kb.js"]
+"""Scripts every page loads (``extra_javascript``), in order: the vendored tablesort 5.7.1 (npm
+package ``tablesort``, MIT, licence in ``assets/kb/tablesort.LICENSE.txt``) and kb's own."""
+
+
+def render_assets(kg: KnowledgeGraph, *, directory_urls: bool = True) -> dict[str, bytes]:
+    """Every generated file that is not a page: ``{path: bytes}`` (kb's scripts, tablesort and its
+    licence, and ``compare/attempts.json``, the data of the compare picker)."""
+    c = Ctx(kg, directory_urls)
+    out = {f"assets/kb/{p.name}": p.read_bytes() for p in sorted(_ASSETS.iterdir()) if p.is_file()}
+    out["compare/attempts.json"] = compare_data(c, c.pairs).encode("utf-8")
+    return out
 
 
 def render_site(kg: KnowledgeGraph, *, directory_urls: bool = True) -> dict[str, str]:
@@ -39,7 +57,11 @@ def render_site(kg: KnowledgeGraph, *, directory_urls: bool = True) -> dict[str,
         "decisions/index.md": render_decisions_index(c),
         "upgrades.md": render_upgrades(c),
         "tags.md": render_tags(c),
+        "compare/index.md": render_compare_index(c, c.pairs),
+        "timeline/index.md": render_timeline_index(c),
     }
+    for pair in c.pairs:
+        pages[pair_page(pair.a, pair.b)] = render_compare(c, pair)
     for a in kg.of_kind(Attempt):
         pages[page_of(a)] = render_attempt(c, a)
     for b in kg.of_kind(Blocker):
@@ -52,4 +74,5 @@ def render_site(kg: KnowledgeGraph, *, directory_urls: bool = True) -> dict[str,
         pages[page_of(p)] = render_platform(c, p)
     for camp in kg.of_kind(Campaign):
         pages[page_of(camp)] = render_campaign(c, camp)
+        pages[timeline_page(camp)] = render_timeline(c, camp)
     return pages

@@ -5,9 +5,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from markupsafe import Markup
+
 from kb.errortext import error_headline
 from kb.models import Attempt, Blocker, Campaign, Decision, Metric, Outcome
 from kb.queries import describe_fix, why
+from kb.site.pages.compare import pair_page
 from kb.site.pages.context import (
     Ctx,
     components_table,
@@ -59,11 +62,30 @@ def render_attempt(c: Ctx, a: Attempt) -> str:
         matches=[c.link(src, kg.get(b), b) for b in w.matches],
         cited_by=[{"link": c.link(src, d), "status": d.status} for d in kg.of_kind(Decision)
                   if a.id in d.evidence],
+        compare=_compare_links(c, src, a), tags=c.tag_links(src, a.tags),
         command=_command_line(a),
         findings=w.findings, credit=w.credit, credit_text=w.credit_text,
         retries=[c.link(src, kg.get(x), x) for x in w.retries],
         sources=sources(a),
     )
+
+
+def _compare_links(c: Ctx, src: str, a: Attempt) -> list[Markup]:
+    """Links to the published compare pages this attempt is part of (baseline pair first), then
+    to the picker with this attempt chosen."""
+    kg = c.kg
+    out = []
+    mine = [p for p in c.pairs if a.id in (p.a, p.b)]
+    mine.sort(key=lambda p: (p.why != "baseline", p.why != "campaign baseline", p.a == a.id))
+    for p in mine:
+        other = kg.get(p.b if p.a == a.id else p.a)
+        assert isinstance(other, Attempt)
+        m = headline(kg, other)
+        label = ("with baseline: " if p.b == a.id and p.why in ("baseline", "campaign baseline") else "with ") + \
+            other.title + (f" ({m.display()})" if m else f" ({other.outcome.value})")
+        out.append(c.link_to(src, pair_page(p.a, p.b), label))
+    out.append(Markup(f"[any attempt…]({c.href(src, 'compare/index.md')}?a={a.id})"))
+    return out
 
 
 ADMONITIONS = {
@@ -89,6 +111,9 @@ def _attempt_summary(a: Attempt, m: Metric | None) -> dict[str, Any]:
         "title": title,
         "error": (first[:157] + "…") if len(first) > 160 else first,
         "error_in_full": len(lines) > 1 or len(first) > 160,
+        # the error's first line is also the heading of the Error section, so that search ranks
+        # this page first for it (Material's search weighs a section title 1000 times its text)
+        "heading": (first[:77] + "…") if len(first) > 80 else first,
         "why_label": "Why it failed" if a.outcome == Outcome.failed else "Held back by",
     }
 

@@ -7,7 +7,7 @@ from markupsafe import Markup
 
 from kb.models import Attempt, Blocker, Decision
 from kb.queries import describe_fix, findings_of, fix_phrase
-from kb.site.charts import DiagramNode, cause_diagram
+from kb.site.charts import DiagramNode, cause_diagram, diagram_legend
 from kb.site.pages.context import (
     Ctx,
     attempt_row,
@@ -30,10 +30,21 @@ def _diagram_for(c: Ctx, src: str, blocker_ids: set[str], attempt_ids: set[str],
     for bid in sorted(blocker_ids):
         b = kg.get(bid)
         assert isinstance(b, Blocker)
-        nodes.append(DiagramNode(bid, b.title, "root" if b.is_root else "blocker", c.href(src, page_of(b))))
+        nodes.append(DiagramNode(bid, b.title, "root" if b.is_root else "blocker", c.href(src, page_of(b)),
+                                 status=blocker_status(c, b)))
         edges.extend((bid, p) for p in b.caused_by if p in blocker_ids)
     svg = cause_diagram(nodes, edges, focus=focus, title=title)
-    return Markup(f'<div class="kb-diagram-box">\n{svg}\n</div>')
+    return Markup(f'<div class="kb-diagram-box">\n{svg}\n</div>\n{diagram_legend(nodes, focus)}')
+
+
+def blocker_status(c: Ctx, b: Blocker) -> str:
+    """``fixed`` (its status says so, or an accepted decision resolves it), ``introduced`` (it
+    applies only from some component version on: a lower bound in ``applies_when``) or ``open``."""
+    if b.status == "fixed" or any(b.id in d.resolves and d.status == "accepted" for d in c.kg.of_kind(Decision)):
+        return "fixed"
+    if any(">" in str(spec) for spec in b.applies_when.components.values()):
+        return "introduced"
+    return "open"
 
 
 def render_blocker(c: Ctx, b: Blocker) -> str:
@@ -70,7 +81,7 @@ def render_blocker(c: Ctx, b: Blocker) -> str:
                     if b.id in d.resolves and d.status != "accepted"],
         upstream=[{"text": u, "url": u if u.startswith("http") else
                    "https://github.com/{0}/issues/{1}".format(*u.split("#"))} for u in b.upstream],
-        sources=sources(b),
+        sources=sources(b), tags=c.tag_links(src, b.tags),
     )
 
 

@@ -21,6 +21,7 @@ from kb.site.pages.context import (
     sources,
     with_drafts,
 )
+from kb.site.pages.timeline import timeline_page
 
 
 def _campaign_dashboard(c: Ctx, src: str, camp: Campaign) -> dict[str, Any]:
@@ -61,8 +62,8 @@ def _campaign_dashboard(c: Ctx, src: str, camp: Campaign) -> dict[str, Any]:
         "chart": Markup(f'<div class="kb-chart-box">\n{chart}\n</div>'),
         "by_outcome": by_outcome,
         "top_roots": top_roots[:5],
-        "decisions": [{"link": c.link(src, d), "status": d.status, "date": d.date.isoformat(),
-                       "number": f"ADR-{c.adr_numbers[d.id]:04d}"} for d in decisions],
+        "decisions": [{"link": c.link(src, d), "status": d.status, "date": d.date.isoformat()}
+                      for d in decisions],
         "best": {"link": c.link(src, best[0]), "value": best[1].display(),
                  "delta": delta(best[1].value, base, higher) if base is not None else ""} if best else None,
         "attempts": table,
@@ -70,6 +71,8 @@ def _campaign_dashboard(c: Ctx, src: str, camp: Campaign) -> dict[str, Any]:
         "stack": c.link(src, kg.get(camp.stack), camp.stack) if camp.stack else None,
         "metric": metric_name(camp.metric.name),
         "n_attempts": len(attempts),
+        "timeline": c.link_to(src, timeline_page(camp), "Timeline"),
+        "compare": c.link_to(src, "compare/index.md", "compare attempts"),
     }
 
 

@@ -16,8 +16,10 @@ import jinja2
 from markupsafe import Markup
 
 from kb.graph import KnowledgeGraph
-from kb.models import METRIC_NAMES, Attempt, Campaign, Decision, Metric, Outcome, Record
+from kb.ids import free_id, slugify
+from kb.models import METRIC_NAMES, Attempt, Campaign, Metric, Outcome, Record
 from kb.queries import roots
+from kb.queries.compare import compare_pairs
 from kb.site.text import code_block, inline, join, markdown_block, mono
 
 OUTCOME_ICONS = {
@@ -36,6 +38,8 @@ NAV = [
     ("Attempts", "attempts/index.md"),
     ("Root causes", "blockers/index.md"),
     ("Decisions", "decisions/index.md"),
+    ("Timeline", "timeline/index.md"),
+    ("Compare", "compare/index.md"),
     ("Upgrade paths", "upgrades.md"),
     ("Stacks", "stacks/index.md"),
     ("Platforms", "platforms/index.md"),
@@ -78,14 +82,36 @@ class Ctx:
         rel = posixpath.relpath(b.rstrip("/") or ".", base)
         return rel + "/" if (b == "" or b.endswith("/")) else rel
 
-    @cached_property
-    def adr_numbers(self) -> dict[str, int]:
-        ds = sorted(self.kg.of_kind(Decision), key=lambda d: (d.date, d.id))
-        return {d.id: i + 1 for i, d in enumerate(ds)}
+    def link_to(self, src_from: str, src_to: str, text: str) -> Markup:
+        """A Markdown link from page ``src_from`` to the generated page ``src_to``, showing ``text``."""
+        target = posixpath.relpath(src_to, posixpath.dirname(src_from) or ".")
+        return Markup(f"[{inline(text)}]({target})")
 
     @cached_property
     def roots(self):
         return roots(self.kg)
+
+    @cached_property
+    def tag_anchors(self) -> dict[str, str]:
+        """Each tag → the anchor of its section on the tags page (``tag-<slug>``; a slug shared by
+        two spellings gets a number)."""
+        out: dict[str, str] = {}
+        taken: set[str] = set()
+        for t in sorted({t for r in self.kg.records.records.values() for t in r.tags}):
+            anchor = free_id("tag-" + slugify(t, fallback="x"), taken)
+            taken.add(anchor)
+            out[t] = anchor
+        return out
+
+    def tag_links(self, src_from: str, tags: list[str]) -> list[Markup]:
+        """Links from page ``src_from`` to each tag's section of the tags page."""
+        target = posixpath.relpath("tags.md", posixpath.dirname(src_from) or ".")
+        return [Markup(f"[{inline(t)}]({target}#{self.tag_anchors[t]})") for t in tags]
+
+    @cached_property
+    def pairs(self):
+        """The attempt pairs published as compare pages (:func:`kb.queries.compare.compare_pairs`)."""
+        return compare_pairs(self.kg)
 
 
 def _env() -> jinja2.Environment:

@@ -3,16 +3,29 @@
 
 from __future__ import annotations
 
-from kb.models import Attempt, Decision
+from markupsafe import Markup
+
+from kb.models import Attempt, Campaign, Decision
 from kb.queries import credit_sentence, decision_credit, findings_of
+from kb.queries.compare import decision_effect
+from kb.site.pages.compare import pair_page
 from kb.site.pages.context import (
     Ctx,
+    delta,
     headline,
+    metric_name,
     outcome_cell,
     page_of,
     render,
     sources,
 )
+
+
+def decision_anchor(d: Decision) -> Markup:
+    """The anchor of a decision's heading: ``adr-<id>``, from its id only (ids are slugs checked
+    by :mod:`kb.models`, so the text is safe as it is). Titles, dates and other decisions never
+    move it; see README, "Decision identities"."""
+    return Markup(f"adr-{d.id}")
 
 
 def render_decision(c: Ctx, d: Decision) -> str:
@@ -40,24 +53,72 @@ def render_decision(c: Ctx, d: Decision) -> str:
             if v0 != v1:
                 change.append({"name": k, "from": (v0.version or v0.source) if v0 else "—",
                                "to": (v1.version or v1.source) if v1 else "—"})
+    options_with_detail = [x for x in options if x["o"].description or x["o"].pros or x["o"].cons or x["evidence"]]
     return render(
-        "decision.md.j2", d=d, number=f"ADR-{c.adr_numbers[d.id]:04d}", options=options,
+        "decision.md.j2", d=d, anchor=decision_anchor(d), options=options, detailed=options_with_detail,
+        summary=_summary(c, src, d, change), deciders=people(d.deciders),
         campaign=c.link(src, kg.get(d.campaign), d.campaign) if d.campaign else None,
         resolves=[c.link(src, kg.get(b), b) for b in d.resolves],
         supersedes=[c.link(src, kg.get(x), x) for x in d.supersedes],
         superseded_by=[c.link(src, x) for x in kg.of_kind(Decision) if d.id in x.supersedes],
         stack_from=c.link(src, kg.get(d.stack_change.from_), "") if d.stack_change and d.stack_change.from_ else None,
         stack_to=c.link(src, kg.get(d.stack_change.to), "") if d.stack_change and d.stack_change.to else None,
-        change=change, sources=sources(d),
+        change=change, sources=sources(d), tags=c.tag_links(src, d.tags),
         credit=decision_credit(kg, d), credit_sentence=credit_sentence,
         findings=[f.message for f in findings_of(kg, d)],
     )
 
 
+TRANSCRIPT_ROLES = frozenset({"user", "assistant", "system", "human", "ai", "model", "tool", "agent",
+                              "developer", "bot"})
+"""Speaker roles of session transcripts (Claude Code, Codex, opencode, Gemini CLI): an importer
+may copy them into ``deciders``, but they name no person, so the site never shows them."""
+
+
+def people(deciders: list[str]) -> list[str]:
+    """``deciders`` without transcript roles (``user``, ``assistant``, ...), in order."""
+    return [x for x in deciders if x.strip().lower() not in TRANSCRIPT_ROLES]
+
+
+STATUS_ADMONITION = {"accepted": "success", "proposed": "info", "rejected": "failure",
+                     "deprecated": "warning", "superseded": "warning"}
+
+
+def _summary(c: Ctx, src: str, d: Decision, change: list[dict[str, str]]) -> dict[str, object]:
+    """The box at the top of an ADR page: status, the decision in one line, the stack change in
+    one line, and the effect on the campaign's headline metric linked to its evidence."""
+    kg = c.kg
+    chosen = next((o for o in d.considered_options if o.title == d.outcome.chosen), None)
+    line = d.outcome.chosen
+    if chosen and chosen.description:
+        line = f"{line}: {chosen.description}"
+    effect = None
+    pair = decision_effect(kg, d)
+    if pair:
+        a, b = pair
+        camp = kg.get(b.campaign)
+        assert isinstance(camp, Campaign)
+        ma, mb = a.metrics[camp.metric.name], b.metrics[camp.metric.name]
+        effect = {"name": metric_name(camp.metric.name), "a": ma.display(), "b": mb.display(),
+                  "delta": delta(mb.value, ma.value, camp.metric.direction.value == "higher"),
+                  "link_a": c.link(src, a), "link_b": c.link(src, b),
+                  "compare": c.link_to(src, pair_page(a.id, b.id), "compare the two runs")}
+    versioned = sorted(change, key=lambda x: not (x["from"][:1].isdigit() and x["to"][:1].isdigit()))
+    shown = [f"{x['name']} {x['from']} → {x['to']}" for x in versioned[:3]]
+    return {
+        "kind": STATUS_ADMONITION.get(d.status, "note"),
+        "title": f"{d.status.capitalize()} on {d.date.isoformat()}",
+        "decision": line,
+        "stack": ", ".join(shown) + (f" and {len(change) - 3} more (below)" if len(change) > 3 else ""),
+        "effect": effect,
+        "resolves": [c.link(src, kg.get(b), b) for b in d.resolves],
+    }
+
+
 def render_decisions_index(c: Ctx) -> str:
-    """The decision log: every ADR with its display number, status, date and chosen option."""
+    """The decision log: every ADR with its status, date and chosen option, newest first."""
     src = "decisions/index.md"
     ds = sorted(c.kg.of_kind(Decision), key=lambda d: (d.date, d.id), reverse=True)
-    rows = [{"number": f"ADR-{c.adr_numbers[d.id]:04d}", "link": c.link(src, d), "status": d.status,
+    rows = [{"link": c.link(src, d), "status": d.status,
              "date": d.date.isoformat(), "chosen": d.outcome.chosen} for d in ds]
     return render("decisions_index.md.j2", rows=rows)

@@ -90,4 +90,4 @@ def render_tags(c: Ctx) -> str:
     for r in sorted(c.kg.records.records.values(), key=lambda r: (r.kind, r.id)):
         for t in r.tags:
             tags.setdefault(t, []).append(Markup(f"{c.link(src, r)} ({inline(r.kind)})"))
-    return render("tags.md.j2", tags=sorted(tags.items()))
+    return render("tags.md.j2", tags=[(t, Markup(c.tag_anchors[t]), items) for t, items in sorted(tags.items())])
