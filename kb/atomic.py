@@ -105,7 +105,7 @@ def sweep_temp_files(folder: Path) -> list[Path]:
     files alone there, which the pid check cannot promise.) Files of other shapes are kept.
     Errors are ignored: sweeping is housekeeping, never a reason to fail a write.
     """
-    removed = []
+    removed: list[Path] = []
     try:
         entries = list(os.scandir(folder))
     except OSError:

@@ -328,9 +328,13 @@ def _merge(
     comp, src, plat = cap.components, cap.sources, cap.platform
 
     # --- driver and GPUs
-    smi = parse_nvidia_smi(results["smi"].stdout) if results.get("smi") else None
-    query = parse_nvidia_smi_query_csv(results["query"].stdout) if results.get("query") else []
-    torch = parse_torch_probe(results["torch"].stdout) if results.get("torch") else None
+    def out(name: str) -> str | None:
+        result = results.get(name)
+        return result.stdout if result is not None else None
+
+    smi = parse_nvidia_smi(text) if (text := out("smi")) else None
+    query = parse_nvidia_smi_query_csv(text) if (text := out("query")) else []
+    torch = parse_torch_probe(text) if (text := out("torch")) else None
     if smi and smi["driver"]:
         comp["driver"], src["driver"] = smi["driver"], "nvidia-smi"
     elif query and query[0].get("driver_version"):
@@ -381,7 +385,7 @@ def _merge(
             src["memory_gib"] = gpu_src
         # --- interconnect
         if len(gpus) >= 2:
-            topo = parse_topology(results["topo"].stdout) if results.get("topo") else None
+            topo = parse_topology(text) if (text := out("topo")) else None
             if topo and topo["interconnect"]:
                 plat["interconnect"] = topo["interconnect"]
                 plat["nvlink_links"] = topo["nvlink_links"]
@@ -397,8 +401,8 @@ def _merge(
         cap.notes.append("nvidia-smi ran but listed no GPU")
 
     # --- CUDA toolkit
-    if results.get("nvcc"):
-        nv = parse_nvcc_version(results["nvcc"].stdout)
+    if (text := out("nvcc")) is not None:
+        nv = parse_nvcc_version(text)
         if nv["toolkit"]:
             comp["cuda"], src["cuda"] = nv["toolkit"], f"{nvcc} --version"
         else:

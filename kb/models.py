@@ -93,7 +93,10 @@ class Source(_Strict):
     ``sha256`` and ``format`` are set by importers for the log a draft came from (``size``: the
     file's length in bytes, when a log is cited rather than pasted: ``kb log --error-file``); ``field``
     names the record field the source supports (``error``, ``metrics.output_throughput``,
-    ``stack.cuda``; ``attempt`` for the passage an imported attempt was drafted from).
+    ``stack.cuda``; ``attempt`` for the passage an imported attempt was drafted from). ``key``
+    (importers, on the ``attempt`` source) identifies that passage whatever the log's bytes:
+    ``claude:<session id>:<uuid>``, ``markdown:<file>:<digest of the passage's text>``, so a
+    log that grew, or was saved with other line endings, is recognised.
     """
 
     file: StrictStr | None = None
@@ -104,6 +107,7 @@ class Source(_Strict):
     size: int | None = Field(default=None, ge=0)
     format: StrictStr | None = None
     field: StrictStr | None = None
+    key: StrictStr | None = None
     summary: StrictStr | None = None
     """A one-line summary of what the source says, in the writer's own words (never copied text)."""
 
@@ -135,6 +139,9 @@ UNITS: dict[str, str] = {
     "MB": "megabytes",
     "GB": "gigabytes",
     "GiB": "gibibytes",
+    "GB/s": "gigabytes per second (bandwidth, e.g. NCCL bus bandwidth)",
+    "TFLOPS": "tera floating-point operations per second",
+    "it/s": "iterations per second (e.g. diffusion steps)",
     "count": "a count",
 }
 """Units a metric may carry; the unit is part of the metric, never implied."""
@@ -364,6 +371,9 @@ class Campaign(Record):
     target: Metric | None = None
     result: Metric | None = None
     started: Date | None = None
+    catalogs: list[StrictStr] = Field(default_factory=list)
+    """Catalogs of shared blockers the campaign uses: a name shipped with kb (``blackwell``, the
+    folder ``kb/catalogs/blackwell``) or a folder path relative to the records folder."""
     status: Literal["active", "done", "paused", "abandoned"] = "active"
     goal: StrictStr | None = None
 
@@ -446,8 +456,9 @@ class Fix(_Strict):
     """One way a blocker is fixed, or worked around.
 
     ``kind``: one of :data:`FIX_KINDS`. ``requires``: component → PEP 440 specifier that must all
-    hold together (a co-requirement is not a fix alone); needed for ``enables`` and ``disables``,
-    omitted for ``workaround`` and ``hardware_gap``. ``release``: the upstream release that ships it
+    hold together (a co-requirement is not a fix alone); omitted for ``workaround`` and
+    ``hardware_gap``, and for an ``enables``/``disables`` fix whose release is not known yet (it
+    then names its ``pr`` or a ``note``, and no stack can be shown to hold it). ``release``: the upstream release that ships it
     (``"0.6.17"``); ``pr``: ``owner/repo#n``; ``reverted``: the fix was taken back upstream (it then
     fixes nothing); ``flag``: the flag or ``KEY=VALUE`` a workaround or build option sets;
     ``advice``: what to do instead (``"switch backend to NCCL"``); ``note``: anything else.
@@ -466,9 +477,10 @@ class Fix(_Strict):
 
     @model_validator(mode="after")
     def _shape(self) -> "Fix":
-        if self.kind in ("enables", "disables") and not self.requires:
+        if self.kind in ("enables", "disables") and not (self.requires or self.pr or self.release or self.note):
             raise ValueError(f"a fix of kind '{self.kind}' needs 'requires' (component → specifier, e.g. "
-                             "{cuda: '>=13.0'}); for a flag or env setting use kind: workaround")
+                             "{cuda: '>=13.0'}), or, when no release is known yet, its 'pr' or a 'note'; "
+                             "for a flag or env setting use kind: workaround")
         if self.kind in ("workaround", "hardware_gap") and self.requires:
             raise ValueError(f"a fix of kind '{self.kind}' takes no 'requires' (no version fixes it); "
                              "use kind: enables or disables for a version fix")

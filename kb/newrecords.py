@@ -259,11 +259,11 @@ def decision_from_upgrade(kg: KnowledgeGraph, title: str, change: dict[str, str]
     if attempts:
         lines += ["", "They block these attempts (last figures):", ""]
         for aid in attempts:
-            a = kg.get(aid)
-            assert isinstance(a, Attempt)
-            fig = last_metric(kg, a)
+            rec = kg.get(aid)
+            assert isinstance(rec, Attempt)
+            fig = last_metric(kg, rec)
             state = "worth retrying" if aid in retry else "still blocked by another blocker"
-            lines.append(f"- {aid}: {a.title} ({a.outcome.value}{', ' + fig if fig else ''}; {state})")
+            lines.append(f"- {aid}: {rec.title} ({rec.outcome.value}{', ' + fig if fig else ''}; {state})")
     if res.still_blocked:
         lines += ["", "Still blocked after the change:", ""]
         for s in res.still_blocked:

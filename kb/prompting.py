@@ -138,8 +138,8 @@ def fill_attempt_draft(kg: KnowledgeGraph, draft: logbook.AttemptDraft, ask: Ask
     if draft.outcome == "failed" and not (draft.error or draft.error_file or draft.blocked_by):
         draft.error = ask.text("error text (empty if there is none)", optional=True)
         if not draft.error and blockers:
-            b = ask.choice("blocked by", blockers)
-            draft.blocked_by = [b] if b else []
+            chosen = ask.choice("blocked by", blockers)
+            draft.blocked_by = [chosen] if chosen else []
 
 
 def confirm_matches(kg: KnowledgeGraph, draft: logbook.AttemptDraft, ask: Asker) -> None:

@@ -13,7 +13,10 @@ kind               placeholder     what
 ``email``          ``<email>``     an e-mail address
 ``host``           ``<host>``      ``user@host`` (ssh targets, shell prompts), the host of
                                    ``ssh``, ``HOST:/path`` in ``scp``/``rsync``, names under private TLDs
-                                   (``.local``, ``.lan``, ``.internal``, ``.corp``, ``.home``)
+                                   (``.local``, ``.lan``, ``.internal``, ``.corp``, ``.home``), and
+                                   every bare name the log shows as a host (``on host X``,
+                                   ``hostname`` output, NCCL's ``X:pid:tid``), wherever it appears;
+                                   ``owner/repo@<sha>`` stays a repository reference
 ``home-user``      ``<user>``      the user name in ``/home/NAME``, ``/Users/NAME``,
                                    ``C:\\Users\\NAME``; later occurrences of a learned name
 ``token``          ``<secret>``    Hugging Face (``hf_...``), GitHub, OpenAI/Anthropic
@@ -59,7 +62,19 @@ _SYSTEM_USERS = frozenset({"root", "ubuntu", "admin", "user", "runner", "nobody"
 
 _URL_CREDENTIALS = re.compile(r"\b([a-zA-Z][a-zA-Z0-9+.-]*://)([^/\s:@'\"<>]+):([^/\s@'\"<>]+)@")
 _EMAIL = re.compile(r"\b[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b")
-_USER_AT_HOST = re.compile(r"\b[A-Za-z_][A-Za-z0-9_.-]*@(?:\d{1,3}(?:\.\d{1,3}){3}|[A-Za-z0-9][A-Za-z0-9-]*(?:\.[A-Za-z0-9-]+)*)\b")
+_USER_AT_HOST = re.compile(
+    r"(?<![/\w.-])[A-Za-z_][A-Za-z0-9_.-]*@(?:\d{1,3}(?:\.\d{1,3}){3}\b|[A-Za-z0-9][A-Za-z0-9-]*(?:\.[A-Za-z0-9-]+)+\b"
+    r"|[A-Za-z0-9][A-Za-z0-9-]*(?=:))")
+"""``user@host``: the host an IP address, a dotted name, or a name followed by ``:`` (a shell
+prompt, an scp target). Not ``owner/repo@<sha>`` (a repository at a commit: preceded by ``/``)
+nor ``name@word`` in other text (``pp512@d4096``, ``metric@dimension``)."""
+_HOST_MENTION = re.compile(
+    r"\b(?:on\s+host|host(?:name)?\s*[:=]|hostname\s+is|host|node|server|machine|box)\s+`?([A-Za-z][A-Za-z0-9-]*\d[A-Za-z0-9-]*)\b"
+    r"|^\s*([A-Za-z][\w-]*\d[\w-]*):\d+:\d+\s+\[\d+\]"
+    r"|\bPid\s+\d+\s+on\s+([A-Za-z][\w-]*)\s+device\b", re.I | re.M)
+"""Where a log shows a bare name as a host: ``on host gpu-box-00b4``, ``hostname: a100-vm-17``
+(names with a digit), NCCL's ``host:pid:tid [rank]`` log prefix, nccl-tests' ``Pid N on HOST
+device``."""
 _SSH_HOST = re.compile(r"\b(ssh|mosh|sftp)((?:\s+-[A-Za-z]+(?:\s+(?!-)[^\s@<>'\"]+)?)*)\s+(?!-|<)([A-Za-z][A-Za-z0-9-]*(?:\.[A-Za-z0-9-]+)*)(?=[\s:'\"]|$)")
 _COPY_HOST = re.compile(r"(?m)^(?=.*\b(?:scp|rsync)\b)(.*?)(?<=\s)([A-Za-z][A-Za-z0-9-]*(?:\.[A-Za-z0-9-]+)*):(?=[/~])")
 _PRIVATE_TLD = re.compile(r"\b[A-Za-z0-9][A-Za-z0-9-]*(?:\.[A-Za-z0-9-]+)*\.(?:local|lan|internal|corp|home|intranet)\b")
@@ -96,6 +111,7 @@ class Redactor:
     def __init__(self, names: Iterable[str] = ()) -> None:
         self.counts: Counter[str] = Counter()
         self.names: set[str] = set()
+        self.hosts: set[str] = set()
         for name in names:
             self._add_name(name)
 
@@ -103,6 +119,24 @@ class Redactor:
         """Remember the user names of home paths in ``text`` (nothing is counted)."""
         for match in _HOME.finditer(text or ""):
             self._add_name(match.group(2))
+
+    def learn_hosts(self, text: str | None) -> None:
+        """Remember the bare host names ``text`` shows as hosts (see :data:`_HOST_MENTION`, the
+        first label of ``user@host.domain``, ``ssh`` targets); each is then redacted wherever it
+        appears (nothing is counted here)."""
+        text = text or ""
+        for match in _HOST_MENTION.finditer(text):
+            self._add_host(next(g for g in match.groups() if g))
+        for match in _USER_AT_HOST.finditer(text):
+            host = match.group(0).split("@", 1)[1]
+            if not re.fullmatch(r"[\d.]+", host):
+                self._add_host(host.split(".")[0])
+        for match in _SSH_HOST.finditer(text):
+            self._add_host(match.group(3).split(".")[0])
+
+    def _add_host(self, name: str) -> None:
+        if len(name) >= 3 and not name.startswith("<") and re.search(r"[\d-]", name) and name.lower() not in _NOT_HOSTS:
+            self.hosts.add(name)
 
     def _add_name(self, name: str) -> None:
         if len(name) >= 3 and name.lower() not in _SYSTEM_USERS and not name.startswith("<"):
@@ -112,6 +146,7 @@ class Redactor:
         """``text`` with every secret and personal detail replaced (see the module table)."""
         if not text:
             return text
+        self.learn_hosts(text)
         text = self._sub(_URL_CREDENTIALS, text, "url-password", lambda m: f"{m.group(1)}{USER}:{SECRET}@")
         text = self._sub(_EMAIL, text, "email", lambda m: EMAIL)
         text = self._sub(_USER_AT_HOST, text, "host", lambda m: HOST)
@@ -136,6 +171,8 @@ class Redactor:
         text = self._sub(_IPV4, text, "private-ip", lambda m: HOST, keep=lambda m: not _is_private(m.group(1)))
         for name in sorted(self.names, key=len, reverse=True):
             text = self._sub(_name_pattern(name), text, "home-user", lambda m: USER)
+        for host in sorted(self.hosts, key=len, reverse=True):
+            text = self._sub(_host_pattern(host), text, "host", lambda m: HOST)
         return text
 
     def _sub(self, pattern: re.Pattern[str], text: str, kind: str, repl, keep=None) -> str:
@@ -168,6 +205,16 @@ class Redactor:
     def summary(self) -> str:
         """``"host 7, token 1"``: the kinds redacted and how often, or ``"nothing"``."""
         return ", ".join(f"{k} {n}" for k, n in sorted(self.counts.items())) or "nothing"
+
+
+_NOT_HOSTS = frozenset({"sm-120", "cu128", "cu130", "cu126", "cu124", "h100", "h200", "b200", "a100", "l40s", "fp8", "int4",
+                        "tp-2", "tp-4", "tp-8"})
+"""Names that look like hosts but name hardware or builds."""
+
+
+@lru_cache(maxsize=256)
+def _host_pattern(host: str) -> re.Pattern[str]:
+    return re.compile(r"(?<![A-Za-z0-9_<.-])" + re.escape(host) + r"(?![A-Za-z0-9_>-])")
 
 
 @lru_cache(maxsize=64)

@@ -63,6 +63,9 @@ class RecordSet:
     ignored: list[tuple[str, str]] = field(default_factory=list)
     """Editor and OS leftovers skipped (``x.yaml~``, ``Thumbs.db``; see :mod:`kb.leftovers`):
     ``(path relative to the records root's parent, what it is)``, sorted by path."""
+    catalog_of: dict[str, str] = field(default_factory=dict)
+    """Id → name of the catalog a record was read from (:mod:`kb.catalog`); absent for the
+    campaign's own records. Catalog records are read-only to kb's writers."""
 
     def of_kind(self, cls: type[R]) -> list[R]:
         """Records of one model class, sorted by id."""

@@ -101,7 +101,7 @@ def components_from_packages(packages: dict[str, str] | Any,
     Names are matched after PEP 503 normalisation; :data:`COMPONENTS` says which distribution
     provides which component, first one found winning.
     """
-    normal = {canonicalize_name(k): v for k, v in packages.items()}
+    normal: dict[str, str] = {str(canonicalize_name(k)): v for k, v in packages.items()}
     components: dict[str, str] = {}
     distributions: dict[str, str] = {}
     for component in wanted:

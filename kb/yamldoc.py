@@ -75,7 +75,7 @@ def _describe_yaml_error(exc: yaml.YAMLError, text: str = "") -> tuple[int | Non
         # a character YAML refuses anywhere (a control character, a lone surrogate): the reader
         # reports an offset into the text, not a line
         pos = exc.position if isinstance(exc.position, int) else 0
-        line = text[:pos].count("\n") + 1
+        line: int | None = text[:pos].count("\n") + 1
         column = pos - (text.rfind("\n", 0, pos) + 1) + 1
         char = exc.character if isinstance(exc.character, str) else chr(exc.character)
         code = ord(char)

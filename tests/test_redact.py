@@ -91,3 +91,19 @@ def test_summary():
     assert redactor.summary() == "nothing"
     redactor.redact("a@b.example.com and 10.0.0.7")
     assert redactor.summary() == "email 1, private-ip 1"
+
+
+def test_repository_at_commit_is_no_user_at_host():
+    redactor = Redactor()
+    assert redactor.redact("fork jexample/vllm@6804e1b and pp512@d4096") == "fork jexample/vllm@6804e1b and pp512@d4096"
+    assert redactor.redact("ran as bench@gpu-box-00b4.lab.example.org") == "ran as <email>"  # e-mail shaped
+
+
+def test_bare_host_names_the_log_shows_as_hosts_are_redacted_everywhere():
+    redactor = Redactor()
+    text = ("fork on host gpu-box-00b4, then ran as bench@gpu-box-00b4.lab.example.org\n"
+            "gpu-node-a3:51877:51990 [0] NCCL WARN NET/IB\ngpu-node-a3: Test NCCL failure common.cu:1279")
+    assert redactor.redact(text) == ("fork on host <host>, then ran as <email>\n"
+                                     "<host>:51877:51990 [0] NCCL WARN NET/IB\n<host>: Test NCCL failure common.cu:1279")
+    assert redactor.redact("later gpu-box-00b4 again; sm-120 and H100 are no hosts") == (
+        "later <host> again; sm-120 and H100 are no hosts")

@@ -14,6 +14,7 @@ from kb.cli.app import (
     say_redacted,
 )
 from kb.errors import InvalidRecords
+from kb.models import Record
 
 
 @cli.command("capture")
@@ -42,6 +43,7 @@ def capture(env: Env, write_id: str | None, title: str | None, as_platform: bool
         click.echo(f"kb capture: {line}", err=True)
     stack_title, platform_title = machine.default_titles(cap)
     rid = write_id or f"captured-{(cap.captured_at or '')[:10] or 'stack'}"
+    record: Record
     try:
         if as_platform:
             record = machine.platform_from_capture(cap, rid, title or platform_title)

@@ -14,8 +14,9 @@ from kb.cli.app import (
     handle_errors,
     pass_env,
 )
+from kb.importers.events import FORMATS
 
-IMPORT_FORMATS = ["auto", "claude", "codex", "opencode", "gemini", "aider", "specstory", "markdown", "adr"]
+IMPORT_FORMATS = ["auto", *FORMATS, "adr"]
 
 
 @cli.command("import")
@@ -62,6 +63,10 @@ def import_(env: Env, paths: tuple[str, ...], fmt: str, campaign: str | None, dr
             click.echo(f"warning: {warning}", err=True)
         if item.error:
             click.echo(f"error: {item.error}", err=True)
+        elif not item.matches_campaign and item.drafts:
+            click.echo(f"warning: {item.file} names neither the model nor the platform of campaign "
+                       f"{report.campaign}; its drafts joined it only because it is the only campaign and were "
+                       "not compared with its baseline: pass --campaign ID to confirm the campaign", err=True)
     if report.record_problems:
         click.echo(f"warning: {env.records} has {report.record_problems} invalid record(s); run 'kb check'", err=True)
     redacted = ", ".join(f"{kind} {n}" for kind, n in sorted(report.redactions.items()))

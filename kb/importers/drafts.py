@@ -13,6 +13,9 @@ Guarantees:
   are refused above 64 MiB with a message naming the format (see
   :mod:`kb.importers.readers`).
 
+- *Grown logs*: a draft is identified by its passage's stable key (:func:`passage_key`: session
+  id and the call's uuid or id, or a digest of a document passage's text), so a transcript that
+  grew or a notebook saved with other line endings adds only its new attempts.
 - Drafts are :class:`kb.models.Attempt` records with ``status: draft`` and the tag
   ``imported``; every field's evidence is a ``source`` entry (file name, sha256, format,
   locator, quote, ``field``).
@@ -66,7 +69,8 @@ IMPORT_TAG = "imported"
 """Tag every imported draft carries."""
 
 _SECRET_ENV = re.compile(r"(?:TOKEN(?!S)|SECRET|PASSWORD|PASSWD|API_?KEY|ACCESS_KEY|PRIVATE_KEY|_KEY$|CREDENTIAL|AUTH)", re.I)
-_SKIP_REDACT = {"sha256", "format", "field", "scope", "unit", "kind", "position", "explicit_outcome", "outcome"}
+_SKIP_REDACT = {"sha256", "format", "field", "scope", "unit", "kind", "position", "explicit_outcome", "outcome", "key",
+                "session_id", "family"}
 
 
 @dataclass
@@ -100,7 +104,9 @@ class FileImport:
     """What one log gave: its ``file`` name, ``format``, ``sha256``, reader ``warnings``
     (``file:line: message``), ``drafts``, ``decisions`` and rejected ``options`` (statements a
     person turns into ADRs with ``kb new decision``), ``facts`` seen, or the ``error`` that
-    stopped it being read."""
+    stopped it being read. ``matches_campaign`` is ``False`` when the campaign was not named
+    (``--campaign``) and the log names neither its model nor its GPU: the drafts joined the only
+    campaign but say so, and nothing was compared with the campaign's baseline."""
 
     file: str
     format: str | None = None
@@ -111,6 +117,7 @@ class FileImport:
     options: list[Statement] = field(default_factory=list)
     facts: list[Fact] = field(default_factory=list)
     error: str | None = None
+    matches_campaign: bool = True
 
     def to_dict(self) -> dict[str, Any]:
         """This result as plain data for ``--json`` (dicts, lists, strings, numbers)."""
@@ -119,6 +126,7 @@ class FileImport:
 
         return {
             "file": self.file, "format": self.format, "sha256": self.sha256, "error": self.error,
+            "matches_campaign": self.matches_campaign,
             "warnings": self.warnings, "drafts": [d.to_dict() for d in self.drafts],
             "decisions": [statement(s) for s in self.decisions],
             "options": [statement(s) for s in self.options],
@@ -190,8 +198,11 @@ def import_logs(root: str | Path, paths: list[str | Path], *, format: str = "aut
     existing = _existing_sources(records)
     taken = set(records.records)
     redactor = Redactor()
+    platform = kg.get(camp.platform)
     headline = Headline(camp.metric.name, camp.metric.direction.value,
-                        camp.baseline.value if camp.baseline and camp.baseline.unit == camp.metric.unit else None)
+                        camp.baseline.value if camp.baseline and camp.baseline.unit == camp.metric.unit else None,
+                        unit=camp.metric.unit, terms=() if campaign else campaign_terms(camp),
+                        gpu=platform.gpu if isinstance(platform, Platform) else None)
     problems: list[Problem] = []
     suffixes: dict[str, int] = {}
     for path in paths:
@@ -213,11 +224,13 @@ def import_logs(root: str | Path, paths: list[str | Path], *, format: str = "aut
             continue
         session = last[0]  # the last window: the whole log's fields and warnings
         redactor.learn(session.cwd)
+        _scout(extraction, redactor)
         item.format, item.sha256 = session.format, session.sha256
         item.warnings = [redactor.redact(str(w)) for w in session.warnings]
         redact_extraction(extraction, redactor)
         item.file = extraction.file
         item.decisions, item.options, item.facts = extraction.decisions, extraction.options, extraction.facts
+        item.matches_campaign = extraction.matches_campaign
         item.drafts, file_problems = _drafts(extraction, kg, camp, existing, taken, redactor, today, suffixes)
         problems.extend(file_problems)
     report.redactions = redactor.counts
@@ -254,13 +267,60 @@ def _campaign(records: RecordSet, wanted: str | None) -> Campaign:
 
 
 def _existing_sources(records: RecordSet) -> dict[tuple[str, str], str]:
-    """(sha256, locator) → id of the attempt citing it (anchors first, then any source)."""
+    """Keys of the passages attempts were drafted from → the attempt's id: ``("key", key)`` for
+    the stable key of an imported attempt's anchor (:func:`passage_key`), and ``(sha256,
+    locator)`` of every source (anchors first), as drafts written before keys were recorded
+    are identified."""
     found: dict[tuple[str, str], str] = {}
     for attempt in records.of_kind(Attempt):
         for source in sorted(attempt.source, key=lambda s: s.field != "attempt"):
+            if source.key and source.field == "attempt":
+                found.setdefault(("key", source.key), attempt.id)
             if source.sha256 and source.locator:
                 found.setdefault((source.sha256, source.locator), attempt.id)
     return found
+
+
+def passage_key(x: Extraction, attempt: ExtractedAttempt) -> str:
+    """The identity of the passage an attempt was drafted from, the same however the log's bytes
+    change around it: ``<format>:<session id or file name>:<event key>``. The event key is the
+    source's own id of the call (a Claude uuid, a Codex/opencode/Gemini call id) or, in a
+    document, a digest of the passage's normalised text (whitespace and line endings ignored)."""
+    import hashlib
+
+    session = x.session_id or x.file
+    event = attempt.key or attempt.anchor.locator
+    if x.format in ("markdown", "aider", "specstory") or not attempt.key:
+        text = " ".join((attempt.key or attempt.anchor.quote).split())
+        event = hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+    return f"{x.format}:{session}:{event}"
+
+
+def campaign_terms(camp: Campaign) -> tuple[str, ...]:
+    """Words a log names the campaign's model by: the model as written up to a parenthesis
+    (``Kimi-K2.5 INT4``) and its first word (``Kimi-K2.5``), without an ``org/`` prefix."""
+    model = camp.model.split("(", 1)[0].strip()
+    model = model.rsplit("/", 1)[-1]
+    terms = [model]
+    first = model.split()[0] if model.split() else ""
+    if len(first) >= 4 and first != model:
+        terms.append(first)
+    return tuple(t for t in terms if t)
+
+
+def _scout(extraction: Extraction, redactor: Redactor) -> None:
+    """Teach ``redactor`` every user and host name the extraction shows anywhere (home paths,
+    ``hostname`` output, ``on host X``, ``user@host``) before anything is redacted, so a name
+    is removed also from the texts that come before the one that shows it is a name."""
+    import copy
+
+    scout = Redactor(redactor.names)
+    for host in extraction.hosts:
+        scout.learn_hosts(f"host {host}")
+        scout.hosts.add(host.split(".")[0])
+    redact_extraction(copy.deepcopy(extraction), scout)
+    redactor.names |= scout.names
+    redactor.hosts |= scout.hosts
 
 
 def redact_extraction(value: Any, redactor: Redactor) -> Any:
@@ -292,16 +352,17 @@ def _drafts(x: Extraction, kg: Any, camp: Campaign, existing: dict[tuple[str, st
     problems: list[Problem] = []
     ids: list[str] = []
     for attempt in x.attempts:
-        key = (x.sha256, attempt.anchor.locator)
+        stable = ("key", passage_key(x, attempt))
+        found = existing.get(stable) or existing.get((x.sha256, attempt.anchor.locator))
         date = attempt.date or today or dt.date.today()
-        if key in existing:
-            ids.append(existing[key])
-            drafts.append(Draft(existing[key], attempt.anchor.locator, "exists"))
+        if found:
+            ids.append(found)
+            drafts.append(Draft(found, attempt.anchor.locator, "exists"))
             continue
         record_id = _new_id(date, attempt.title, taken, suffixes)
         taken.add(record_id)
         ids.append(record_id)
-        existing[key] = record_id  # the same log twice in one import drafts it once
+        existing[stable] = record_id  # the same log twice in one import drafts it once
         drafts.append(Draft(record_id, attempt.anchor.locator, "new"))
     for attempt, draft, record_id in zip(x.attempts, drafts, ids):
         if draft.state == "exists":
@@ -348,14 +409,25 @@ def _record(x: Extraction, a: ExtractedAttempt, record_id: str, kg: Any, camp: C
                 redactor.counts["env-secret"] += 1
             continue  # a secret is no configuration: drop it
         env[name] = value
-    evidence_text = "\n".join(t for t in (a.error, a.cause) if t)
-    from kb.queries import match_signatures
-
-    blocked_by = match_signatures(kg, evidence_text) if evidence_text else []
+    evidence_text = "\n".join(t for t in (a.error, a.error_detail, a.cause) if t)
+    blocked_by, possible = specific_blockers(kg, evidence_text)
     notes = [f"Drafted by `kb import` from {x.file} ({x.format}"
              + (f" {x.tool_version}" if x.tool_version else "") + "). Check each field against its source, "
              "then set `status: reviewed`."]
+    if not x.matches_campaign:
+        notes.append(f"This log names neither the model of campaign `{camp.id}` ({camp.model}) nor its platform; "
+                     "it joined that campaign only because it is the only one, and nothing was compared with "
+                     "the campaign's baseline. Re-import with `--campaign ID` or move the attempt.")
+    if a.date_basis:
+        notes.append(f"Date: {a.date_basis}.")
+    elif a.date is None:
+        notes.append(f"Date: the log gives none; dated {date.isoformat()}, the day of the import. Correct it.")
     notes += a.notes
+    if a.error_detail:
+        notes.append("Error output:\n\n```\n" + a.error_detail + "\n```")
+    for blocker_id, signature in possible:
+        notes.append(f"Possible match: blocker `{blocker_id}` (its signature \"{signature}\" is generic: "
+                     "any such error matches it). Add it to `blocked_by` if it is this cause.")
     if unmatched:
         notes.append("Platform seen in the log (no platform record matches): "
                      + ", ".join(f"{f.name} {f.value}" for f in unmatched) + ".")
@@ -379,9 +451,51 @@ def _record(x: Extraction, a: ExtractedAttempt, record_id: str, kg: Any, camp: C
         "tags": [IMPORT_TAG],
         "notes": "\n\n".join(notes) + "\n",
         "source": [{"file": x.file, "locator": e.locator, "quote": e.quote or None, "sha256": x.sha256,
-                    "format": x.format, "field": e.field} for e in sources],
+                    "format": x.format, "field": e.field, "key": passage_key(x, a) if e is a.anchor else None}
+                   for e in sources],
     }
     return Attempt.model_validate(data)
+
+
+GENERIC_SIGNATURES = frozenset({
+    "cuda out of memory", "out of memory", "outofmemoryerror", "torch.outofmemoryerror", "cuda error",
+    "nccl error", "runtimeerror", "segmentation fault", "killed", "timeout", "timed out", "assertionerror",
+    "connection refused", "illegal memory access", "an illegal memory access was encountered", "core dumped",
+    "valueerror", "keyerror", "importerror", "modulenotfounderror", "traceback (most recent call last)",
+})
+"""Signatures that any failure of their kind matches: a match on one of these alone says "possible
+match", never ``blocked_by``."""
+
+
+def specific_blockers(kg: Any, text: str) -> tuple[list[str], list[tuple[str, str]]]:
+    """Blockers whose signatures match ``text`` (an error headline and its detail): those matched
+    by a specific signature (``KeyError: 12``, ``No supported CUDA architectures found for major
+    versions [9, 10]``) go to ``blocked_by``; those matched only by a generic one
+    (:data:`GENERIC_SIGNATURES`, e.g. ``CUDA out of memory``) come back as ``(id, signature)``
+    possible matches."""
+    from kb.models import Blocker
+    from kb.queries import match_signatures
+
+    if not text:
+        return [], []
+    specific: list[str] = []
+    possible: list[tuple[str, str]] = []
+    for blocker_id in match_signatures(kg, text):
+        blocker = kg.get(blocker_id)
+        signatures = blocker.signatures if isinstance(blocker, Blocker) else []
+        matched = [s for s in signatures if match_signatures_one(s, text)]
+        if any(" ".join(s.lower().strip("/").split()) not in GENERIC_SIGNATURES for s in matched):
+            specific.append(blocker_id)
+        elif matched:
+            possible.append((blocker_id, matched[0]))
+    return specific, possible
+
+
+def match_signatures_one(signature: str, text: str) -> bool:
+    """Whether one blocker signature matches ``text`` (the rule of :func:`kb.queries.match_signatures`)."""
+    from kb.queries.signatures import _signature_matches
+
+    return _signature_matches(signature, text)
 
 
 def _reference_problems(record: Attempt, kg: Any, batch: set[str], file: str) -> list[Problem]:

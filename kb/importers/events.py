@@ -40,8 +40,12 @@ Markdown documents use text/heading/list_item/table/code."""
 Role = Literal["user", "assistant", "system", "tool"]
 """Who produced an event in a chat transcript; ``None`` on events of plain documents."""
 
-FORMATS = ("claude", "codex", "opencode", "gemini", "aider", "specstory", "markdown")
-"""Format names accepted by ``read_session(format=...)`` and returned by ``detect_format``."""
+FORMATS = ("claude", "codex", "opencode", "gemini", "aider", "specstory", "markdown", "claude-export",
+           "vllm-bench", "sglang-bench", "llama-bench")
+"""Format names accepted by ``read_session(format=...)`` and returned by ``detect_format``:
+agent transcripts, Markdown notebooks, Claude Code ``/export`` text, and benchmark result files
+(``vllm bench serve --save-result`` JSON, SGLang ``bench_serving --output-file`` JSONL,
+``llama-bench`` JSON or markdown)."""
 
 
 class LogFormatError(KbLogFormatError):

@@ -40,22 +40,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Callable
 
-from kb.importers.events import (
-    FORMATS,
-    Event,
-    LogFormatError,
-    Session,
-    link_tool_results,
-)
-from kb.importers.formats import (
-    aider,
-    claude,
-    codex,
-    gemini,
-    markdown,
-    opencode,
-    specstory,
-)
+from kb.importers.events import FORMATS, Event, LogFormatError, Session, link_tool_results
+from kb.importers.formats import aider, claude, claude_export, codex, gemini, markdown, opencode, results, specstory
 from kb.importers.formats._common import (
     MAX_DOCUMENT_BYTES,
     MAX_LINE_BYTES,
@@ -93,9 +79,15 @@ _READERS: dict[str, Callable[[Reading], None]] = {
     "aider": aider.read,
     "specstory": specstory.read,
     "markdown": markdown.read,
+    "claude-export": claude_export.read,
+    "vllm-bench": results.read,
+    "sglang-bench": results.read,
+    "llama-bench": results.read,
 }
 
-_CLAUDE_TYPES = {"user", "assistant", "system", "summary", "file-history-snapshot"}
+_CLAUDE_TYPES = {"user", "assistant", "system", "summary", "file-history-snapshot", "queue-operation"}
+_CLAUDE_PREAMBLE = {"file-history-snapshot", "queue-operation", "summary"}
+"""Claude Code record types that may open a transcript without a session id or uuid."""
 _CODEX_TYPES = {"session_meta", "response_item", "turn_context", "event_msg", "compacted"}
 _MARKDOWN_SUFFIXES = (".md", ".markdown", ".mdown", ".txt")
 
@@ -113,8 +105,15 @@ def detect_format(path: str | Path, head_bytes: bytes) -> str:
     with ``sessionId``/``uuid``/``summary`` is Claude; ``sessionId`` + ``projectHash`` or a
     ``$set``/``$rewindTo`` line is Gemini; ``{info, messages}`` with ``ses_`` ids is opencode.
 
+    Claude Code transcripts may open with ``file-history-snapshot`` or ``queue-operation``
+    records: the first records that are not such preamble decide. Result files: a JSON object
+    with ``output_throughput`` and ``total_token_throughput``/``model_id`` is ``vllm-bench``;
+    JSONL with ``output_throughput`` and ``input_throughput``/``dataset_name`` is
+    ``sglang-bench``; an array with ``avg_ts``/``n_prompt``, or a ``| model | ... | test | t/s |``
+    table, is ``llama-bench``; ``● Tool(...)``/``⎿`` lines are Claude Code ``/export`` text.
+
     Raises :class:`LogFormatError` when the head is empty or matches no format (the message
-    lists the formats that can be forced with ``format=``).
+    names the ``--format`` option and lists the formats).
     """
     path = Path(path)
     name = path.name
@@ -129,6 +128,15 @@ def detect_format(path: str | Path, head_bytes: bytes) -> str:
         found = _detect_json(head)
         if found:
             return found
+    if stripped.startswith("["):
+        if re.search(r'"avg_ts"\s*:', head) and re.search(r'"n_prompt"\s*:', head):
+            return "llama-bench"
+    first_line = stripped.split("\n", 1)[0]
+    if re.match(r"\|\s*model\s*\|", first_line) and re.search(r"\|\s*test\s*\|\s*t/s\s*\|", first_line):
+        return "llama-bench"
+    if re.search(r"(?m)^╭─+\s*Claude Code\b", head) or (
+            re.search(r"(?m)^● \S", head) and re.search(r"(?m)^\s+⎿", head)):
+        return "claude-export"
     if lowered.endswith(".aider.chat.history.md") or re.search(
         r"(?m)^# aider chat started at \d{4}-", head
     ):
@@ -145,19 +153,34 @@ def detect_format(path: str | Path, head_bytes: bytes) -> str:
     raise LogFormatError(
         name,
         None,
-        "cannot tell the format of this file; force one with format= "
+        "cannot tell the format of this file; force one with --format NAME, e.g. --format claude "
         f"(one of: {', '.join(FORMATS)})",
     )
 
 
 def _detect_json(head: str) -> str | None:
-    first_line = head.lstrip().split("\n", 1)[0]
-    try:
-        record = json.loads(first_line)
-    except json.JSONDecodeError:
-        record = None
-    if isinstance(record, dict):
+    """The format of a JSON or JSONL head: the first records decide, Claude Code's preamble
+    records (``file-history-snapshot``, ``queue-operation``, ``summary``) skipped; benchmark
+    result files by their documented keys."""
+    if re.search(r'"output_throughput"\s*:', head):
+        if re.search(r'"(?:total_token_throughput|model_id|endpoint_type)"\s*:', head):
+            return "vllm-bench"
+        if re.search(r'"(?:input_throughput|mean_e2e_latency_ms|dataset_name)"\s*:', head):
+            return "sglang-bench"
+    if re.search(r'"avg_ts"\s*:', head) and re.search(r'"n_prompt"\s*:', head):
+        return "llama-bench"  # llama-bench -o jsonl: one test a line
+    claude_preamble = False
+    for line in head.lstrip().split("\n")[:20]:
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError:
+            break
+        if not isinstance(record, dict):
+            break
         rtype = record.get("type")
+        if rtype in _CLAUDE_PREAMBLE and "sessionId" not in record and "uuid" not in record:
+            claude_preamble = True
+            continue
         if rtype in _CODEX_TYPES and "payload" in record:
             return "codex"
         if "id" in record and ("instructions" in record or "git" in record) and "type" not in record:
@@ -172,6 +195,9 @@ def _detect_json(head: str) -> str | None:
             return "gemini"
         if isinstance(record.get("info"), dict) and "messages" in record:
             return "opencode"
+        break
+    if claude_preamble:
+        return "claude"
     # a pretty-printed single document: look at its first keys
     if re.search(r'"sessionId"\s*:', head) and re.search(r'"projectHash"\s*:', head):
         return "gemini"

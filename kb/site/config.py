@@ -76,9 +76,12 @@ class KbPluginConfig(base.Config):
     ``nav`` as it is; list ``kb/index.md`` (or kb's sections) in it where you want them.
     ``repo_url``: the repository's web address for edit links on record pages (default: the
     site's own ``repo_url``); ``repo_branch``: the branch edits go to (default ``main``).
+    ``catalogs``: catalogs of shared blockers to add to the ones the campaigns list (a name shipped
+    with kb, e.g. ``blackwell``, or a folder relative to the records folder).
     """
 
     records = c.Type(str, default="records")
     prefix = c.Type(str, default="")
     repo_url = c.Optional(c.Type(str))
     repo_branch = c.Type(str, default="main")
+    catalogs = c.ListOfItems(c.Type(str), default=[])

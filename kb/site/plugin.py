@@ -47,7 +47,7 @@ class KbPlugin(BasePlugin[KbPluginConfig]):
         override = os.environ.get("KB_SITE_RECORDS")  # set by kb serve (kb.site.build.RECORDS_ENV)
         self.records_dir = Path(override) if override else (base_dir / self.config.records).resolve()
         try:
-            self.kg = load_graph(self.records_dir)
+            self.kg = load_graph(self.records_dir, list(self.config.catalogs))
         except InvalidRecords as exc:
             lines = [str(p) for p in exc.problems]
             raise PluginError("invalid records:\n" + "\n".join(lines) + f"\n{exc}; run 'kb check' for details") from None

@@ -315,3 +315,13 @@ def find_exit_code(text: str | None) -> int | None:
         return None
     found = _EXIT_CODE.findall(text)
     return int(found[-1]) if found else None
+
+
+def json_error_message(exc: json.JSONDecodeError, text: str) -> str:
+    """The message for a JSON document that does not parse: ``file ends before the JSON document
+    is complete (truncated?)`` when the error is at the end of the text (an export cut off by a
+    crash or a full disk), else ``not valid JSON (<why> at column N)``."""
+    if exc.pos >= len(text.rstrip()) - 1 or not text[exc.pos:].strip():
+        return (f"file ends before the JSON document is complete (truncated?): {exc.msg} at line {exc.lineno}; "
+                "export it again")
+    return f"not valid JSON ({exc.msg} at column {exc.colno})"

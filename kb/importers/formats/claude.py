@@ -8,7 +8,7 @@
   over several lines sharing ``message.id``: those events share one ``turn``; a block
   repeated on a later line (same tool-use id, or same text) is dropped.
 - ``system`` lines become ``system`` text events; ``summary`` lines are not evidence and go to
-  ``Session.meta["summaries"]``; ``file-history-snapshot`` lines are skipped silently; any
+  ``Session.meta["summaries"]``; ``file-history-snapshot`` and ``queue-operation`` lines are skipped silently; any
   other ``type`` is skipped with one warning per type.
 - Lines out of time order are sorted by ``timestamp`` (stable, so lines without one keep
   their place relative to their neighbours in file order); locators keep the file line.
@@ -36,7 +36,7 @@ from kb.importers.formats._common import (
     parse_timestamp,
 )
 
-_SILENT_TYPES = {"file-history-snapshot"}
+_SILENT_TYPES = {"file-history-snapshot", "queue-operation"}
 
 RECENT_TURNS = 4096
 """How many recent message ids (and line uuids) the reader remembers to give split replies one

@@ -26,6 +26,11 @@ from kb.importers.formats._common import Reading, read_text
 
 _DATE = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
 
+MAX_PARAGRAPH_CHARS = 1 << 20
+"""Longest line, and longest paragraph, a Markdown document keeps (1 Mi characters): a longer one
+is blanked out with a warning before parsing, as the JSONL readers skip an over-long line, so
+that one runaway paste neither costs minutes of parsing nor becomes an attempt."""
+
 
 def read(reading: Reading) -> None:
     """Fill ``reading`` from a Markdown document."""
@@ -33,6 +38,13 @@ def read(reading: Reading) -> None:
 
     text = read_text(reading)
     lines = re.split(r"\r\n?|\n", text)  # markdown-it's own line breaks, so token.map fits
+    if any(len(line) > MAX_PARAGRAPH_CHARS for line in lines):
+        for number, line in enumerate(lines, 1):
+            if len(line) > MAX_PARAGRAPH_CHARS:
+                reading.warn(number, f"line of {len(line)} characters is over the {MAX_PARAGRAPH_CHARS} character "
+                                     "limit for one paragraph; skipped")
+                lines[number - 1] = ""
+        text = "\n".join(lines)
     tokens = MarkdownIt("commonmark").enable("table").parse(text)
 
     def where(start: int, end: int) -> Locator:
@@ -57,6 +69,9 @@ def read(reading: Reading) -> None:
             headings.append(event)
             stack.append(event)
             reading.events.append(event)
+        elif token.type == "paragraph_open" and token.map and len(tokens[i + 1].content) > MAX_PARAGRAPH_CHARS:
+            reading.warn(token.map[0] + 1, f"paragraph of {len(tokens[i + 1].content)} characters is over the "
+                                           f"{MAX_PARAGRAPH_CHARS} character limit for one paragraph; skipped")
         elif token.type == "paragraph_open" and token.map:
             content = tokens[i + 1].content
             if items:

@@ -22,12 +22,7 @@ import json
 from typing import Any
 
 from kb.importers.events import Event, Locator
-from kb.importers.formats._common import (
-    Reading,
-    content_text,
-    parse_timestamp,
-    read_text,
-)
+from kb.importers.formats._common import Reading, content_text, json_error_message, parse_timestamp, read_text
 
 _SILENT_PARTS = {
     "step-start",
@@ -53,7 +48,7 @@ def read(reading: Reading) -> None:
         document = json.loads(text[max(start, 0):])
     except json.JSONDecodeError as exc:
         line = text[: max(start, 0)].count("\n") + exc.lineno
-        raise reading.error(line, f"not valid JSON ({exc.msg} at column {exc.colno})") from exc
+        raise reading.error(line, json_error_message(exc, text[max(start, 0):])) from exc
     if not isinstance(document, dict) or not isinstance(document.get("messages"), list):
         raise reading.error(None, "not an opencode export: expected {info, messages: [...]}")
     info = document.get("info") if isinstance(document.get("info"), dict) else {}

@@ -38,6 +38,10 @@ _FENCE = re.compile(r"^\s*(```+|~~~+)\s*([\w+-]*)")
 _SHELL_LANGS = {"bash", "sh", "shell", "zsh", "console", "powershell"}
 
 
+_TITLE_TIME = re.compile(r"^#\s.*\((\d{4}-\d{2}-\d{2} \d{2}:\d{2}(?::\d{2})?)Z?\)\s*$")
+"""The title line of older exports, ``# FA3 paged KV: page size sweep (2025-03-27 18:02:11)``."""
+
+
 def read(reading: Reading) -> None:
     """Fill ``reading`` from a SpecStory Markdown export."""
     role: str | None = None
@@ -47,6 +51,7 @@ def read(reading: Reading) -> None:
     block: list[tuple[int, str]] = []
     block_kind: str | None = None  # "tool-use", "details" (older tool blocks) or "think"
     in_fence = False
+    session_time = None  # the title's ``(YYYY-MM-DD HH:MM:SS)``: the date of turns whose header has none
 
     def flush_text() -> None:
         lines = [(n, t) for n, t in text if t.strip() and t.strip() != "---"]
@@ -81,7 +86,11 @@ def read(reading: Reading) -> None:
             flush_text()
             role = "user" if header.group(1) == "User" else "assistant"
             model, stamp = _parse_header(header.group(2) or "")
-            common = {"turn": common["turn"] + 1, "timestamp": parse_timestamp(stamp)}
+            common = {"turn": common["turn"] + 1, "timestamp": parse_timestamp(stamp) or session_time}
+            continue
+        titled = _TITLE_TIME.match(line) if not reading.events else None
+        if titled:
+            session_time = parse_timestamp(titled.group(1).replace(" ", "T"))
             continue
         generated = _GENERATED.search(line)
         if generated:
