@@ -337,7 +337,7 @@ class Stack(Record):
 class Direction(str, Enum):
     """Whether a higher or a lower value of the headline metric is better."""
     higher = "higher"
-    lower = "lower"
+    lower = "lower"  # type: ignore[assignment]  # a member, not str.lower
 
 
 class HeadlineMetric(_Strict):

@@ -74,7 +74,7 @@ def _loosen(node: Any, defs: dict[str, Any]) -> None:
             "properties": props,
             "additionalProperties": {"type": "string", "description": "component: PEP 440 specifier, e.g. \">=13.0\""},
         }
-    short = {"#/$defs/Metric": _METRIC_TEXT, "#/$defs/Component": _VERSION_TEXT}
+    short: dict[str, Any] = {"#/$defs/Metric": _METRIC_TEXT, "#/$defs/Component": _VERSION_TEXT}
     if "Fix" in defs:  # the shorthand {cuda: ">=13.0"} is an 'enables' fix (kb.models.Fix)
         short["#/$defs/Fix"] = {
             "type": "object", "minProperties": 1,

@@ -247,8 +247,8 @@ def compare_pairs(kg: KnowledgeGraph, *, per_decision: int = 12, lookback: int =
                 if n < per_decision:
                     add(x.id, y.id, f"decision {d.id}")
                     n += 1
-    for a, b in closest:  # suggested, compared by the picker: no page of their own
-        add(a, b, "closest earlier run", page=False)
+    for older, newer in closest:  # suggested, compared by the picker: no page of their own
+        add(older, newer, "closest earlier run", page=False)
     return list(pairs.values())
 
 

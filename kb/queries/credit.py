@@ -132,13 +132,15 @@ def _credit(kg: KnowledgeGraph, before: dict[str, Component], after: dict[str, C
     if not changed:
         return None
     st0, st1 = cache.of(before, campaign), cache.of(after, campaign)
-    credited, names = [], set()
+    credited: list[dict[str, Any]] = []
+    names: set[str] = set()
     for bid in sorted(kg.causes_closure(blockers)):
         b = kg.get(bid)
         if not isinstance(b, Blocker) or bid not in st1:
             continue
         if st0[bid].state in ("stands", "disabled") and st1[bid].state in ("resolved", "disabled"):
-            fix = b.fixed_by[st1[bid].fix] if st1[bid].fix is not None else None
+            index = st1[bid].fix
+            fix = b.fixed_by[index] if index is not None else None
             if fix is not None:
                 credited.append({"blocker": bid, "fix": st1[bid].by, "kind": fix.kind, "components": sorted(fix.requires)})
                 names.update(fix.requires)
@@ -155,7 +157,7 @@ def _credit(kg: KnowledgeGraph, before: dict[str, Component], after: dict[str, C
     for bid in sorted(kg.causes_closure(blockers) | _caused_by(kg, blockers)):
         if bid not in st1 or not (st0[bid].state in ("stands", "disabled") and st1[bid].state == "resolved"):
             continue
-        reruns = set()
+        reruns: set[str] = set()
         for x in kg.into(bid, "blocked_by"):
             rec = kg.get(x)
             if isinstance(rec, Attempt):
@@ -235,9 +237,9 @@ def credit_sentence(c: Credit) -> str:
     if c.unchanged_credit:
         parts.append(f"credited but unchanged: {', '.join(c.unchanged_credit)}")
     if c.credited and c.confounded:
-        names = ", ".join(sorted({n for x in c.credited for n in x["components"]}))
-        parts.append(f"verified by {', '.join(c.isolated_by)}, which changed only {names}" if c.verified
-                     else f"unverified: no attempt changed {names} alone")
+        only = ", ".join(sorted({n for x in c.credited for n in x["components"]}))
+        parts.append(f"verified by {', '.join(c.isolated_by)}, which changed only {only}" if c.verified
+                     else f"unverified: no attempt changed {only} alone")
     if c.untested:
         parts.append(f"not re-run since, so expected rather than seen: {', '.join(c.untested)}")
     return "; ".join(parts)

@@ -135,6 +135,7 @@ def resolve_blockers(kg: KnowledgeGraph, comps: dict[str, Component],
         advice = [fix_phrase(f, notes=False) for f in b.fixed_by if not f.is_version_fix]
         reason = not_applicable_reason(b, comps, platform)
         notes: list[str] = []
+        st: BlockerStatus | None = None
         if reason:
             st = BlockerStatus(bid, "not_applicable", reason=reason)
         elif has_own_fix(b):
@@ -178,6 +179,7 @@ def resolve_blockers(kg: KnowledgeGraph, comps: dict[str, Component],
                 st = BlockerStatus(bid, "resolved", by="its causes are resolved", notes=notes, advice=advice)
         else:
             st = BlockerStatus(bid, "stands", missing=[], advice=advice)
+        assert st is not None  # every branch above sets it
         memo[bid] = st
         return st
 

@@ -76,7 +76,7 @@ def specific_matches(kg: KnowledgeGraph, error_text: str) -> list[str]:
     found = match_signatures(kg, error_text)
     if len(found) <= 1:
         return found
-    sigs = {bid: _matching(kg.get(bid), error_text) for bid in found}
+    sigs = {bid: _matching(b, error_text) for bid in found if isinstance(b := kg.get(bid), Blocker)}
     norm = {bid: [" ".join(s.split()) for s in ss] for bid, ss in sigs.items()}
     out = []
     for bid in found:

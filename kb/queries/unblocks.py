@@ -243,7 +243,11 @@ def unblocks(kg: KnowledgeGraph, change: dict[str, str] | None = None, *, to_sta
     in_scope = [a for a in kg.of_kind(Attempt) if camp is None or a.campaign == camp.id]
     in_ids = {a.id for a in in_scope}
     bearing = kg.causes_closure([b for a in in_scope for b in a.blocked_by])
-    resolved, disabled, introduced, still, other = [], [], [], [], []
+    resolved: list[dict[str, Any]] = []
+    disabled: list[dict[str, Any]] = []
+    introduced: list[dict[str, Any]] = []
+    still: list[StillBlocked] = []
+    other: list[StillBlocked] = []
     for b in kg.of_kind(Blocker):
         s0, s1 = st0[b.id], st1[b.id]
         if s0.state in ("stands", "disabled"):
@@ -279,7 +283,9 @@ def _retries(kg: KnowledgeGraph, attempts: list[Attempt], resolved: list[dict[st
     cache = StatusCache(kg)
     resolved_ids = {r["id"] for r in resolved}
     new = [kg.get(i["id"]) for i in introduced]
-    retry, would_hit, done = [], [], []
+    retry: list[RetryCandidate] = []
+    would_hit: list[Any] = []
+    done: list[DoneRetry] = []
     for a in attempts:
         if not a.blocked_by or not set(a.blocked_by) & resolved_ids:
             continue
@@ -295,7 +301,8 @@ def _retries(kg: KnowledgeGraph, attempts: list[Attempt], resolved: list[dict[st
             done.extend(DoneRetry(a.id, r.id, r.date.isoformat(), r.stack, r.outcome.value, last_metric(kg, r))
                         for r in made)
             continue
-        touched = set().union(*(concerned_components(kg.get(b)) for b in kg.causes_closure(a.blocked_by)))
+        touched = set().union(*(concerned_components(b) for bid in kg.causes_closure(a.blocked_by)
+                                if isinstance(b := kg.get(bid), Blocker)))
         flags = flag_names(attempt_flags(a))
         hits = sorted(n.id for n in new if isinstance(n, Blocker)
                       and (concerned_components(n) & touched or flag_names(n.flags) & flags))

@@ -120,14 +120,16 @@ class KbPlugin(BasePlugin[KbPluginConfig]):
 
     def on_post_page(self, output: str, page: Any, config: Any) -> str:
         """Advance the progress bar (when there is one); returns ``output`` unchanged."""
-        if getattr(self, "_bar", None) is not None:
-            self._bar.update(1)
+        bar = getattr(self, "_bar", None)
+        if bar is not None:
+            bar.update(1)
         return output
 
     def on_post_build(self, config: Any) -> None:
         """Close the progress bar."""
-        if getattr(self, "_bar", None) is not None:
-            self._bar.__exit__(None, None, None)
+        bar = getattr(self, "_bar", None)
+        if bar is not None:
+            bar.__exit__(None, None, None)
             self._bar = None
 
     def on_page_content(self, html: str, page: Any, config: Any, files: Files) -> str:
