@@ -17,7 +17,7 @@ from pathlib import Path
 
 from kb.errors import Problem
 from kb.models import Campaign
-from kb.store import RecordSet, load_records
+from kb.store import Origin, RecordSet, load_records
 
 SHIPPED = Path(__file__).resolve().parent / "catalogs"
 """The folder of the catalogs shipped with kb (package data): one sub-folder per catalog."""
@@ -100,7 +100,9 @@ def merge_catalogs(records: RecordSet, root: str | Path, extra: list[str] | tupl
                                         f"and its catalogs: rename one (this record of catalog {name} is not loaded)"))
                 continue
             records.records[rid] = rec
-            records.origins[rid] = origin
+            # the catalog's file by its absolute path: the site ships it beside the page, and a
+            # catalog lives outside the records folder that other paths are relative to
+            records.origins[rid] = Origin(str((path.parent / origin.path).resolve()), origin.doc)
             records.catalog_of[rid] = name
     return problems
 
