@@ -68,8 +68,21 @@ from kb.importers.events import Session
 from kb.importers.extract.chat import _ChatState
 from kb.importers.extract.documents import _extract_document
 from kb.importers.extract.measurements import BENCH_METRICS
-from kb.importers.extract.model import (ERROR_CHARS, QUOTE_CHARS, Evidence, ExtractedAttempt, Extraction, Fact, Figure,
-    Headline, Statement, as_dict, locator_text, normalised, short_quote)
+from kb.importers.extract.model import (
+    ERROR_CHARS,
+    QUOTE_CHARS,
+    Evidence,
+    ExtractedAttempt,
+    Extraction,
+    Fact,
+    Figure,
+    Headline,
+    Statement,
+    as_dict,
+    locator_text,
+    normalised,
+    short_quote,
+)
 from kb.importers.extract.outcomes import _decide_outcomes
 from kb.importers.extract.results import extract_results
 

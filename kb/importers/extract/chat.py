@@ -29,8 +29,18 @@ from kb.importers.extract.config import _RUN, _command_config, _text_flags, mode
 from kb.importers.extract.facts import _output_facts
 from kb.importers.extract.failures import error_detail, error_headline, is_failure
 from kb.importers.extract.measurements import _prose_figure, output_figures
-from kb.importers.extract.model import (Evidence, ExtractedAttempt, Extraction, Fact, Figure,
-    _first_paragraph, _title_of, locator_text, run_date, short_quote)
+from kb.importers.extract.model import (
+    Evidence,
+    ExtractedAttempt,
+    Extraction,
+    Fact,
+    Figure,
+    _first_paragraph,
+    _title_of,
+    locator_text,
+    run_date,
+    short_quote,
+)
 from kb.importers.extract.outcomes import _decision_in
 from kb.importers.extract.tables import _pointwise
 

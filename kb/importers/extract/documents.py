@@ -24,8 +24,17 @@ from kb.importers.extract.config import _FLAG, _cell_config, row_config
 from kb.importers.extract.facts import _facts_before, _prose_facts
 from kb.importers.extract.failures import error_headline
 from kb.importers.extract.measurements import prose_figures, signed_percent
-from kb.importers.extract.model import (Evidence, ExtractedAttempt, Extraction, Statement, _first_paragraph,
-    _first_sentence, _plain, locator_text, short_quote)
+from kb.importers.extract.model import (
+    Evidence,
+    ExtractedAttempt,
+    Extraction,
+    Statement,
+    _first_paragraph,
+    _first_sentence,
+    _plain,
+    locator_text,
+    short_quote,
+)
 from kb.importers.extract.outcomes import _DECISION
 from kb.importers.extract.tables import outcome_cell, plain, table_attempts
 

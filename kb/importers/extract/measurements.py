@@ -280,7 +280,7 @@ def _cell_number(cell: str) -> str | None:
 
 def _column(index: int, header: str, unit_hint: str | None) -> _Column:
     unit_match = re.search(r"\(([^)]*)\)|\[([^\]]*)\]", header)
-    unit = canonical_unit((unit_match.group(1) or unit_match.group(2))) if unit_match else None
+    unit = canonical_unit(unit_match.group(1) or unit_match.group(2)) if unit_match else None
     low = header.lower()
     if unit is None:
         for pattern, spelled in ((r"tok_s|tok/s|tokens?/s|t/s$|_t/s|\btps\b", "tok/s"), (r"tflops", "TFLOPS"),
