@@ -156,8 +156,6 @@ def _component_name_problems(records: RecordSet) -> list[Problem]:
             full = origin is not None and ("fixed_by", i, "requires") in origin.doc.lines
             places += [(("fixed_by", i) + (("requires",) if full else ()) + (name,), name) for name in fix.requires]
         places += [(("applies_when", name), name) for name in b.applies_when.components]
-        if b.component:
-            places.append((("component",), b.component))
         for path, name in places:
             if name in known:
                 continue

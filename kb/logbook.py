@@ -456,16 +456,23 @@ def prepare_attempt(kg: KnowledgeGraph, draft: AttemptDraft, *, link_matches: bo
                     today: dt.date | None = None) -> tuple[Attempt, list[BlockerMatch]]:
     """The attempt :func:`log_attempt` would write, and its signature matches, without writing:
     ``(attempt, matches)``, the matches linked into ``blocked_by`` when ``link_matches`` (so a
-    dry run shows what the real run writes). Raises :class:`InvalidRecords` for bad input."""
+    dry run shows what the real run writes), those that are specific
+    (:func:`kb.queries.signatures.specific_matches`): a generic one is reported, not linked. Raises :class:`InvalidOptions` for bad input."""
     attempt = build_attempt(kg, draft, today=today)
     full_error = draft.error if draft.error is not None else attempt.error
     if draft.error is None and draft.error_file is not None:
         full_error = read_error_file(draft.error_file)
     matches = match_blockers(kg, full_error, attempt.blocked_by)
     if link_matches:
-        new = [m.id for m in matches if not m.linked]
+        from kb.queries.signatures import specific_matches
+
+        specific = set(specific_matches(kg, full_error or ""))
+        matches = [m for m in matches if m.linked or m.id in specific] + [
+            m for m in matches if not m.linked and m.id not in specific]
+        new = [m.id for m in matches if not m.linked and m.id in specific]
         if new:
             attempt = attempt.model_copy(update={"blocked_by": attempt.blocked_by + new})
         for m in matches:
-            m.linked = True
+            m.linked = m.linked or m.id in specific
+        matches.sort(key=lambda m: m.id)
     return attempt, matches

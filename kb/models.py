@@ -371,6 +371,9 @@ class Campaign(Record):
     target: Metric | None = None
     result: Metric | None = None
     started: Date | None = None
+    catalogs: list[StrictStr] = Field(default_factory=list)
+    """Catalogs of shared blockers the campaign uses: a name shipped with kb (``blackwell``, the
+    folder ``kb/catalogs/blackwell``) or a folder path relative to the records folder."""
     status: Literal["active", "done", "paused", "abandoned"] = "active"
     goal: StrictStr | None = None
 
@@ -453,8 +456,9 @@ class Fix(_Strict):
     """One way a blocker is fixed, or worked around.
 
     ``kind``: one of :data:`FIX_KINDS`. ``requires``: component → PEP 440 specifier that must all
-    hold together (a co-requirement is not a fix alone); needed for ``enables`` and ``disables``,
-    omitted for ``workaround`` and ``hardware_gap``. ``release``: the upstream release that ships it
+    hold together (a co-requirement is not a fix alone); omitted for ``workaround`` and
+    ``hardware_gap``, and for an ``enables``/``disables`` fix whose release is not known yet (it
+    then names its ``pr`` or a ``note``, and no stack can be shown to hold it). ``release``: the upstream release that ships it
     (``"0.6.17"``); ``pr``: ``owner/repo#n``; ``reverted``: the fix was taken back upstream (it then
     fixes nothing); ``flag``: the flag or ``KEY=VALUE`` a workaround or build option sets;
     ``advice``: what to do instead (``"switch backend to NCCL"``); ``note``: anything else.
@@ -473,9 +477,10 @@ class Fix(_Strict):
 
     @model_validator(mode="after")
     def _shape(self) -> "Fix":
-        if self.kind in ("enables", "disables") and not self.requires:
+        if self.kind in ("enables", "disables") and not (self.requires or self.pr or self.release or self.note):
             raise ValueError(f"a fix of kind '{self.kind}' needs 'requires' (component → specifier, e.g. "
-                             "{cuda: '>=13.0'}); for a flag or env setting use kind: workaround")
+                             "{cuda: '>=13.0'}), or, when no release is known yet, its 'pr' or a 'note'; "
+                             "for a flag or env setting use kind: workaround")
         if self.kind in ("workaround", "hardware_gap") and self.requires:
             raise ValueError(f"a fix of kind '{self.kind}' takes no 'requires' (no version fixes it); "
                              "use kind: enables or disables for a version fix")

@@ -37,20 +37,24 @@ class Loaded:
         return self.graph
 
 
-def load(root: str | Path) -> Loaded:
-    """Load, check and link the records under ``root`` (a ``records/`` folder).
+def load(root: str | Path, catalogs: list[str] | tuple[str, ...] = ()) -> Loaded:
+    """Load, check and link the records under ``root`` (a ``records/`` folder), with the
+    catalogs its campaigns list and ``catalogs`` (the kb plugin's option; :func:`kb.catalog.merge_catalogs`).
 
     Reference problems are looked for among the records that loaded; a record that failed to
     load is reported once, as its own problem, not again as an unknown id. Never raises for bad
     records; raises :class:`kb.errors.RecordError` only when ``root`` is not a folder.
     """
+    from kb.catalog import merge_catalogs
+
     loaded = load_records(root)
-    problems = loaded.problems + check_references(loaded.records)
+    problems = loaded.problems + merge_catalogs(loaded.records, root, catalogs)
+    problems += check_references(loaded.records)
     problems.sort(key=lambda p: (p.path, p.line or 0, p.field, p.message))
     return Loaded(loaded.records, problems, build_graph(loaded.records))
 
 
-def load_graph(root: str | Path) -> KnowledgeGraph:
-    """The graph of the records under ``root``; raises :class:`InvalidRecords` with every
-    problem when any record or reference is invalid."""
-    return load(root).raise_if_invalid()
+def load_graph(root: str | Path, catalogs: list[str] | tuple[str, ...] = ()) -> KnowledgeGraph:
+    """The graph of the records under ``root`` (and ``catalogs``, see :func:`load`); raises
+    :class:`InvalidRecords` with every problem when any record or reference is invalid."""
+    return load(root, catalogs).raise_if_invalid()

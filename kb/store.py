@@ -38,10 +38,12 @@ MAX_FILE_BYTES = 2 * 1024 * 1024
 
 @dataclass
 class Origin:
-    """Where a record was read from: ``path`` relative to the records root, and its line map."""
+    """Where a record was read from: ``path`` as shown in problems (relative to the parent of
+    its records or catalog folder), its line map, and ``file``, the file on disk (absolute)."""
 
     path: str
     doc: Document
+    file: Path | None = None
 
     def line(self, *field_path: Any) -> int:
         """1-based line of ``field_path`` in the file (nearest located ancestor)."""
@@ -63,6 +65,9 @@ class RecordSet:
     ignored: list[tuple[str, str]] = field(default_factory=list)
     """Editor and OS leftovers skipped (``x.yaml~``, ``Thumbs.db``; see :mod:`kb.leftovers`):
     ``(path relative to the records root's parent, what it is)``, sorted by path."""
+    catalog_of: dict[str, str] = field(default_factory=dict)
+    """Id → name of the catalog a record was read from (:mod:`kb.catalog`); absent for the
+    campaign's own records. Catalog records are read-only to kb's writers."""
 
     def of_kind(self, cls: type[R]) -> list[R]:
         """Records of one model class, sorted by id."""
@@ -209,7 +214,7 @@ def load_records(root: str | Path) -> LoadResult:
             problems.extend(found)
             result.broken.add(path.stem)
             continue
-        origin = Origin(rel, doc)
+        origin = Origin(rel, doc, path.resolve())
         if record.id in first_seen:
             problems.append(
                 Problem(rel, origin.line("id"), "id",

@@ -65,8 +65,10 @@ def test_published_pairs_are_bounded_and_hold_the_eagle3_pair(kg) -> None:
     assert keys[(E128, E13)] == "decision 2026-02-26-upgrade-to-cuda-13"
     assert keys[("2026-02-19-cuda-graph-max-bs-128", E13)] == "baseline"
     assert keys[("2026-02-23-flashinfer-allreduce-fusion", E13)] == "closest earlier run"  # the same flags
+    pages = {(p.a, p.b) for p in pairs if p.page}
+    assert (E128, E13) in pages and ("2026-02-23-flashinfer-allreduce-fusion", E13) not in pages
     n = len(kg.of_kind(Attempt))
-    assert len(pairs) <= 2 * n + 12 and len(pairs) < n * (n - 1) // 2
+    assert len(pages) <= n + 12 and len(pairs) <= 2 * n + 12 and len(pairs) < n * (n - 1) // 2
     assert len(keys) == len(pairs) and not any((b, a) in keys for a, b in keys)  # no repeats either way
 
 

@@ -40,7 +40,7 @@ def _get(url: str, deadline: float) -> str:
         try:
             with urllib.request.urlopen(url, timeout=5) as resp:
                 return resp.read().decode("utf-8")
-        except (urllib.error.URLError, ConnectionError):
+        except (urllib.error.URLError, ConnectionError, TimeoutError):  # a read timeout while it rebuilds, too
             if time.monotonic() > deadline:
                 raise
             time.sleep(0.3)

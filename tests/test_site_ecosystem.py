@@ -20,6 +20,7 @@ from click.testing import CliRunner
 from kb.cli import cli
 from kb.models import KINDS
 from kb.pipeline import load_graph
+from kb.site.pages import SCRIPTS
 from kb.site.tree import nav
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -103,8 +104,8 @@ def test_sqlite_export_opens_in_sqlite_and_datasette(tmp_path):
 
 def _engine_config(tmp: Path, site_dir: str) -> Path:
     cfg = {"site_name": "kb", "docs_dir": "docs", "site_dir": site_dir, "theme": {"name": "material", "font": False},
-           "nav": nav(), "extra_css": ["assets/kb.css"],
-           "markdown_extensions": ["admonition", "tables", {"toc": {"permalink": True}}]}
+           "nav": nav(), "extra_css": ["assets/kb.css"], "extra_javascript": list(SCRIPTS),
+           "markdown_extensions": ["admonition", "tables", "attr_list", {"toc": {"permalink": True}}]}
     path = tmp / f"mkdocs-{site_dir}.yml"
     path.write_text(yaml.safe_dump(cfg, sort_keys=False), encoding="utf-8")
     return path

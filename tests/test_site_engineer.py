@@ -13,10 +13,11 @@ from pathlib import Path
 
 import pytest
 from bs4 import BeautifulSoup
-from conftest import SHARED
+from conftest import CAMPAIGN_RECORDS, ROOT
 from test_site import build_campaign, content, resolve, soup_of
 
 from kb.pipeline import load_graph
+from kb.queries.compare import compare_pairs
 from kb.site.build import build_site
 from kb.site.pages import render_site
 
@@ -81,12 +82,20 @@ def test_picker_data_and_page(site: Path) -> None:
     assert resolve("compare/index.html", data["pairs"][f"{E128}--{E13}"]) == f"compare/{E128}--{E13}/index.html"
     art = content(soup_of(site, "compare/index.html"))
     assert art.select_one("#kb-picker select#kb-pick-a") is not None
-    assert len(art.select("table tbody tr")) == len(data["pairs"])
+    pairs = compare_pairs(load_graph(CAMPAIGN_RECORDS))
+    assert len(data["pairs"]) == len([p for p in pairs if p.page]) < len(pairs)
+    assert len(art.select("table tbody tr")) == len(pairs)  # pages and picker suggestions
+    assert len(list((site / "compare").glob("*--*/index.html"))) == len(data["pairs"])
+    # a suggestion without a page opens the picker with both attempts chosen
+    attempt = content(soup_of(site, f"attempts/{E13}/index.html"))
+    closest = next(a for a in attempt.find_all("a", href=True) if "closest earlier run" in a.get_text())
+    assert closest["href"].endswith(f"compare/?a=2026-02-23-flashinfer-allreduce-fusion&b={E13}")
 
 
 # --------------------------------------------------------------------------- stable identities
 
-CASE = SHARED / "cases" / "records-and-site" / "adr-number-shifts-on-merge"
+CASE = ROOT / "tests" / "fixtures" / "cases" / "records-and-site" / "adr-number-shifts-on-merge"
+"""A frozen copy of the case from shared/cases (the tests never read shared/)."""
 
 
 def _heading(site_dir: Path, page: str) -> tuple[str, str]:
@@ -97,8 +106,6 @@ def _heading(site_dir: Path, page: str) -> tuple[str, str]:
 def test_decision_identity_survives_a_merge_of_two_branches(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Case adr-number-shifts-on-merge: branch A adds "Adopt NCCL 2.28" (2026-03-02), branch B an
     older-dated "Coalesce allreduces" (2026-03-01); after the merge both keep URL, anchor, heading."""
-    if not CASE.is_dir():
-        pytest.skip(f"{CASE} is not here")
     monkeypatch.chdir(tmp_path)  # no mkdocs.yml: kb's built-in configuration (attr_list added by the plugin)
     nccl = "decisions/2026-03-02-adopt-nccl/index.html"
     coalesce = "decisions/2026-03-01-coalesce/index.html"
@@ -156,8 +163,6 @@ def test_adr_deciders_are_never_transcript_roles(site: Path) -> None:
 
 
 def test_minimal_adr_leaves_empty_sections_out(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    if not CASE.is_dir():
-        pytest.skip(f"{CASE} is not here")
     root = tmp_path / "records" / "decisions"
     root.mkdir(parents=True)
     shutil.copy(CASE / "records" / "decisions" / "2026-03-02-adopt-nccl.yaml", root)

@@ -18,16 +18,23 @@ from kb.cli.complete import complete_ids
 @click.option("--json", "as_json", is_flag=True, help="Print the ranking as JSON.")
 @click.option("-n", "--limit", type=click.IntRange(min=1), default=None, help="Show only the first N root causes.")
 @click.option("--campaign", help="Count only this campaign's attempts.")
+@click.option("--catalog", "catalog", is_flag=False, flag_value="", default=None, metavar="[NAME]",
+              help="Rank the catalogs' own root causes by the blockers each explains (a catalog's name: only it; "
+                   "without catalogs in use, the catalogs shipped with kb).")
 @pass_env
 @handle_errors
-def roots(env: Env, as_json: bool, limit: int | None, campaign: str | None) -> None:
+def roots(env: Env, as_json: bool, limit: int | None, campaign: str | None, catalog: str | None) -> None:
     """Root causes ranked by what blocks each campaign's current stack, with the historical count beside it.
 
     The current stack is that of the campaign's latest attempt; a root cause counts an attempt
     now when it still stands there (directly or through the blockers it causes).
+    With --catalog: the catalogs' root causes, ranked by the number of their blockers each explains.
     """
     from kb.queries import roots as rank_roots
 
+    if catalog is not None:
+        _catalog_roots(env, catalog or None, as_json, limit)
+        return
     ranked = rank_roots(env.graph(), campaign=campaign)[:limit]
     if as_json:
         emit_json([r.to_dict() for r in ranked])
@@ -51,6 +58,26 @@ def roots(env: Env, as_json: bool, limit: int | None, campaign: str | None) -> N
             click.echo(f"   attempts: {', '.join(r.attempts)}")
         if r.drafts:
             click.echo(f"   drafts (not reviewed): {', '.join(r.drafts)}")
+
+
+def _catalog_roots(env: Env, name: str | None, as_json: bool, limit: int | None) -> None:
+    """``kb roots --catalog``: over the catalogs the campaigns use, else over the shipped ones."""
+    from kb.catalog import shipped_catalog_graph
+    from kb.queries import catalog_roots
+
+    kg = env.graph() if env.records.is_dir() else None
+    if kg is None or not kg.records.catalog_of:
+        kg = shipped_catalog_graph()
+    ranked = catalog_roots(kg, name)[:limit]
+    if as_json:
+        emit_json([r.to_dict() for r in ranked])
+        return
+    if not ranked:
+        click.echo(f"no root causes in {'catalog ' + name if name else 'the catalogs'}", err=True)
+    for i, r in enumerate(ranked, 1):
+        click.echo(f"{i}. {r.id}  (explains {len(r.explains)} blocker{'s' if len(r.explains) != 1 else ''}"
+                   f" of catalog {r.catalog})")
+        click.echo(f"   {r.title}")
 
 
 @cli.command()

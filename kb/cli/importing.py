@@ -14,7 +14,6 @@ from kb.cli.app import (
     handle_errors,
     pass_env,
 )
-
 from kb.importers.events import FORMATS
 
 IMPORT_FORMATS = ["auto", *FORMATS, "adr"]

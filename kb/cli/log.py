@@ -55,6 +55,14 @@ class ClickAsker:
         click.echo(line, err=True)
 
 
+def _not_linked(match: Any, link_matches: bool) -> str:
+    """Why a match was not linked: not asked to, or too generic to link without a person."""
+    if not link_matches:
+        return "not linked; --link-matches links it"
+    return (f"not linked: too generic, or the campaign's own blocker matches the same text; "
+            f"add -b {match.id} if it is this one")
+
+
 @cli.command("log")
 @click.option("-t", "--title", help="What was tried, in a few words (the id is made from it).")
 @click.option("-a", "--approach", help="How it was tried.")
@@ -76,7 +84,8 @@ class ClickAsker:
 @click.option("-e", "--error", help="The error text.")
 @click.option("--error-file", type=click.Path(dir_okay=False), help="A file holding the error text (a log).")
 @click.option("-b", "--blocked-by", "blocked_by", multiple=True, metavar="BLOCKER", help="A blocker id (repeatable).")
-@click.option("--link-matches", is_flag=True, help="Link the known blockers whose signatures match the error.")
+@click.option("--link-matches", is_flag=True,
+              help="Link the known blockers whose signatures match the error specifically (a generic match is only reported).")
 @click.option("--notes", help="Notes (Markdown).")
 @click.option("--tag", "tags", multiple=True, help="A tag (repeatable).")
 @click.option("--draft", "is_draft", is_flag=True, help="Mark the attempt as a draft to review.")
@@ -141,7 +150,7 @@ def log(env: Env, title: str | None, approach: str | None, outcome: str | None, 
             attempt, matches = logbook.prepare_attempt(kg, draft, link_matches=link_matches)
             print_record(attempt)
             for m in matches:
-                how = "would be linked" if m.linked else "not linked; --link-matches links it"
+                how = "would be linked" if m.linked else _not_linked(m, link_matches)
                 click.echo(f"kb log: error text {m.describe()} ({how})", err=True)
             return
         res = logbook.log_attempt(env.records, draft, kg=kg, link_matches=link_matches)
@@ -149,7 +158,7 @@ def log(env: Env, title: str | None, approach: str | None, outcome: str | None, 
         _problems_exit(exc, "the attempt")
         return
     for m in res.matches:
-        how = "linked" if m.linked else "not linked; --link-matches links it"
+        how = "linked" if m.linked else _not_linked(m, link_matches)
         click.echo(f"kb log: error text {m.describe()} ({how})", err=True)
     say_redacted("kb log", res.redactions)
     if as_json:

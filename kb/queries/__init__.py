@@ -12,6 +12,7 @@
 * :mod:`~kb.queries.findings` — contradictions and unfinished records (``kb check`` warnings).
 * :mod:`~kb.queries.upgrades` — upgrade paths: candidate versions from the fixes' specifiers.
 * :mod:`~kb.queries.signatures` — error headlines, signature matching, possible duplicates.
+* :mod:`~kb.queries.compare` — what differs between two attempts (``kb diff``, the compare pages).
 
 Layering: graph → these modules → CLI, site, importers. No module here imports presentation code.
 """
@@ -33,7 +34,7 @@ from kb.queries.resolution import (
     current_stack,
     resolve_blockers,
 )
-from kb.queries.roots import RootCause, roots
+from kb.queries.roots import CatalogRoot, RootCause, catalog_roots, roots
 from kb.queries.signatures import match_signatures, possible_duplicates
 from kb.queries.unblocks import (
     DoneRetry,
@@ -50,9 +51,10 @@ from kb.queries.upgrades import candidate_versions, upgrade_candidates, upgrade_
 from kb.queries.why import ChainLink, WhyResult, why
 
 __all__ = [
-    "AttemptDiff", "BlockerStatus", "ChainLink", "Credit", "DoneRetry", "Finding", "RetryCandidate", "RootCause", "StillBlocked",
-    "UnblocksResult", "WhyResult", "attempt_credit", "attempt_flags", "candidate_versions", "credit_sentence",
-    "current_stack", "decision_credit", "default_from_stack", "describe_fix", "diff_attempts", "findings",
+    "AttemptDiff", "BlockerStatus", "CatalogRoot", "ChainLink", "Credit", "DoneRetry", "Finding", "RetryCandidate",
+    "RootCause", "StillBlocked", "UnblocksResult", "WhyResult", "attempt_credit", "attempt_flags", "catalog_roots",
+    "candidate_versions", "credit_sentence", "current_stack", "decision_credit", "default_from_stack", "describe_fix",
+    "diff_attempts", "findings",
     "findings_of", "fix_phrase", "last_metric", "match_signatures", "parse_change", "possible_duplicates",
     "requirement_text", "resolve_blockers", "retried", "retries_of", "roots", "scope", "unblocks",
     "upgrade_candidates", "upgrade_paths", "why",

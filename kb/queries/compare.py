@@ -193,33 +193,37 @@ def _similarity(fa: dict[str, dict[str, str]], fb: dict[str, dict[str, str]]) ->
 
 @dataclass(frozen=True)
 class Pair:
-    """A published comparison: ``a`` is the reference, ``b`` the attempt compared with it;
+    """A suggested comparison: ``a`` is the reference, ``b`` the attempt compared with it;
     ``why`` says how the pair was chosen (``baseline``, ``campaign baseline``, ``closest earlier
-    run``, ``decision <id>``)."""
+    run``, ``decision <id>``); ``page`` whether the site gives it a page of its own (otherwise
+    its attempts link the browser-side picker with both chosen)."""
 
     a: str
     b: str
     why: str
+    page: bool = True
 
 
 def compare_pairs(kg: KnowledgeGraph, *, per_decision: int = 12, lookback: int = 100) -> list[Pair]:
     """The attempt pairs the site publishes as compare pages, without repeats.
 
-    For every attempt ``b``: its ``baseline`` attempt (else its campaign's ``baseline_attempt``); and
-    the closest earlier run of its campaign (the one sharing most flags, env, component versions
+    Pages: for every attempt ``b``, its ``baseline`` attempt (else its campaign's
+    ``baseline_attempt``); for every decision, before/after pairs of its evidence (below).
+    Suggested without a page (``page=False``, compared by the site's picker): the closest earlier run of its campaign (the one sharing most flags, env, component versions
     and platform facts, :func:`_similarity`; the latest on a tie; only the ``lookback`` runs before
     it are scored, so the cost stays linear). For every decision: each
     measured attempt cited by the chosen option and dated on or before the decision, paired with
     each one dated after it (before/after the decision), at most ``per_decision`` pairs. So at
-    most 2 pairs per attempt plus ``per_decision`` per decision: linear in the records, never
+    most one page per attempt plus ``per_decision`` per decision: linear in the records, never
     every pair. Any other pair is compared in the browser (the site's compare picker).
     """
     pairs: dict[tuple[str, str], Pair] = {}
 
-    def add(a: str | None, b: str, why: str) -> None:
+    def add(a: str | None, b: str, why: str, page: bool = True) -> None:
         if a and a != b and isinstance(kg.get(a), Attempt) and (a, b) not in pairs and (b, a) not in pairs:
-            pairs[(a, b)] = Pair(a, b, why)
+            pairs[(a, b)] = Pair(a, b, why, page)
 
+    closest: list[tuple[str, str]] = []
     for camp in kg.of_kind(Campaign):
         attempts = kg.attempts_of(camp.id)
         facts = {x.id: attempt_facts(kg, x) for x in attempts}
@@ -231,7 +235,7 @@ def compare_pairs(kg: KnowledgeGraph, *, per_decision: int = 12, lookback: int =
             if earlier:
                 best = max(reversed(earlier), key=lambda x: _similarity(facts[x.id], facts[b.id]))
                 if _similarity(facts[best.id], facts[b.id]) > 0:
-                    add(best.id, b.id, "closest earlier run")
+                    closest.append((best.id, b.id))
     for d in kg.of_kind(Decision):
         before, after = decision_evidence(kg, d)
         effect = decision_effect(kg, d)
@@ -243,6 +247,8 @@ def compare_pairs(kg: KnowledgeGraph, *, per_decision: int = 12, lookback: int =
                 if n < per_decision:
                     add(x.id, y.id, f"decision {d.id}")
                     n += 1
+    for a, b in closest:  # suggested, compared by the picker: no page of their own
+        add(a, b, "closest earlier run", page=False)
     return list(pairs.values())
 
 

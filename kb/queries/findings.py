@@ -74,6 +74,15 @@ def _same_feature(kg: KnowledgeGraph, b: Blocker, a: Attempt, flags: frozenset[s
     return ""
 
 
+def _catalog_note(kg: KnowledgeGraph, b: Blocker) -> str:
+    """`` (catalog blackwell, source sgl-project/sglang#15650)`` for a catalog blocker, else ``""``."""
+    name = kg.records.catalog_of.get(b.id)
+    if not name:
+        return ""
+    src = next((u for u in b.upstream), None) or next((s.url or s.file for s in b.source), None)
+    return f" (catalog {name}" + (f", source {src}" if src else "") + ")"
+
+
 def _success_findings(kg: KnowledgeGraph, cache: StatusCache) -> list[Finding]:
     out = []
     for a in kg.of_kind(Attempt):
@@ -99,8 +108,8 @@ def _success_findings(kg: KnowledgeGraph, cache: StatusCache) -> list[Finding]:
                      if st.state == "stands" else f"is only disabled ({st.by}: the feature is off)")
             where = f"stack {a.stack}" if a.stack else "its stack"
             out.append(Finding(a.id, ("outcome",), "success-where-blocker-stands",
-                               f"outcome is {a.outcome.value} on {where}, where blocker {b.id} {state}; {why}: "
-                               "check the outcome, the stack or the blocker's applies_when/fixed_by"))
+                               f"outcome is {a.outcome.value} on {where}, where blocker {b.id}{_catalog_note(kg, b)} "
+                               f"{state}; {why}: check the outcome, the stack or the blocker's applies_when/fixed_by"))
     return out
 
 

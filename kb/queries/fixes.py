@@ -40,7 +40,11 @@ def fix_phrase(fix: Fix, notes: bool = True) -> str:
     ``note`` unless ``notes`` is false (summaries leave notes to the blocker's page).
     """
     prov = _provenance(fix)
-    if fix.kind == "enables":
+    if fix.kind in ("enables", "disables") and not fix.requires:
+        text = ("fixed upstream" if fix.kind == "enables"
+                else "disabled upstream (the crash becomes a clean refusal, the feature stays off)")
+        text += ", in no known release yet" if not fix.release else ""
+    elif fix.kind == "enables":
         text = requirement_text(fix.requires)
     elif fix.kind == "disables":
         text = f"{requirement_text(fix.requires)} only disables the feature (the crash becomes a clean refusal)"
@@ -66,9 +70,9 @@ def fix_phrase(fix: Fix, notes: bool = True) -> str:
 def _own(blocker: Blocker) -> str | None:
     """The blocker's own fixes in words, or ``None`` when it has no live version fix, no
     workaround fix and no hardware-gap entry."""
-    enables = [f for f in blocker.fixed_by if f.kind == "enables" and not f.reverted]
-    disables = [f for f in blocker.fixed_by if f.kind == "disables" and not f.reverted]
-    others = [f for f in blocker.fixed_by if f.kind not in ("enables", "disables") or f.reverted]
+    enables = [f for f in blocker.fixed_by if f.kind == "enables" and not f.reverted and f.requires]
+    disables = [f for f in blocker.fixed_by if f.kind == "disables" and not f.reverted and f.requires]
+    others = [f for f in blocker.fixed_by if f not in enables and f not in disables]
     parts = []
     if enables:
         parts.append("fixed by " + " or ".join(fix_phrase(f, notes=False) for f in enables))

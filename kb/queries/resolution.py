@@ -132,7 +132,7 @@ def resolve_blockers(kg: KnowledgeGraph, comps: dict[str, Component],
         assert isinstance(b, Blocker)
         if bid in trail:  # defensive: cycles are rejected by check_references
             return BlockerStatus(bid, "stands", missing=["cycle in caused_by"])
-        advice = [fix_phrase(f) for f in b.fixed_by if f.kind not in ("enables", "disables") or f.reverted]
+        advice = [fix_phrase(f, notes=False) for f in b.fixed_by if not f.is_version_fix]
         reason = not_applicable_reason(b, comps, platform)
         notes: list[str] = []
         if reason:

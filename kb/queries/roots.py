@@ -86,3 +86,32 @@ def _caused_blockers(kg: KnowledgeGraph, root_id: str) -> set[str]:
                 seen.add(child)
                 todo.append(child)
     return seen
+
+
+@dataclass
+class CatalogRoot:
+    """A root cause of a catalog and the catalog blockers it explains (transitively), sorted."""
+
+    id: str
+    title: str
+    catalog: str
+    explains: list[str]
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain data for ``--json``."""
+        return asdict(self)
+
+
+def catalog_roots(kg: KnowledgeGraph, catalog: str | None = None) -> list[CatalogRoot]:
+    """The root causes read from catalogs (``catalog``: only that one), ranked by the number of
+    catalog blockers each explains, directly or through the blockers it causes, then by id."""
+    of = kg.records.catalog_of
+    out = []
+    for b in kg.of_kind(Blocker):
+        name = of.get(b.id)
+        if not name or not b.is_root or (catalog is not None and name != catalog):
+            continue
+        explains = sorted(x for x in _caused_blockers(kg, b.id) if x in of)
+        out.append(CatalogRoot(b.id, b.title, name, explains))
+    out.sort(key=lambda r: (-len(r.explains), r.id))
+    return out

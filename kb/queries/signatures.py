@@ -56,3 +56,37 @@ def match_signatures(kg: KnowledgeGraph, error_text: str) -> list[str]:
     if not error_text:
         return []
     return sorted(b.id for b in kg.of_kind(Blocker) if any(_signature_matches(s, error_text) for s in b.signatures))
+
+
+SPECIFIC_LENGTH = 16
+"""A literal signature this long (characters, whitespace collapsed) names one failure; a shorter
+one (``KeyError: 12``) may name several and is specific only when nothing else matches."""
+
+
+def _matching(b: Blocker, text: str) -> list[str]:
+    return [s for s in b.signatures if _signature_matches(s, text)]
+
+
+def specific_matches(kg: KnowledgeGraph, error_text: str) -> list[str]:
+    """The matches of :func:`match_signatures` specific enough to link without asking: the only
+    match; else those matched by a regex or by a literal signature of at least
+    :data:`SPECIFIC_LENGTH` characters that no other match's signature contains and lengthens.
+    Where a campaign's own blocker and a catalog blocker match by the same signature, only the
+    campaign's own is linked (the catalog's is still reported)."""
+    found = match_signatures(kg, error_text)
+    if len(found) <= 1:
+        return found
+    sigs = {bid: _matching(kg.get(bid), error_text) for bid in found}
+    norm = {bid: [" ".join(s.split()) for s in ss] for bid, ss in sigs.items()}
+    out = []
+    for bid in found:
+        mine = norm[bid]
+        if not any(s.startswith("/") and s.endswith("/") or len(s) >= SPECIFIC_LENGTH for s in mine):
+            continue
+        others = [s for o, ss in norm.items() if o != bid for s in ss]
+        if all(any(s in o and s != o for o in others) for s in mine):
+            continue  # every signature of it is part of a longer one that matched too
+        out.append(bid)
+    catalog = kg.records.catalog_of
+    own = {s for bid in out if bid not in catalog for s in norm[bid]}
+    return [bid for bid in out if bid not in catalog or not set(norm[bid]) & own]

@@ -52,6 +52,7 @@ CSS = """
 /* links inside text are underlined, not told apart by colour alone (WCAG 1.4.1) */
 .md-content .md-typeset a:not(.headerlink):not(.md-button) { text-decoration: underline;
   text-decoration-thickness: 1px; text-underline-offset: 2px; }
+.md-content .md-typeset svg a { text-decoration: none; }
 /* the theme's footer line is too faint to read (contrast below 4.5:1) */
 .md-copyright, .md-copyright__highlight { color: var(--md-footer-fg-color); }
 /* the first column (the record) stays in view while a wide table scrolls sideways: the table
@@ -76,9 +77,12 @@ class KbPluginConfig(base.Config):
     ``nav`` as it is; list ``kb/index.md`` (or kb's sections) in it where you want them.
     ``repo_url``: the repository's web address for edit links on record pages (default: the
     site's own ``repo_url``); ``repo_branch``: the branch edits go to (default ``main``).
+    ``catalogs``: catalogs of shared blockers to add to the ones the campaigns list (a name shipped
+    with kb, e.g. ``blackwell``, or a folder relative to the records folder).
     """
 
     records = c.Type(str, default="records")
     prefix = c.Type(str, default="")
     repo_url = c.Optional(c.Type(str))
     repo_branch = c.Type(str, default="main")
+    catalogs = c.ListOfItems(c.Type(str), default=[])

@@ -30,7 +30,7 @@ def export_markdown(kg: KnowledgeGraph, records: str | Path, out_dir: str | Path
     if out.is_dir() and any(out.iterdir()) and not overwrite:
         raise WriteError(f"{out}: not empty; pass --force to write kb's pages into it (files of the same name are replaced)")
     records = Path(records)
-    record_files = {rid: records.parent / origin.path for rid, origin in kg.records.origins.items()}
+    record_files = {rid: origin.file or records.parent / origin.path for rid, origin in kg.records.origins.items()}
     options = TreeOptions(prefix=prefix, directory_urls=directory_urls, repo_url=repo_url, repo_branch=repo_branch,
                           repo_path=None, last_updated=last_changed(records))
     written = []

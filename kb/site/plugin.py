@@ -47,7 +47,7 @@ class KbPlugin(BasePlugin[KbPluginConfig]):
         override = os.environ.get("KB_SITE_RECORDS")  # set by kb serve (kb.site.build.RECORDS_ENV)
         self.records_dir = Path(override) if override else (base_dir / self.config.records).resolve()
         try:
-            self.kg = load_graph(self.records_dir)
+            self.kg = load_graph(self.records_dir, list(self.config.catalogs))
         except InvalidRecords as exc:
             lines = [str(p) for p in exc.problems]
             raise PluginError("invalid records:\n" + "\n".join(lines) + f"\n{exc}; run 'kb check' for details") from None
@@ -74,7 +74,8 @@ class KbPlugin(BasePlugin[KbPluginConfig]):
         records_dir = self.records_dir
         for problem in asset_problems(self.kg.records, list_assets(records_dir)):
             log.warning("kb: %s", problem)
-        record_files = {rid: records_dir.parent / origin.path for rid, origin in self.kg.records.origins.items()}
+        record_files = {rid: origin.file or records_dir.parent / origin.path
+                        for rid, origin in self.kg.records.origins.items()}
         base_dir = Path(config.config_file_path).parent if config.config_file_path else Path.cwd()
         try:
             repo_path = records_dir.resolve().relative_to(base_dir.resolve()).as_posix()

@@ -102,13 +102,14 @@ def site_tree(kg: KnowledgeGraph, assets: dict[str, Path], record_files: dict[st
         tree[src] = md
     for rid, path in record_files.items():
         rec = kg.get(rid)
-        if rec is None:
+        if rec is None or not path.is_file():  # a record read from elsewhere (a catalog) ships no file
             continue
         src = page_of(rec)
         yaml_name = f"{rec.folder}/{rid}.yaml"
         tree[yaml_name] = path.read_bytes()
         if src in tree:
             tree[src] = str(tree[src]).rstrip("\n") + "\n\n" + _record_footer(src, yaml_name, twin_path(rec), o) + "\n"
+    tree.update(render_assets(kg, directory_urls=o.directory_urls))  # kb's scripts, compare data
     tree.update(render_twins(kg))
     tree.update(render_assets(kg, directory_urls=o.directory_urls))
     if any(isinstance(v, str) and f'class="{MERMAID_CLASS}"' in v for v in tree.values()):

@@ -61,7 +61,8 @@ def render_site(kg: KnowledgeGraph, *, directory_urls: bool = True) -> dict[str,
         "timeline/index.md": render_timeline_index(c),
     }
     for pair in c.pairs:
-        pages[pair_page(pair.a, pair.b)] = render_compare(c, pair)
+        if pair.page:
+            pages[pair_page(pair.a, pair.b)] = render_compare(c, pair)
     for a in kg.of_kind(Attempt):
         pages[page_of(a)] = render_attempt(c, a)
     for b in kg.of_kind(Blocker):

@@ -22,6 +22,7 @@ from kb.site.pages.context import (
     render,
     sources,
 )
+from kb.site.text import inline
 
 
 def render_attempt(c: Ctx, a: Attempt) -> str:
@@ -83,7 +84,11 @@ def _compare_links(c: Ctx, src: str, a: Attempt) -> list[Markup]:
         m = headline(kg, other)
         label = ("with baseline: " if p.b == a.id and p.why in ("baseline", "campaign baseline") else "with ") + \
             other.title + (f" ({m.display()})" if m else f" ({other.outcome.value})")
-        out.append(c.link_to(src, pair_page(p.a, p.b), label))
+        if p.page:
+            out.append(c.link_to(src, pair_page(p.a, p.b), label))
+        else:
+            picker = c.href(src, "compare/index.md") + f"?a={p.a}&amp;b={p.b}"
+            out.append(Markup(f"[{inline(label + ', the closest earlier run')}]({picker})"))
     out.append(Markup(f"[any attempt…]({c.href(src, 'compare/index.md')}?a={a.id})"))
     return out
 

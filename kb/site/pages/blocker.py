@@ -72,6 +72,7 @@ def render_blocker(c: Ctx, b: Blocker) -> str:
         fixed_by=[fix_phrase(f) for f in b.fixed_by]
         if len(b.fixed_by) > 1 or any(f.note or f.release or f.pr or f.reverted for f in b.fixed_by) else [],
         fix_text=describe_fix(b, kg),
+        catalog=kg.records.catalog_of.get(b.id),
         findings=[f.message for f in findings_of(kg, b)],
         applies=b.applies_when,
         direct=[attempt_row(c, src, kg.get(x)) for x in direct],

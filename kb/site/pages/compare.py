@@ -3,8 +3,9 @@ the compare picker page, which compares any two attempts in the browser from a J
 attempt's facts (``compare/attempts.json``, built by :func:`compare_data`).
 
 Why not a page for every pair: N attempts make N(N−1)/2 pairs (1,000 attempts, half a million
-pages). The published pairs are the ones an engineer asks for first (against the baseline, against
-the closest earlier run, before/after a decision); the picker covers the rest without a page each.
+pages). Pages go to the pairs an engineer asks for first (against the baseline, before/after a
+decision): at most one per attempt plus a few per decision. The closest earlier run is suggested
+on each attempt's page through the picker, which covers every other pair without a page each.
 """
 
 from __future__ import annotations
@@ -94,7 +95,8 @@ def render_compare_index(c: Ctx, pairs: list[Pair]) -> str:
     src = "compare/index.md"
     attempts = c.kg.of_kind(Attempt)
     rows = [{"a": c.link(src, c.kg.get(p.a)), "b": c.link(src, c.kg.get(p.b)),
-             "page": Markup(f"[compare]({p.a}--{p.b}.md)"), "why": p.why} for p in pairs]
+             "page": Markup(f"[compare]({p.a}--{p.b}.md)" if p.page else f"[compare](?a={p.a}&amp;b={p.b})"),
+             "why": p.why} for p in pairs]
     return render("compare_index.md.j2", rows=rows, n=len(attempts))
 
 
@@ -120,7 +122,8 @@ def compare_data(c: Ctx, pairs: list[Pair]) -> str:
         for k in a.metrics:
             out["names"][k] = metric_name(k)
     for p in pairs:
-        out["pairs"][f"{p.a}--{p.b}"] = c.href(src, pair_page(p.a, p.b))
+        if p.page:
+            out["pairs"][f"{p.a}--{p.b}"] = c.href(src, pair_page(p.a, p.b))
     return json.dumps(out, ensure_ascii=False, sort_keys=True)
 
 

@@ -1,0 +1,178 @@
+"""Catalogs (issue 12): a campaign lists them, queries and signature matching span them, ids stay
+unique, kb roots --catalog ranks their root causes; the shipped Blackwell catalog loads."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from kb.catalog import SHIPPED, resolve_catalog, shipped_catalogs
+from kb.cli import cli
+from kb.pipeline import load, load_graph
+from kb.queries import catalog_roots, match_signatures, unblocks
+
+CASE = Path(__file__).resolve().parent / "fixtures" / "cases" / "truth" / "contradiction-success-where-blocker-applies"
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    """The contradiction case's records, its campaign using the shipped Blackwell catalog."""
+    dest = tmp_path / "records"
+    shutil.copytree(CASE / "records", dest)
+    camp = dest / "campaigns" / "c.yaml"
+    camp.write_text(camp.read_text(encoding="utf-8") + "catalogs: [blackwell]\n", encoding="utf-8")
+    return dest
+
+
+def run(root: Path, *args: str):
+    return CliRunner().invoke(cli, ["--records", str(root), *args])
+
+
+def test_the_shipped_blackwell_catalog_loads_on_its_own():
+    assert "blackwell" in shipped_catalogs()
+    loaded = load(SHIPPED / "blackwell")
+    assert loaded.problems == []
+    assert len(loaded.records.records) >= 30
+
+
+def test_a_campaign_s_catalog_joins_its_records(root):
+    kg = load_graph(root)
+    assert kg.records.catalog_of["flashinfer-allreduce-fusion-sm12x-gate"] == "blackwell"
+    assert "fi-gate" not in kg.records.catalog_of
+    # signature matching spans both: the campaign's own blocker and the catalog's
+    assert match_signatures(kg, "RuntimeError: No supported CUDA architectures found for major versions [9, 10]") == [
+        "fi-gate", "flashinfer-allreduce-fusion-sm12x-gate"]
+
+
+def test_unblocks_over_the_catalog_keeps_the_fusion_gate_and_names_the_nvcc_co_requirement(root):
+    kg = load_graph(root)
+    res = unblocks(kg, {"cuda": "13.0"}, from_stack="cu128")
+    still = {s.id: s.missing for s in res.still_blocked + res.other_still_blocked}
+    assert still["flashinfer-allreduce-fusion-sm12x-gate"] == ["flashinfer>=0.6.17"]
+    res = unblocks(kg, {"flashinfer": "0.6.17"}, from_stack="cu128")
+    assert {i["id"]: i["missing"] for i in res.introduced}["flashinfer-jit-sm12x-needs-cuda-12.9"] == ["cuda>=12.9"]
+
+
+def test_check_names_the_catalog_record_that_disagrees_with_a_claim(root):
+    r = run(root, "check")
+    assert r.exit_code == 0
+    assert ("records/attempts/2026-02-27-fusion-cu130.yaml:7: outcome: warning: outcome is improved on stack "
+            "cu130-fi064, where blocker flashinfer-allreduce-fusion-sm12x-gate (catalog blackwell, source "
+            "sgl-project/sglang#15650) still stands (needs flashinfer>=0.6.17)") in r.stdout
+
+
+def test_an_id_in_both_the_records_and_a_catalog_is_a_located_clash(root):
+    (root / "blockers" / "pcie-only-topology.yaml").write_text("title: mine\n", encoding="utf-8")
+    r = run(root, "check")
+    assert r.exit_code == 1
+    assert ("blackwell/blockers/pcie-only-topology.yaml:1: id: id 'pcie-only-topology' is also used in the records "
+            "(records/blockers/pcie-only-topology.yaml); ids are unique across a campaign's records and its catalogs: "
+            "rename one (this record of catalog blackwell is not loaded)") in r.stdout
+
+
+def test_an_unknown_catalog_is_a_located_problem(root):
+    camp = root / "campaigns" / "c.yaml"
+    camp.write_text(camp.read_text(encoding="utf-8").replace("[blackwell]", "[blackwel]"), encoding="utf-8")
+    r = run(root, "check")
+    assert r.exit_code == 1
+    assert ("records/campaigns/c.yaml:6: catalogs.0: unknown catalog 'blackwel': no catalog of that name ships with "
+            "kb (shipped: blackwell) and no folder blackwel next to the records; fix the name or the path") in r.stdout
+
+
+def test_a_catalog_by_path_and_not_inside_the_records(root, tmp_path):
+    team = tmp_path / "team-catalog" / "blockers"
+    team.mkdir(parents=True)
+    (team / "our-bug.yaml").write_text("title: our bug\nsignatures: ['our very own error']\n", encoding="utf-8")
+    camp = root / "campaigns" / "c.yaml"
+    camp.write_text(camp.read_text(encoding="utf-8").replace("[blackwell]", "[blackwell, ../team-catalog]"),
+                    encoding="utf-8")
+    assert resolve_catalog("../team-catalog", root) == root / "../team-catalog"
+    kg = load_graph(root)
+    assert kg.records.catalog_of["our-bug"] == "../team-catalog"
+    (root / "inside" / "blockers").mkdir(parents=True)
+    camp.write_text(camp.read_text(encoding="utf-8").replace("../team-catalog", "inside"), encoding="utf-8")
+    problems = load(root).problems
+    assert any("catalog 'inside' lies inside the records folder" in p.message for p in problems)
+
+
+def test_roots_catalog_ranks_the_catalog_s_root_causes_by_the_blockers_each_explains(root):
+    ranked = catalog_roots(load_graph(root))
+    assert ranked[0].id == "arch-allowlist-omits-sm12x"
+    assert [len(r.explains) for r in ranked] == sorted((len(r.explains) for r in ranked), reverse=True)
+    assert "flashinfer-allreduce-fusion-sm12x-gate" in ranked[0].explains
+    r = run(root, "roots", "--catalog", "--json")
+    assert r.exit_code == 0
+    assert [x["id"] for x in json.loads(r.stdout)] == [x.id for x in ranked]
+    assert run(root, "roots", "--catalog").stdout.splitlines()[0].startswith(
+        "1. arch-allowlist-omits-sm12x  (explains ")
+
+
+def test_a_catalog_blocker_page_says_where_it_comes_from(root):
+    from kb.site.pages import render_site
+
+    page = render_site(load_graph(root))["blockers/flashinfer-allreduce-fusion-sm12x-gate.md"]
+    assert '!!! info "From the catalog blackwell"' in page
+    assert "its facts were checked on 2026&#45;11&#45;30" in page
+
+
+ERROR_LINES = {
+    "flashinfer-allreduce-fusion-sm12x-gate":
+        "RuntimeError: No supported CUDA architectures found for major versions [9, 10]",
+    "sglang-symm-mem-size-table-keyerror-12": "    self.max_size = SIZES[self.device_capability][ws]\nKeyError: 12",
+    "flashinfer-jit-sm12x-needs-cuda-12.9": "RuntimeError: SM 12.x requires CUDA >= 12.9",
+    "sgl-kernel-preloads-libcudart-12-on-cuda-13":
+        "OSError: libcudart.so.12: cannot open shared object file: No such file or directory",
+    "flash-attn2-arch-check-rejects-sm120": "RuntimeError: FlashAttention only supports Ampere GPUs or newer.",
+    "nccl-nvls-multicast-unavailable-on-pcie": "NCCL WARN NVLS multicast support is not available on dev 0",
+    "flashmla-kernels-sm90-sm100-only":
+        "RuntimeError: Sparse Attention Forward Kernel is only supported on SM90a and SM100f architectures",
+    "sgl-kernel-fp8-blockwise-grouped-mm-no-sm120":
+        "RuntimeError: No implemented fp8_blockwise_scaled_grouped_mm for current compute capability: 120",
+    "flashinfer-fp4-cvt-needs-arch-suffix":
+        "ptxas error   : Instruction 'cvt with .e2m1x2' not supported on .target 'sm_120'",
+    "deepgemm-sm100-only-kernels-on-sm12x": "AssertionError: DeepGEMM MegaMoE requires SM100 GPUs",
+}
+
+
+@pytest.mark.parametrize("blocker", sorted(ERROR_LINES))
+def test_kb_log_error_file_names_the_catalog_record(root, tmp_path, blocker):
+    err = tmp_path / "error.txt"
+    err.write_text(f"Traceback (most recent call last):\n  File \"x.py\", line 1\n{ERROR_LINES[blocker]}\n", encoding="utf-8")
+    r = run(root, "log", "-t", "a run", "-o", "failed", "-a", "x", "-c", "c", "-s", "cu128", "--date", "2026-03-01",
+            "--error-file", str(err), "--dry-run", "--no-interactive")
+    assert r.exit_code == 0, r.output
+    assert f"kb log: error text matches {blocker}; " in r.stderr
+
+
+def test_link_matches_links_only_specific_matches(root):
+    args = ["log", "-t", "a run", "-o", "failed", "-a", "x", "-c", "c", "-s", "cu128", "--date", "2026-03-01",
+            "--link-matches", "--dry-run", "--no-interactive"]
+    # the campaign's own blocker and the catalog's match by the same signature: the own one is linked
+    r = run(root, *args, "--error", "RuntimeError: No supported CUDA architectures found for major versions [9, 10]")
+    assert "blocked_by:\n- fi-gate\n" in r.stdout
+    assert "error text matches flashinfer-allreduce-fusion-sm12x-gate; " in r.stderr
+    assert ("(not linked: too generic, or the campaign's own blocker matches the same text; "
+            "add -b flashinfer-allreduce-fusion-sm12x-gate if it is this one)") in r.stderr
+    # a short signature is linked when it is the only match, not beside a specific one
+    r = run(root, *args, "--error", "KeyError: 12")
+    assert "blocked_by:\n- sglang-symm-mem-size-table-keyerror-12\n" in r.stdout
+    r = run(root, *args, "--error", "KeyError: 12\nOSError: libcudart.so.12: cannot open shared object file")
+    assert "blocked_by:\n- sgl-kernel-preloads-libcudart-12-on-cuda-13\n" in r.stdout
+
+
+def test_the_kb_plugin_option_adds_a_catalog_to_the_site(tmp_path):
+    from conftest import CAMPAIGN_RECORDS, ROOT
+
+    from kb.site.build import build_site
+
+    cfg = tmp_path / "mkdocs.yml"
+    cfg.write_text((ROOT / "mkdocs.yml").read_text(encoding="utf-8").replace(
+        "      records: records\n", "      records: records\n      catalogs: [blackwell]\n"), encoding="utf-8")
+    (tmp_path / "docs").mkdir()
+    site = build_site(CAMPAIGN_RECORDS, config_file=str(cfg), site_dir=str(tmp_path / "site"))
+    page = (site / "blockers" / "flashinfer-allreduce-fusion-sm12x-gate" / "index.html").read_text(encoding="utf-8")
+    assert "From the catalog blackwell" in page
