@@ -59,7 +59,7 @@ class _ChatState:
         self.pending_prose: ExtractedAttempt | None = None  # a run without a figure, waiting for prose
         self.latest: dict[tuple[str, str], Fact] = {}  # the latest fact per (scope, name) so far
         self.edits: list[str] = []  # files edited since the last run
-        self.last_of_family: dict[str, ExtractedAttempt] = {}
+        self.last_of_family: dict[str | None, ExtractedAttempt] = {}
         self.server: str | None = None  # the command of the server started in the background last
 
     def feed(self, session: Session) -> None:
@@ -257,10 +257,11 @@ def _chat_attempt(call: Event, result: Event | None, command: str,
             attempt.evidence.append(Evidence("error", locator_text(result.locator), short_quote(attempt.error)))
             attempt.outcome, attempt.explicit_outcome = "failed", True
             attempt.evidence.append(Evidence("outcome", locator_text(result.locator), _outcome_quote(result)))
-    if attempt.outcome != "failed" and (_BASELINE_WORDS.search(approach) or (description or "").lower().startswith("baseline")):
+    said = _BASELINE_WORDS.search(approach)
+    if attempt.outcome != "failed" and (said or (description or "").lower().startswith("baseline")):
         attempt.outcome, attempt.explicit_outcome = "baseline", True
-        attempt.evidence.append(Evidence("outcome", approach_locator if _BASELINE_WORDS.search(approach) else locator_text(call.locator),
-                                         short_quote(_BASELINE_WORDS.search(approach).group(0) if _BASELINE_WORDS.search(approach) else description or "")))
+        attempt.evidence.append(Evidence("outcome", approach_locator if said else locator_text(call.locator),
+                                         short_quote(said.group(0) if said else description or "")))
     return attempt
 
 

@@ -76,7 +76,7 @@ def _extract_document(session: Session, out: Extraction) -> None:
             date, basis = doc_date, doc_basis
         title = _DATE_PREFIX.sub("", heading.text).strip() if heading is not None else ""
         is_decision = heading is not None and re.search(r"\b(Decision|Decided)\b", heading.text, re.I)
-        if is_decision:
+        if is_decision and heading is not None:
             texts = [e.text for e in body if e.kind in ("text", "list_item")]
             if texts:
                 out.decisions.append(Statement("decision", "\n\n".join(texts),

@@ -150,9 +150,9 @@ def output_figures(output: str, where: str) -> dict[str, Figure]:
         labelled = _LABELLED.match(line) if len(line) < 400 else None
         if labelled:
             unit = canonical_unit(labelled.group(2))
-            name = metric_name(labelled.group(1), unit) if unit else None
-            if unit and name and name not in found:
-                found[name] = _figure(name, labelled.group(3), unit, where, line)
+            label = metric_name(labelled.group(1), unit) if unit else None
+            if unit and label and label not in found:
+                found[label] = _figure(label, labelled.group(3), unit, where, line)
             continue
         if len(line) > 2000 or line.lstrip().startswith(("|", "#")):
             continue
@@ -373,7 +373,7 @@ def _series(header: list[str], units: list[str], rows: list[tuple[list[str], str
     test_col = next((c for c in dims if c.header.lower() == "test"), None)
     varying: list[_Column] = []
     for column in dims:  # a dimension that varies and is not determined by those kept already
-        values = {tuple(r[0][c.index] for c in varying): set() for r in rows}
+        values: dict[tuple[str, ...], set[str]] = {tuple(r[0][c.index] for c in varying): set() for r in rows}
         for cells, _ in rows:
             values[tuple(cells[c.index] for c in varying)].add(cells[column.index])
         if any(len(v) > 1 for v in values.values()):

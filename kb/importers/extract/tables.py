@@ -417,7 +417,7 @@ def _transposed(event: Event, table: Table, date: dt.date | None, lines: dict[in
         attempt.evidence.append(Evidence("approach", where, quote))
         for row, name, unit in named:
             value = _number(row.cells.get(arm, ""))
-            if value is not None and name not in attempt.metrics:
+            if value is not None and unit is not None and name not in attempt.metrics:
                 attempt.metrics[name] = Figure(name, value, unit, Evidence(f"metrics.{name}", f"line {row.line}",
                                                                            short_quote(lines.get(row.line, quote))))
         order = ["output_throughput", "total_throughput", "input_throughput"]
