@@ -11,6 +11,7 @@ import datetime as dt
 import math
 from dataclasses import dataclass
 from html import escape
+from typing import Any
 
 
 def _e(text: str) -> str:
@@ -97,7 +98,7 @@ def compress_gaps(dates: list[dt.date], *, factor: float = 3.0, min_days: int = 
     pos = 0.0
     for i, d in enumerate(dates):
         if i:
-            gap = (d - dates[i - 1]).days
+            gap: float = (d - dates[i - 1]).days
             if gap > min_days and gap > factor * max(median, 1):
                 breaks.append((dates[i - 1], d))
                 gap = drawn_as
@@ -212,7 +213,7 @@ def metric_chart(points: list[ChartPoint], *, metric: str, unit: str, baseline: 
         out.append(f'<path class="kb-best" d="{path}" fill="none" stroke="#2e7d32" stroke-opacity="0.35" '
                    'stroke-width="2"><title>best so far</title></path>')
     measured = [p for p in points if p.value is not None]
-    best_point = ((max if higher_is_better else min)(measured, key=lambda p: p.value) if measured else None)
+    best_point = ((max if higher_is_better else min)(measured, key=lambda p: p.value or 0.0) if measured else None)
     per_day: dict[tuple[dt.date, bool], list[ChartPoint]] = {}
     for p in points:
         per_day.setdefault((p.date, p.value is None), []).append(p)
@@ -270,7 +271,7 @@ class DiagramNode:
     status: str = ""
 
 
-STATUS_STYLE = {
+STATUS_STYLE: dict[str, dict[str, Any]] = {
     "open": {"fill": None, "stroke": None, "dash": "", "mark": ""},
     "fixed": {"fill": "#e8f5e9", "stroke": "#2e7d32", "dash": "7 4", "mark": "✓ "},
     "introduced": {"fill": "#f3e5f5", "stroke": "#8e24aa", "dash": "2 3", "mark": "⚠ "},

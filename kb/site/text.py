@@ -79,7 +79,7 @@ def _md() -> MarkdownIt:
         tokens[idx].attrSet("rel", "nofollow noopener")
         return self.renderToken(tokens, idx, options, env)
 
-    default_fence = md.renderer.rules["fence"]
+    default_fence = md.renderer.rules["fence"]  # type: ignore[attr-defined]  # RendererHTML has rules
 
     def fence(self, tokens, idx, options, env):  # noqa: ANN001
         tok = tokens[idx]

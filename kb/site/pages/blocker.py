@@ -21,7 +21,8 @@ from kb.site.pages.context import (
 def _diagram_for(c: Ctx, src: str, blocker_ids: set[str], attempt_ids: set[str], focus: str | None,
                  title: str) -> Markup:
     kg = c.kg
-    nodes, edges = [], []
+    nodes: list[DiagramNode] = []
+    edges: list[tuple[str, str]] = []
     for aid in sorted(attempt_ids):
         a = kg.get(aid)
         assert isinstance(a, Attempt)
@@ -75,8 +76,8 @@ def render_blocker(c: Ctx, b: Blocker) -> str:
         catalog=kg.records.catalog_of.get(b.id),
         findings=[f.message for f in findings_of(kg, b)],
         applies=b.applies_when,
-        direct=[attempt_row(c, src, kg.get(x)) for x in direct],
-        via=[attempt_row(c, src, kg.get(x)) for x in via],
+        direct=[attempt_row(c, src, a) for x in direct if isinstance(a := kg.get(x), Attempt)],
+        via=[attempt_row(c, src, a) for x in via if isinstance(a := kg.get(x), Attempt)],
         resolved_by=[c.link(src, d) for d in kg.of_kind(Decision) if b.id in d.resolves and d.status == "accepted"],
         claimed_by=[{"link": c.link(src, d), "status": d.status} for d in kg.of_kind(Decision)
                     if b.id in d.resolves and d.status != "accepted"],

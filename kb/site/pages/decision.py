@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from markupsafe import Markup
 
 from kb.models import Attempt, Campaign, Decision
@@ -32,7 +34,7 @@ def render_decision(c: Ctx, d: Decision) -> str:
     """An ADR page in MADR's sections, with each option's evidence table and the stack change."""
     kg = c.kg
     src = page_of(d)
-    options = []
+    options: list[dict[str, Any]] = []
     for o in d.considered_options:
         ev = []
         for aid in o.evidence:
@@ -42,7 +44,7 @@ def render_decision(c: Ctx, d: Decision) -> str:
                 ev.append({"link": c.link(src, a), "outcome": outcome_cell(a.outcome),
                            "metric": m.display() if m else "—", "date": a.date.isoformat()})
         options.append({"o": o, "chosen": o.title == d.outcome.chosen, "evidence": ev})
-    change = []
+    change: list[dict[str, Any]] = []
     if d.stack_change:
         before = kg.stack_components(d.stack_change.from_) if d.stack_change.from_ else {}
         after = kg.stack_components(d.stack_change.to) if d.stack_change.to else dict(before)
@@ -84,7 +86,7 @@ STATUS_ADMONITION = {"accepted": "success", "proposed": "info", "rejected": "fai
                      "deprecated": "warning", "superseded": "warning"}
 
 
-def _summary(c: Ctx, src: str, d: Decision, change: list[dict[str, str]]) -> dict[str, object]:
+def _summary(c: Ctx, src: str, d: Decision, change: list[dict[str, Any]]) -> dict[str, object]:
     """The box at the top of an ADR page: status, the decision in one line, the stack change in
     one line, and the effect on the campaign's headline metric linked to its evidence."""
     kg = c.kg

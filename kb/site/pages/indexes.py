@@ -71,7 +71,7 @@ def render_upgrades(c: Ctx) -> str:
     src = "upgrades.md"
 
     def links(ids: list[str]) -> Markup:
-        return Markup(", ".join(c.link(src, kg.get(x), x) for x in ids)) or "—"
+        return Markup(", ".join(c.link(src, kg.get(x), x) for x in ids)) or Markup("—")
 
     sections = []
     for p in upgrade_paths(kg):
