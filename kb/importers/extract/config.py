@@ -48,13 +48,19 @@ def _command_config(command: str) -> tuple[list[str], dict[str, str]]:
     return flags, env
 
 
-def _segments(command: str, depth: int = 0) -> list[list[str]]:
+def _shell_tokens(command: str) -> list[str]:
+    """Shell words of ``command`` with ``;``, ``&`` and ``|`` runs as words of their own (split on
+    whitespace when the quoting is unbalanced)."""
     try:
         lexer = shlex.shlex(command, posix=True, punctuation_chars=";&|")
         lexer.whitespace_split = True
-        tokens = list(lexer)
+        return list(lexer)
     except ValueError:
-        tokens = command.split()
+        return command.split()
+
+
+def _segments(command: str, depth: int = 0) -> list[list[str]]:
+    tokens = _shell_tokens(command)
     segments: list[list[str]] = [[]]
     for token in tokens:
         if token and set(token) <= set(";&|"):
@@ -133,12 +139,7 @@ def _program_tokens(tokens: list[str]) -> list[str]:
 
 
 def _raw_segments(command: str) -> list[list[str]]:
-    try:
-        lexer = shlex.shlex(command, posix=True, punctuation_chars=";&|")
-        lexer.whitespace_split = True
-        tokens = list(lexer)
-    except ValueError:
-        tokens = command.split()
+    tokens = _shell_tokens(command)
     segments: list[list[str]] = [[]]
     for token in tokens:
         if token and set(token) <= set(";&|"):
