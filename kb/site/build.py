@@ -55,14 +55,18 @@ def build_site(records: str | Path, *, config_file: str | None = None, site_dir:
                strict: bool = False) -> Path:
     """Check ``records`` then build the site; returns the site folder.
 
-    Raises :class:`kb.errors.InvalidRecords` (with every problem) before MkDocs runs when a record
-    is invalid, and :class:`BuildError` when MkDocs fails (``--strict`` warnings included).
+    The records are loaded once (:func:`kb.pipeline.load_graph`, with the plugin's catalogs) and
+    handed to the plugin, which would otherwise load them again. Raises
+    :class:`kb.errors.InvalidRecords` (with every problem) before MkDocs runs when a record is
+    invalid, and :class:`BuildError` when MkDocs fails (``--strict`` warnings included).
     """
     from mkdocs.commands.build import build
 
-    load_graph(records)  # fail with kb check's messages before MkDocs starts
     with tempfile.TemporaryDirectory(prefix="kb-build-") as tmp:
         cfg = _load_config(Path(records), config_file, site_dir, strict, Path(tmp))
+        plugin = cfg.plugins["kb"]
+        # fail with kb check's messages before MkDocs starts, and let the plugin reuse the graph
+        plugin.preloaded = (Path(records).resolve(), load_graph(records, list(plugin.config.catalogs)))
         try:
             build(cfg)
         except Exception as exc:

@@ -40,14 +40,20 @@ class KbPlugin(BasePlugin[KbPluginConfig]):
         self.records_dir: Path | None = None
         self.generated: set[str] = set()
         self.prefix = ""
+        self.preloaded: tuple[Path, KnowledgeGraph] | None = None
+        """``(records folder, graph)`` handed over by :func:`kb.site.build.build_site`."""
 
     def on_config(self, config: Any) -> Any:
         """Load and check the records (abort with every problem), set the nav and kb's CSS."""
         base_dir = Path(config.config_file_path).parent if config.config_file_path else Path.cwd()
         override = os.environ.get("KB_SITE_RECORDS")  # set by kb serve (kb.site.build.RECORDS_ENV)
         self.records_dir = Path(override) if override else (base_dir / self.config.records).resolve()
+        preloaded, self.preloaded = self.preloaded, None
         try:
-            self.kg = load_graph(self.records_dir, list(self.config.catalogs))
+            if preloaded is not None and preloaded[0] == self.records_dir.resolve():
+                self.kg = preloaded[1]  # kb build loaded and checked them already: once per build
+            else:
+                self.kg = load_graph(self.records_dir, list(self.config.catalogs))
         except InvalidRecords as exc:
             lines = [str(p) for p in exc.problems]
             raise PluginError("invalid records:\n" + "\n".join(lines) + f"\n{exc}; run 'kb check' for details") from None
