@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-import kb.pipeline
 from conftest import CAMPAIGN_RECORDS
+
+import kb.pipeline
 from kb.site.build import build_site
 
 
