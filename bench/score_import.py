@@ -44,6 +44,8 @@ import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "tests" / "corpus"
+if str(ROOT) not in sys.path:  # score this checkout's kb, installed or not (the subprocesses get PYTHONPATH too)
+    sys.path.insert(0, str(ROOT))
 
 FORMATS = ("claude", "codex", "opencode", "gemini", "aider", "specstory", "markdown",
            "vllm-bench", "sglang-bench", "llama-bench")
@@ -515,7 +517,13 @@ def details(truths: list[Truth], scores: list[LogScore]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Command line: print the table (or JSON); always exit 0."""
+    """Command line: print the table (or JSON); exit 0, or 2 when kb's dependencies are missing."""
+    try:
+        import detect_secrets  # noqa: F401  (kb imports it lazily; without it every import fails)
+        import kb.pipeline  # noqa: F401
+    except ImportError as exc:
+        print(f"score_import: kb cannot be imported ({exc}); install it first: pip install -e .", file=sys.stderr)
+        return 2
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("names", nargs="*", help="only these logs (file name or stem)")
     parser.add_argument("--corpus", type=Path, default=CORPUS)
