@@ -520,6 +520,7 @@ def main(argv: list[str] | None = None) -> int:
     """Command line: print the table (or JSON); exit 0, or 2 when kb's dependencies are missing."""
     try:
         import detect_secrets  # noqa: F401  (kb imports it lazily; without it every import fails)
+
         import kb.pipeline  # noqa: F401
     except ImportError as exc:
         print(f"score_import: kb cannot be imported ({exc}); install it first: pip install -e .", file=sys.stderr)
