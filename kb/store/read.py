@@ -1,32 +1,18 @@
-"""The store: the only code that reads or writes ``records/`` on disk.
-
-Layout: one YAML file per record, one folder per kind (``records/attempts/<id>.yaml``, see
-:data:`kb.models.KINDS`). Loading collects every problem of every file and never stops at the
-first; a bad file costs only itself. Writing is atomic (temporary file in the same folder, then a
-hard link that fails if the name exists, so a record is never overwritten and two concurrent
-writers never take the same id).
-"""
+"""Reading ``records/``: every record file loaded and validated, every problem collected (a bad file
+costs only itself), the assets folder listed, and each record file's last commit date."""
 
 from __future__ import annotations
 
 import difflib
-import os
-import re
-from collections import Counter
 from dataclasses import dataclass, field
-from enum import Enum
 from pathlib import Path
-from typing import Any, Iterable, Iterator, TypeVar
+from typing import Any, Iterator, TypeVar
 
-import yaml
 from pydantic import ValidationError
 
-from kb.atomic import write_text_atomic
-from kb.errors import InvalidRecords, Problem, RecordError, RecordExists, WriteError
-from kb.ids import slugify, suffixed
+from kb.errors import InvalidRecords, Problem, RecordError
 from kb.leftovers import leftover_kind
 from kb.models import KINDS, Record
-from kb.redact import Redactor
 from kb.validation import located_problems
 from kb.yamldoc import Document, parse_document
 
@@ -290,217 +276,6 @@ def parse_record(text: str, rel: str, folder: str, stem: str) -> tuple[Record | 
         return None, doc, located_problems(exc, model, rel, doc)
 
 
-# --------------------------------------------------------------------------- writing
-
-
-class _Dumper(yaml.SafeDumper):
-    pass
-
-
-def _str_representer(dumper: yaml.SafeDumper, data: str) -> yaml.Node:
-    if "\n" in data:
-        return dumper.represent_scalar("tag:yaml.org,2002:str", data, style="|")
-    return dumper.represent_scalar("tag:yaml.org,2002:str", data)
-
-
-_Dumper.add_representer(str, _str_representer)
-
-
-def record_to_data(record: Record) -> dict[str, Any]:
-    """The record as the plain mapping its YAML file holds (defaults and ``None`` left out,
-    metrics and versions in their short forms, ``id`` omitted since it is the file name)."""
-    data = record.model_dump(mode="python", by_alias=True, exclude_defaults=True, exclude_none=True)
-    data.pop("id", None)
-    return _compact(data)
-
-
-def _compact(value: Any) -> Any:
-    if isinstance(value, Enum):
-        return value.value
-    if isinstance(value, dict):
-        if set(value) == {"version"} and isinstance(value["version"], str):
-            return value["version"]
-        if set(value) <= {"value", "unit", "text"} and "value" in value and "unit" in value:
-            return f"{value.get('text') or format(value['value'], 'g')} {value['unit']}"
-        if set(value) == {"components"}:
-            return _compact(value["components"])
-        return {k: _compact(v) for k, v in value.items() if v not in ({}, [], None)}
-    if isinstance(value, list):
-        return [_compact(v) for v in value]
-    return value
-
-
-def dump_record(record: Record, *, schema_ref: str | None = None) -> str:
-    """YAML text for ``record`` (block style, keys in model order, multi-line strings as ``|``).
-
-    With ``schema_ref`` (a path or URL of the kind's JSON Schema, see :func:`schema_ref`) the text
-    starts with a ``# yaml-language-server: $schema=...`` modeline, so editors complete and check it.
-    """
-    text = yaml.dump(record_to_data(record), Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100)
-    return f"# yaml-language-server: $schema={schema_ref}\n{text}" if schema_ref else text
-
-
-SCHEMA_URL_ENV = "KB_SCHEMA_URL"
-"""Environment variable: a base URL the modeline of written records points at
-(``$KB_SCHEMA_URL/<kind>.schema.json``) instead of the relative ``schemas/`` folder."""
-
-
-def schema_ref(root: str | Path, record: Record) -> str:
-    """Where the modeline of ``record``'s file points: ``$KB_SCHEMA_URL/<kind>.schema.json`` when
-    that variable is set, else the path from the record's folder to ``schemas/<kind>.schema.json``
-    beside the records folder (``../../schemas/decision.schema.json``; ``kb schema --out schemas``
-    writes them there)."""
-    name = f"{record.kind}.schema.json"
-    base = os.environ.get(SCHEMA_URL_ENV, "").strip()
-    if base:
-        return f"{base.rstrip('/')}/{name}"
-    root = Path(root)
-    schemas = Path(os.path.abspath(root)).parent / "schemas" / name
-    return Path(os.path.relpath(schemas, os.path.abspath(root / record.folder))).as_posix()
-
-
-def record_path(root: str | Path, record: Record) -> Path:
-    """Where ``record`` lives under ``root``: ``<root>/<folder>/<id>.yaml``."""
-    return Path(root) / record.folder / f"{record.id}.yaml"
-
-
-# --------------------------------------------------------------------------- the write gate
-
-_IDENTIFIERS = frozenset({"sha256", "format", "field", "size", "redacted"})
-"""Keys whose values are identifiers or figures kb made, not text from a person or a log."""
-
-_PLACEHOLDER = re.compile(r"<(secret|host|user|email)>")
-
-
-@dataclass
-class Saved:
-    """What :func:`save_record` wrote: the ``record`` as written (redacted, with its final id),
-    its ``path``, and ``redactions``: what this write replaced, kind → count (``token``,
-    ``home-user``, ``email``, …; see :mod:`kb.redact`), never the values."""
-
-    record: Record
-    path: Path
-    redactions: Counter[str]
-
-    def summary(self) -> str:
-        """``"email 1, token 2"`` or ``"nothing"``."""
-        return ", ".join(f"{k} {n}" for k, n in sorted(self.redactions.items())) or "nothing"
-
-
-def redact_record(record: R, redactor: Redactor | None = None) -> tuple[R, Counter[str]]:
-    """``record`` with every secret and personal detail in its text replaced (:mod:`kb.redact`),
-    and the kinds replaced (kind → count).
-
-    Every string value is redacted except identifiers kb made (``sha256``, ``format``, …);
-    mapping keys (component and variable names) are kept. When the title changes and the id was
-    made from it, the id is made again from the redacted title. ``redacted`` is set to the
-    placeholders the text now holds (``secret``, ``host``, ``user``, ``email`` → count), so the
-    record says what was redacted, whoever redacted it. Raises :class:`InvalidRecords` if the
-    redacted record no longer validates (a secret where a version belongs).
-    """
-    redactor = redactor or Redactor()
-    before = Counter(redactor.counts)
-    data = _redact_value(record_to_data(record), redactor)
-    counts = Counter(redactor.counts)
-    counts.subtract(before)
-    counts = +counts
-    rid = record.id
-    title = data.get("title")
-    if isinstance(title, str) and title != record.title:
-        old, new = slugify(record.title), slugify(title)
-        if rid.endswith(old):
-            rid = rid[: len(rid) - len(old)] + new
-    found = Counter(m.group(1) for text in _strings(data) for m in _PLACEHOLDER.finditer(text))
-    data.pop("redacted", None)
-    if found:
-        data["redacted"] = dict(sorted(found.items()))
-    try:
-        clean = type(record).model_validate({**data, "id": rid})
-    except ValidationError as exc:
-        raise InvalidRecords(located_problems(exc, type(record), f"{record.folder}/{rid}.yaml")) from None
-    return clean, counts
-
-
-def _redact_value(value: Any, redactor: Redactor, key: str = "") -> Any:
-    if key in _IDENTIFIERS:
-        return value
-    if isinstance(value, str):
-        return redactor.redact(value)
-    if isinstance(value, list):
-        return [_redact_value(v, redactor, key) for v in value]
-    if isinstance(value, dict):
-        return {k: _redact_value(v, redactor, str(k)) for k, v in value.items()}
-    return value
-
-
-def _strings(value: Any) -> Iterator[str]:
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, list):
-        for v in value:
-            yield from _strings(v)
-    elif isinstance(value, dict):
-        for k, v in value.items():
-            if k not in _IDENTIFIERS:
-                yield from _strings(v)
-
-
-def save_record(root: str | Path, record: Record, *, new: bool = True, taken: Iterable[str] = (),
-                overwrite: bool = False, redactor: Redactor | None = None) -> Saved:
-    """The one write gate: every writer (``kb log``, ``kb new``, ``kb capture``, ``kb import``)
-    writes a record through here.
-
-    Redacts the record (:func:`redact_record`, with ``redactor`` when the caller has one that
-    learned names, e.g. from a session's working folder), then writes it atomically
-    (:func:`kb.atomic.write_text_atomic`; new files get the process umask). With ``new`` a taken
-    id is suffixed ``-2``, ``-3``, … (ids in ``taken`` are skipped: ids are unique across kinds);
-    without it the id is kept and an existing file is refused, or replaced when ``overwrite``.
-
-    Raises :class:`RecordExists` (an existing record, not ``new`` nor ``overwrite``),
-    :class:`InvalidRecords` (the redacted record does not validate), :class:`WriteError` (the
-    disk refused, or every suffixed id is taken).
-    """
-    clean, counts = redact_record(record, redactor)
-    if new:
-        clean, path = _create(root, clean, set(taken))
-    else:
-        text = dump_record(clean, schema_ref=schema_ref(root, clean))
-        path = write_text_atomic(record_path(root, clean), text, overwrite=overwrite)
-    return Saved(clean, path, counts)
-
-
-def write_record(root: str | Path, record: Record, *, overwrite: bool = False) -> Path:
-    """Write ``record`` under its own id through the write gate (:func:`save_record` with
-    ``new=False``); return its path. Raises :class:`RecordExists` if it exists and ``overwrite``
-    is false, and the errors of :func:`save_record`."""
-    return save_record(root, record, new=False, overwrite=overwrite).path
-
-
-def create_record(root: str | Path, record: R, *, taken: Iterable[str] = (), max_tries: int = 1000) -> tuple[R, Path]:
-    """Write a *new* ``record`` through the write gate (:func:`save_record`), suffixing its id on
-    collision; return the record as written and its path."""
-    saved = save_record(root, record, new=True, taken=taken)
-    return saved.record, saved.path  # type: ignore[return-value]
-
-
-def _create(root: str | Path, record: R, taken: set[str], max_tries: int = 1000) -> tuple[R, Path]:
-    """Create ``record`` under ``root``: ``record.id`` first, then ``<id>-2``, ``<id>-3``, … An
-    id is skipped when it is in ``taken`` or its file exists. The check that decides is the
-    exclusive hard link of :func:`kb.atomic.write_text_atomic`, so two processes writing the
-    same id at the same moment both succeed, under distinct ids. Raises :class:`WriteError`
-    after ``max_tries`` taken ids."""
-    base = record.id
-    for n in range(1, max_tries + 1):
-        rid = base if n == 1 else suffixed(base, n)
-        if rid in taken:
-            continue
-        candidate = record.model_copy(update={"id": rid})
-        try:
-            text = dump_record(candidate, schema_ref=schema_ref(root, candidate))
-            return candidate, write_text_atomic(record_path(root, candidate), text)
-        except RecordExists:
-            continue
-    raise WriteError(f"{Path(root) / record.folder}: ids {base} to {base}-{max_tries} are all taken; pick another title")
 
 
 def last_changed(root: str | Path) -> dict[str, Any]:

@@ -1,0 +1,43 @@
+"""The store: the only code that reads or writes ``records/`` on disk.
+
+Layout: one YAML file per record, one folder per kind (``records/attempts/<id>.yaml``, see
+:data:`kb.models.KINDS`). :mod:`kb.store.read` loads: it collects every problem of every file and
+never stops at the first; a bad file costs only itself. :mod:`kb.store.write` writes through one
+gate (:func:`save_record`): redacted, atomic (temporary file in the same folder, then a hard link
+that fails if the name exists, so a record is never overwritten and two concurrent writers never
+take the same id).
+"""
+
+from kb.atomic import write_text_atomic
+from kb.store.read import (
+    ASSETS_FOLDER,
+    MAX_FILE_BYTES,
+    RECORD_SUFFIXES,
+    LoadResult,
+    Origin,
+    RecordSet,
+    last_changed,
+    list_assets,
+    load_records,
+    parse_record,
+    record_files,
+)
+from kb.store.write import (
+    SCHEMA_URL_ENV,
+    Saved,
+    create_record,
+    dump_record,
+    record_path,
+    record_to_data,
+    redact_record,
+    save_record,
+    schema_ref,
+    write_record,
+)
+
+__all__ = [
+    "ASSETS_FOLDER", "MAX_FILE_BYTES", "RECORD_SUFFIXES", "SCHEMA_URL_ENV", "LoadResult", "Origin", "RecordSet",
+    "Saved", "create_record", "dump_record", "last_changed", "list_assets", "load_records", "parse_record",
+    "record_files", "record_path", "record_to_data", "redact_record", "save_record", "schema_ref", "write_record",
+    "write_text_atomic",
+]
