@@ -63,15 +63,15 @@ def render_site(kg: KnowledgeGraph, *, directory_urls: bool = True) -> dict[str,
     for pair in c.pairs:
         if pair.page:
             pages[pair_page(pair.a, pair.b)] = render_compare(c, pair)
-    for a in kg.of_kind(Attempt):
+    for a in (r for r in kg.of_kind(Attempt) if r.id in c.published):
         pages[page_of(a)] = render_attempt(c, a)
-    for b in kg.of_kind(Blocker):
+    for b in (r for r in kg.of_kind(Blocker) if r.id in c.published):
         pages[page_of(b)] = render_blocker(c, b)
-    for d in kg.of_kind(Decision):
+    for d in (r for r in kg.of_kind(Decision) if r.id in c.published):
         pages[page_of(d)] = render_decision(c, d)
-    for s in kg.of_kind(Stack):
+    for s in (r for r in kg.of_kind(Stack) if r.id in c.published):
         pages[page_of(s)] = render_stack(c, s)
-    for p in kg.of_kind(Platform):
+    for p in (r for r in kg.of_kind(Platform) if r.id in c.published):
         pages[page_of(p)] = render_platform(c, p)
     for camp in kg.of_kind(Campaign):
         pages[page_of(camp)] = render_campaign(c, camp)

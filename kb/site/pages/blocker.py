@@ -14,6 +14,7 @@ from kb.site.pages.context import (
     page_of,
     render,
     sources,
+    upstream_url,
     with_drafts,
 )
 
@@ -61,7 +62,7 @@ def render_blocker(c: Ctx, b: Blocker) -> str:
             if child not in down:
                 down.add(child)
                 todo.append(child)
-    blockers = up | down
+    blockers = (up | down) & c.published
     attempts = {a for x in blockers & (down | {b.id}) for a in kg.into(x, "blocked_by")}
     direct = kg.into(b.id, "blocked_by")
     via = sorted(attempts - set(direct))
@@ -81,8 +82,7 @@ def render_blocker(c: Ctx, b: Blocker) -> str:
         resolved_by=[c.link(src, d) for d in kg.of_kind(Decision) if b.id in d.resolves and d.status == "accepted"],
         claimed_by=[{"link": c.link(src, d), "status": d.status} for d in kg.of_kind(Decision)
                     if b.id in d.resolves and d.status != "accepted"],
-        upstream=[{"text": u, "url": u if u.startswith("http") else
-                   "https://github.com/{0}/issues/{1}".format(*u.split("#"))} for u in b.upstream],
+        upstream=[{"text": u, "url": upstream_url(u)} for u in b.upstream],
         sources=sources(b), tags=c.tag_links(src, b.tags),
     )
 
@@ -91,13 +91,14 @@ def render_blockers_index(c: Ctx) -> str:
     """The root-causes page: roots ranked by attempts blocked, the whole cause diagram, the other blockers."""
     kg = c.kg
     src = "blockers/index.md"
-    all_blockers = {b.id for b in kg.of_kind(Blocker)}
+    all_blockers = {b.id for b in kg.of_kind(Blocker) if b.id in c.published}
     attempts = {a.id for a in kg.of_kind(Attempt) if a.blocked_by}
     ranked = [{"rank": i + 1, "link": c.link(src, kg.get(r.id)), "attempts": with_drafts(len(r.attempts), len(r.drafts)),
                "blockers": len(r.blockers),
                "now": len(r.current), "fix": r.fix}
-              for i, r in enumerate(c.roots)]
+              for i, r in enumerate(c.roots) if r.id in c.published]
     others = [{"link": c.link(src, b), "causes": Markup(", ".join(c.link(src, kg.get(p), p) for p in b.caused_by)),
-               "n": len(kg.into(b.id, "blocked_by"))} for b in kg.of_kind(Blocker) if not b.is_root]
+               "n": len(kg.into(b.id, "blocked_by"))} for b in kg.of_kind(Blocker)
+              if not b.is_root and b.id in c.published]
     return render("blockers_index.md.j2", ranked=ranked, others=others,
                    diagram=_diagram_for(c, src, all_blockers, attempts, None, "Attempts, blockers and root causes"))

@@ -19,6 +19,7 @@ from kb.graph import KnowledgeGraph
 from kb.ids import free_id, slugify
 from kb.models import METRIC_NAMES, Attempt, Campaign, Metric, Outcome, Record
 from kb.queries import roots
+from kb.queries.bearing import published_ids
 from kb.queries.compare import compare_pairs
 from kb.site.text import code_block, inline, join, markdown_block, mono
 
@@ -67,12 +68,32 @@ class Ctx:
     kg: KnowledgeGraph
     directory_urls: bool = True
 
+    @cached_property
+    def published(self) -> set[str]:
+        """Ids of the records that get a page: the campaign's own and the catalog records bearing
+        on it (:func:`kb.queries.bearing.published_ids`)."""
+        return published_ids(self.kg)
+
     def link(self, src_from: str, record: Record | None, rid: str = "") -> Markup:
-        """A Markdown link from page ``src_from`` to ``record``'s page, titled with its title."""
+        """A Markdown link from page ``src_from`` to ``record``'s page, titled with its title; a
+        catalog record without a page of its own (it does not bear on the campaign) is its
+        title, marked as from the catalog, linked to its first upstream thread when it has one."""
         if record is None:
             return inline(rid)
+        if record.id not in self.published:
+            return self.catalog_mention(record)
         target = posixpath.relpath(page_of(record), posixpath.dirname(src_from) or ".")
         return Markup(f"[{inline(record.title)}]({target})")
+
+    def catalog_mention(self, record: Record) -> Markup:
+        """A catalog record named on a page without a page of its own: ``title (catalog
+        blackwell)``, linked to its first upstream issue or pull request when it has one."""
+        catalog = self.kg.records.catalog_of.get(record.id, "")
+        text = Markup(f"{inline(record.title)} (catalog {inline(catalog)})")
+        upstream = getattr(record, "upstream", None) or []
+        if upstream:
+            return Markup(f"[{text}]({upstream_url(upstream[0])})")
+        return text
 
     def href(self, src_from: str, src_to: str) -> str:
         """A final URL (for raw HTML such as SVG) from ``src_from``'s page to ``src_to``'s."""
@@ -167,6 +188,15 @@ def tidy_markdown(text: str) -> str:
             continue
         out.append(line.rstrip())
     return "\n".join(out).strip("\n") + "\n"
+
+
+def upstream_url(ref: str) -> str:
+    """The address of an upstream reference: a URL as it is, ``owner/repo#123`` as its GitHub
+    issue (GitHub redirects an issue number to the pull request of that number)."""
+    if ref.startswith("http"):
+        return ref
+    repo, _, number = ref.partition("#")
+    return f"https://github.com/{repo}/issues/{number}"
 
 
 def metric_name(name: str) -> str:
