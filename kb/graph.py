@@ -214,6 +214,10 @@ class KnowledgeGraph:
             value = self._memo[key] = compute()
             return value
 
+    def memoized(self, key: Any) -> bool:
+        """Whether :meth:`memo` already holds ``key``."""
+        return key in self._memo
+
     def forget(self) -> None:
         """Drop everything computed from the records (after a change to ``records`` or ``g``)."""
         self._memo.clear()
@@ -226,30 +230,35 @@ class KnowledgeGraph:
         """Records of one model class, sorted by id (sorted once per graph; a new list each call)."""
         return list(self.memo(("of_kind", cls), lambda: self.records.of_kind(cls)))
 
-    def _adjacency(self) -> tuple[dict[tuple[str, str], list[str]], dict[tuple[str, str], list[str]]]:
-        """``(out, into)``: ``(node, edge type)`` → targets in insertion order, and → sources sorted."""
-        def build() -> tuple[dict[tuple[str, str], list[str]], dict[tuple[str, str], list[str]]]:
-            out: dict[tuple[str, str], list[str]] = {}
-            into: dict[tuple[str, str], list[str]] = {}
-            for u, v, k in self.g.edges(keys=True):
-                out.setdefault((u, k), []).append(v)
-                into.setdefault((v, k), []).append(u)
-            for sources in into.values():
-                sources.sort()
-            return out, into
-        return self.memo("adjacency", build)
+    def _edges(self, node: str, inward: bool) -> dict[str, list[str]]:
+        """Edge type → ``node``'s targets in insertion order (``inward``: its sources, sorted);
+        read from ``g`` once per node and direction, so a node with thousands of edges (a
+        campaign, a common blocker) is not walked again for each question."""
+        table = self._memo.setdefault("into" if inward else "out", {})
+        got = table.get(node)
+        if got is None:
+            got = {}
+            adj = self.g.pred if inward else self.g.succ
+            if node in adj:
+                for other, keys in adj[node].items():
+                    for k in keys:
+                        got.setdefault(k, []).append(other)
+            if inward:
+                for sources in got.values():
+                    sources.sort()
+            table[node] = got
+        return got
 
     def out(self, node: str, edge: str) -> list[str]:
         """Targets of ``node``'s edges of type ``edge``, in insertion order."""
-        return list(self._adjacency()[0].get((node, edge), ()))
+        return list(self._edges(node, False).get(edge, ()))
 
     def into(self, node: str, edge: str) -> list[str]:
         """Sources of edges of type ``edge`` that point at ``node``, sorted."""
-        return list(self._adjacency()[1].get((node, edge), ()))
+        return list(self._edges(node, True).get(edge, ()))
 
     def causes_closure(self, blocker_ids: list[str]) -> set[str]:
         """The given blockers and every blocker they are (transitively) caused by."""
-        out_edges = self._adjacency()[0]
         seen: set[str] = set()
         stack = list(blocker_ids)
         while stack:
@@ -257,7 +266,7 @@ class KnowledgeGraph:
             if b in seen:
                 continue
             seen.add(b)
-            stack.extend(out_edges.get((b, "caused_by"), ()))
+            stack.extend(self._edges(b, False).get("caused_by", ()))
         return seen
 
     def stack_components(self, stack_id: str) -> dict[str, Component]:

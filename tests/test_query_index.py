@@ -260,10 +260,25 @@ def test_success_findings_match_pairwise_definition(mixed: KnowledgeGraph) -> No
     assert any(r.startswith("it blocked") for _a, _b, r in expected)
 
 
-def test_findings_of_is_the_filter_of_findings(mixed: KnowledgeGraph) -> None:
-    everything = findings(mixed)
-    for rid in sorted(mixed.records.records):
-        assert findings_of(mixed, rid) == [f for f in everything if f.record == rid]
+def test_findings_of_is_the_filter_of_findings(tmp_path: Path) -> None:
+    """Asked record by record before anything else (as ``kb why`` does), then after every
+    finding is known (as the site does), findings_of is the filter of findings."""
+    root = tmp_path / "records"
+    _write(root, 120, seed=11)
+    (root / "attempts" / "2026-02-01-a0000.yaml").write_text(
+        (root / "attempts" / "2026-02-01-a0000.yaml").read_text() + 'notes: "TODO: say what changed"\n')
+    loaded = load(root)
+    assert loaded.problems == []
+    kg = loaded.graph
+    first = {rid: findings_of(kg, rid) for rid in sorted(kg.records.records)}
+    everything = findings(kg)
+    kinds = {f.kind for f in everything}
+    assert kinds <= {"placeholder", "success-cites-blocker", "success-where-blocker-stands",
+                     "not-accepted-resolves", "credit-unchanged", "resolves-still-standing"}
+    assert {"placeholder", "success-where-blocker-stands", "not-accepted-resolves"} <= kinds
+    for rid in sorted(kg.records.records):
+        assert first[rid] == [f for f in everything if f.record == rid]
+        assert findings_of(kg, rid) == first[rid]
 
 
 def test_signature_matches_match_the_plain_scan(mixed: KnowledgeGraph) -> None:

@@ -173,68 +173,68 @@ def _catalog_note(kg: KnowledgeGraph, b: Blocker) -> str:
     return f" (catalog {name}" + (f", source {src}" if src else "") + ")"
 
 
-def _success_findings(kg: KnowledgeGraph, cache: StatusCache) -> list[Finding]:
+def _success_findings(kg: KnowledgeGraph, cache: StatusCache, a: Attempt) -> list[Finding]:
+    """The findings of kinds ``success-cites-blocker`` and ``success-where-blocker-stands`` about attempt ``a``."""
+    out: list[Finding] = []
+    if a.outcome.value not in SUCCESS:
+        return out
+    if a.blocked_by:
+        out.append(Finding(a.id, ("blocked_by",), "success-cites-blocker",
+                           f"outcome is {a.outcome.value}, yet blocked_by names {', '.join(a.blocked_by)}; "
+                           "a blocked attempt did not succeed: fix the outcome or drop the blocker"))
+    comps = kg.attempt_components(a)
+    if not comps:
+        return out
     ix = index(kg)
-    features = _Features(kg)
-    out = []
-    for a in kg.of_kind(Attempt):
-        if a.outcome.value not in SUCCESS:
+    features = ix.memo("findings.features", lambda: _Features(kg))
+    statuses = cache.of(comps, a.campaign)
+    flags = ix.flags(a)
+    for bid, why in sorted(features.concerned(a, flags).items()):
+        st = statuses[bid]
+        if st.state not in ("stands", "disabled") or bid in a.blocked_by:
             continue
-        if a.blocked_by:
-            out.append(Finding(a.id, ("blocked_by",), "success-cites-blocker",
-                               f"outcome is {a.outcome.value}, yet blocked_by names {', '.join(a.blocked_by)}; "
-                               "a blocked attempt did not succeed: fix the outcome or drop the blocker"))
-        comps = kg.attempt_components(a)
-        if not comps:
-            continue
-        statuses = cache.of(comps, a.campaign)
-        flags = ix.flags(a)
-        for bid, why in sorted(features.concerned(a, flags).items()):
-            st = statuses[bid]
-            if st.state not in ("stands", "disabled") or bid in a.blocked_by:
-                continue
-            b = features.blocker(bid)
-            state = ("still stands" + (f" (needs {' and '.join(st.missing)})" if st.missing else " (no known fix)")
-                     if st.state == "stands" else f"is only disabled ({st.by}: the feature is off)")
-            where = f"stack {a.stack}" if a.stack else "its stack"
-            out.append(Finding(a.id, ("outcome",), "success-where-blocker-stands",
-                               f"outcome is {a.outcome.value} on {where}, where blocker {b.id}{_catalog_note(kg, b)} "
-                               f"{state}; {why}: check the outcome, the stack or the blocker's applies_when/fixed_by"))
+        b = features.blocker(bid)
+        state = ("still stands" + (f" (needs {' and '.join(st.missing)})" if st.missing else " (no known fix)")
+                 if st.state == "stands" else f"is only disabled ({st.by}: the feature is off)")
+        where = f"stack {a.stack}" if a.stack else "its stack"
+        out.append(Finding(a.id, ("outcome",), "success-where-blocker-stands",
+                           f"outcome is {a.outcome.value} on {where}, where blocker {b.id}{_catalog_note(kg, b)} "
+                           f"{state}; {why}: check the outcome, the stack or the blocker's applies_when/fixed_by"))
     return out
 
 
-def _decision_findings(kg: KnowledgeGraph, cache: StatusCache) -> list[Finding]:
+def _decision_findings(kg: KnowledgeGraph, cache: StatusCache, d: Decision) -> list[Finding]:
+    """The findings about decision ``d`` (``not-accepted-resolves``, ``credit-unchanged``, ``resolves-still-standing``)."""
     from kb.queries.credit import stack_diff
 
-    out = []
-    for d in kg.of_kind(Decision):
-        if d.resolves and d.status != "accepted":
-            out.append(Finding(d.id, ("resolves",), "not-accepted-resolves",
-                               f"status is {d.status}, so its resolves ({', '.join(d.resolves)}) resolve nothing; "
-                               "only accepted decisions resolve blockers (pages show it as "
-                               f"{'would resolve' if d.status == 'proposed' else d.status})"))
-        sc = d.stack_change
-        if d.status != "accepted" or sc is None or not (sc.from_ and (sc.to or sc.components)):
+    out: list[Finding] = []
+    if d.resolves and d.status != "accepted":
+        out.append(Finding(d.id, ("resolves",), "not-accepted-resolves",
+                           f"status is {d.status}, so its resolves ({', '.join(d.resolves)}) resolve nothing; "
+                           "only accepted decisions resolve blockers (pages show it as "
+                           f"{'would resolve' if d.status == 'proposed' else d.status})"))
+    sc = d.stack_change
+    if d.status != "accepted" or sc is None or not (sc.from_ and (sc.to or sc.components)):
+        return out
+    before = kg.stack_components(sc.from_)
+    after = {**(kg.stack_components(sc.to) if sc.to else before), **sc.components}
+    changed = {c["component"] for c in stack_diff(before, after)}
+    st1 = cache.of(after, d.campaign)
+    for i, bid in enumerate(d.resolves):
+        b = kg.get(bid)
+        if not isinstance(b, Blocker):
             continue
-        before = kg.stack_components(sc.from_)
-        after = {**(kg.stack_components(sc.to) if sc.to else before), **sc.components}
-        changed = {c["component"] for c in stack_diff(before, after)}
-        st1 = cache.of(after, d.campaign)
-        for i, bid in enumerate(d.resolves):
-            b = kg.get(bid)
-            if not isinstance(b, Blocker):
-                continue
-            needs = {n for f in b.fixed_by if f.is_version_fix for n in f.requires}
-            if needs and not needs & changed:
-                out.append(Finding(d.id, ("resolves", i), "credit-unchanged",
-                                   f"credits the stack change with fixing {bid}, whose fixes need "
-                                   f"{', '.join(sorted(needs))}; none of them changed from {sc.from_} to "
-                                   f"{sc.to or 'the changed stack'}"))
-            elif st1[bid].state in ("stands", "disabled"):
-                miss = " and ".join(st1[bid].missing) or "no known fix"
-                out.append(Finding(d.id, ("resolves", i), "resolves-still-standing",
-                                   f"resolves {bid}, which still {'stands' if st1[bid].state == 'stands' else 'is only disabled'} "
-                                   f"under {sc.to or 'the changed stack'} ({miss})"))
+        needs = {n for f in b.fixed_by if f.is_version_fix for n in f.requires}
+        if needs and not needs & changed:
+            out.append(Finding(d.id, ("resolves", i), "credit-unchanged",
+                               f"credits the stack change with fixing {bid}, whose fixes need "
+                               f"{', '.join(sorted(needs))}; none of them changed from {sc.from_} to "
+                               f"{sc.to or 'the changed stack'}"))
+        elif st1[bid].state in ("stands", "disabled"):
+            miss = " and ".join(st1[bid].missing) or "no known fix"
+            out.append(Finding(d.id, ("resolves", i), "resolves-still-standing",
+                               f"resolves {bid}, which still {'stands' if st1[bid].state == 'stands' else 'is only disabled'} "
+                               f"under {sc.to or 'the changed stack'} ({miss})"))
     return out
 
 
@@ -249,14 +249,16 @@ def _placeholders(value: Any, path: tuple[Any, ...]) -> list[tuple[Any, ...]]:
     return []
 
 
-def _placeholder_findings(kg: KnowledgeGraph) -> list[Finding]:
-    out = []
-    for rec in sorted(kg.records.records.values(), key=lambda r: r.id):
-        data = rec.model_dump(mode="json", by_alias=True, exclude_none=True)
-        for path in _placeholders(data, ()):
-            accepted = isinstance(rec, Decision) and rec.status == "accepted"
-            what = f"an accepted decision with an unfilled '{PLACEHOLDER}'" if accepted else f"still holds kb's '{PLACEHOLDER}' placeholder"
-            out.append(Finding(rec.id, path, "placeholder", f"{what}; fill it in (or remove the line if it is optional)"))
+def _placeholder_findings(rec: Record) -> list[Finding]:
+    """The ``placeholder`` findings about ``rec``: every field still holding kb's ``TODO``."""
+    out: list[Finding] = []
+    if PLACEHOLDER not in rec.model_dump_json(by_alias=True, exclude_none=True):
+        return out  # the walk below only for a record that holds the word at all
+    data = rec.model_dump(mode="json", by_alias=True, exclude_none=True)
+    for path in _placeholders(data, ()):
+        accepted = isinstance(rec, Decision) and rec.status == "accepted"
+        what = f"an accepted decision with an unfilled '{PLACEHOLDER}'" if accepted else f"still holds kb's '{PLACEHOLDER}' placeholder"
+        out.append(Finding(rec.id, path, "placeholder", f"{what}; fill it in (or remove the line if it is optional)"))
     return out
 
 
@@ -266,17 +268,38 @@ def findings(kg: KnowledgeGraph) -> list[Finding]:
     return list(kg.memo("queries.findings", lambda: _findings(kg)))
 
 
+def _sorted(found: list[Finding]) -> list[Finding]:
+    return sorted(set(found), key=lambda f: (f.record, tuple(map(str, f.field)), f.kind, f.message))
+
+
+def _about(kg: KnowledgeGraph, cache: StatusCache, rec: Record) -> list[Finding]:
+    """Every finding about ``rec`` (unsorted)."""
+    out = _placeholder_findings(rec)
+    if isinstance(rec, Attempt):
+        out += _success_findings(kg, cache, rec)
+    elif isinstance(rec, Decision):
+        out += _decision_findings(kg, cache, rec)
+    return out
+
+
 def _findings(kg: KnowledgeGraph) -> list[Finding]:
     cache = StatusCache(kg)
-    out = _success_findings(kg, cache) + _decision_findings(kg, cache) + _placeholder_findings(kg)
-    return sorted(set(out), key=lambda f: (f.record, tuple(map(str, f.field)), f.kind, f.message))
+    return _sorted([f for rec in kg.records.records.values() for f in _about(kg, cache, rec)])
 
 
 def findings_of(kg: KnowledgeGraph, record: Record | str) -> list[Finding]:
-    """The findings about one record (for its page)."""
+    """The findings about one record (for its page, and ``kb why``): the findings of
+    :func:`findings` about it, in that order. Once every finding is known they are looked up;
+    before that only this record's are worked out (``kb why`` asks about one attempt)."""
     rid = record if isinstance(record, str) else record.id
-    by_record = index(kg).memo("findings_by_record", lambda: _by_record(findings(kg)))
-    return list(by_record.get(rid, ()))
+    ix = index(kg)
+    if kg.memoized("queries.findings"):
+        by_record = ix.memo("findings_by_record", lambda: _by_record(findings(kg)))
+        return list(by_record.get(rid, ()))
+    rec = kg.get(rid)
+    if rec is None:
+        return []
+    return list(ix.memo(("findings_of", rid), lambda: _sorted(_about(kg, StatusCache(kg), rec))))
 
 
 def _by_record(found: list[Finding]) -> dict[str, list[Finding]]:

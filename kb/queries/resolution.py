@@ -210,12 +210,20 @@ class StatusCache:
     def of_key(self, key: tuple[tuple[str, str | None, str | None], ...], comps: dict[str, Component],
                campaign_id: str | None) -> dict[str, BlockerStatus]:
         """:meth:`of` with ``key`` (:meth:`key` of ``comps``) already computed."""
-        memo_key = (key, campaign_id)
+        camp = self.kg.get(campaign_id) if campaign_id else None
+        return self.under_key(key, comps, platform_of(self.kg, camp if isinstance(camp, Campaign) else None))
+
+    def under(self, comps: dict[str, Component], platform: Platform | None) -> dict[str, BlockerStatus]:
+        """Blocker statuses under ``comps`` on ``platform`` (``None``: judged without one)."""
+        return self.under_key(self.key(comps), comps, platform)
+
+    def under_key(self, key: tuple[tuple[str, str | None, str | None], ...], comps: dict[str, Component],
+                  platform: Platform | None) -> dict[str, BlockerStatus]:
+        """:meth:`under` with ``key`` already computed."""
+        memo_key = (key, platform.id if platform is not None else None)
         found = self._memo.get(memo_key)
         if found is None:
-            camp = self.kg.get(campaign_id) if campaign_id else None
-            found = self._memo[memo_key] = resolve_blockers(
-                self.kg, comps, platform_of(self.kg, camp if isinstance(camp, Campaign) else None))
+            found = self._memo[memo_key] = resolve_blockers(self.kg, comps, platform)
         return found
 
 
