@@ -344,3 +344,43 @@ def test_queries_agree_on_a_fresh_graph(tmp_path: Path) -> None:
     assert [p.to_dict() for p in upgrade_paths(fresh)] == [p.to_dict() for p in upgrade_paths(warm)]
     assert unblocks(fresh, {"cuda": "13.0"}, from_stack="s0", campaign="ca").to_dict() == \
         unblocks(warm, {"cuda": "13.0"}, from_stack="s0", campaign="ca").to_dict()
+
+
+def test_compare_pairs_closest_runs_match_the_plain_scan(mixed: KnowledgeGraph) -> None:
+    from kb.queries.compare import _similarity, attempt_facts, compare_pairs
+
+    expected = []
+    for camp in mixed.of_kind(Campaign):
+        attempts = mixed.attempts_of(camp.id)
+        facts = {x.id: attempt_facts(mixed, x) for x in attempts}
+        for i, b in enumerate(attempts):
+            earlier = attempts[max(0, i - 100):i]
+            if earlier:
+                best = max(reversed(earlier), key=lambda x: _similarity(facts[x.id], facts[b.id]))
+                if _similarity(facts[best.id], facts[b.id]) > 0:
+                    expected.append((best.id, b.id))
+    closest = [(p.a, p.b) for p in compare_pairs(mixed) if p.why == "closest earlier run"]
+    assert set(closest) <= set(expected)
+    assert len(closest) == 157
+    pairs = compare_pairs(mixed)
+    seen = {frozenset((p.a, p.b)) for p in pairs if p.why != "closest earlier run"}
+    assert {x for x in expected if frozenset(x) not in seen} == set(closest)
+
+
+def test_reverse_links_match_the_plain_filters(mixed: KnowledgeGraph) -> None:
+    from kb.queries import citing_decisions, resolving_decisions
+
+    decisions = mixed.of_kind(Decision)
+    cited = 0
+    for a in mixed.of_kind(Attempt):
+        got = citing_decisions(mixed, a.id)
+        assert got == [d for d in decisions if a.id in d.evidence]
+        cited += bool(got)
+    assert cited == 22
+    resolved = 0
+    for b in mixed.of_kind(Blocker):
+        got = resolving_decisions(mixed, b.id)
+        assert got == [d for d in decisions if b.id in d.resolves]
+        resolved += bool(got)
+    assert resolved == 7
+    assert citing_decisions(mixed, "no-such-attempt") == []

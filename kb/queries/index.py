@@ -42,6 +42,18 @@ def index(kg: KnowledgeGraph) -> QueryIndex:
     return kg.memo("queries.index", lambda: QueryIndex(kg))
 
 
+def citing_decisions(kg: KnowledgeGraph, attempt_id: str) -> list[Decision]:
+    """The decisions citing attempt ``attempt_id`` as evidence in any option, sorted by id (a
+    lookup, for a page per attempt: the same as filtering every decision on ``d.evidence``)."""
+    return list(index(kg).citing.get(attempt_id, ()))
+
+
+def resolving_decisions(kg: KnowledgeGraph, blocker_id: str) -> list[Decision]:
+    """The decisions naming blocker ``blocker_id`` in ``resolves`` (any status; filter on
+    ``status == "accepted"`` for those that resolve it), sorted by id (a lookup, for a page per blocker)."""
+    return list(index(kg).resolving.get(blocker_id, ()))
+
+
 def is_indexed(kg: KnowledgeGraph, a: Attempt) -> bool:
     """Whether ``a`` is the attempt record of ``kg`` itself (an attempt built elsewhere, e.g. an
     import draft not yet written, is answered by the plain definitions, not the indexes)."""
@@ -157,6 +169,15 @@ class QueryIndex:
         for d in self.kg.of_kind(Decision):
             for aid in d.evidence:
                 out.setdefault(aid, []).append(d)
+        return out
+
+    @cached_property
+    def resolving(self) -> dict[str, list[Decision]]:
+        """Blocker id → the decisions naming it in ``resolves``, any status (sorted by decision id)."""
+        out: dict[str, list[Decision]] = {}
+        for d in self.kg.of_kind(Decision):
+            for bid in dict.fromkeys(d.resolves):
+                out.setdefault(bid, []).append(d)
         return out
 
     @cached_property
