@@ -384,3 +384,13 @@ def test_reverse_links_match_the_plain_filters(mixed: KnowledgeGraph) -> None:
         resolved += bool(got)
     assert resolved == 7
     assert citing_decisions(mixed, "no-such-attempt") == []
+
+
+def test_upgrade_paths_of_some_stacks_are_those_of_all(mixed: KnowledgeGraph) -> None:
+    every = upgrade_paths(mixed)
+    assert [p.stack for p in every] == ["s0", "s1", "s2", "s3", "s4", "s5"]
+    assert sum(len(p.rows) for p in every) == 10
+    some = upgrade_paths(mixed, stacks=["s4", "s1", "no-such-stack"])
+    assert [p.to_dict() for p in some] == [p.to_dict() for p in every if p.stack in ("s1", "s4")]
+    some[0].rows.clear()  # a caller's copy: the kept paths do not change
+    assert upgrade_paths(mixed, stacks=["s1"])[0].to_dict() == every[1].to_dict()

@@ -13,12 +13,10 @@ from packaging.version import InvalidVersion, Version
 from kb.errors import UsageError
 from kb.graph import KnowledgeGraph
 from kb.models import Attempt, Blocker, Campaign, Component, Decision, Platform, Stack
-from kb.queries.credit import retries_of
 from kb.queries.index import index
 from kb.queries.resolution import (
     BlockerStatus,
     StatusCache,
-    attempt_flags,
     concerned_components,
     current_stack,
     flag_names,
@@ -298,9 +296,10 @@ def _retries(kg: KnowledgeGraph, in_ids: frozenset[str], resolved: list[dict[str
              after: dict[str, Component]) -> tuple[list[RetryCandidate], list[RetryCandidate], list[DoneRetry]]:
     """Retries worth making and made, among the attempts ``in_ids`` that a resolved blocker
     blocked (only those are looked at: found through the ``blocked_by`` edges, not by a scan)."""
-    cache = StatusCache(kg)
+    ix = index(kg)
     resolved_ids = {r["id"] for r in resolved}
-    new = [kg.get(i["id"]) for i in introduced]
+    new = [(n.id, concerned_components(n), flag_names(n.flags))
+           for i in introduced if isinstance(n := kg.get(i["id"]), Blocker)]
     retry: list[RetryCandidate] = []
     would_hit: list[Any] = []
     done: list[DoneRetry] = []
@@ -309,28 +308,33 @@ def _retries(kg: KnowledgeGraph, in_ids: frozenset[str], resolved: list[dict[str
         a = kg.get(aid)
         if not isinstance(a, Attempt) or not a.blocked_by or not set(a.blocked_by) & resolved_ids:
             continue
-        own = kg.attempt_components(a)
-        if own:  # an attempt that ran on a stack where its blockers no longer stood is no retry
-            mine = cache.of(own, a.campaign)
+        if kg.attempt_components(a):  # an attempt that ran on a stack where its blockers no longer stood is no retry
+            mine = ix.statuses(a, a.campaign)
             if not any(mine[b].state in ("stands", "disabled") for b in a.blocked_by):
                 continue
         if not all(st_after[b].state in ("resolved", "not_applicable") for b in a.blocked_by):
             continue
-        made = retries_of(kg, a, cache)
+        made = ix.retries.get(a.id)
         if made:
             done.extend(DoneRetry(a.id, r.id, r.date.isoformat(), r.stack, r.outcome.value, last_metric(kg, r))
                         for r in made)
             continue
-        touched = set().union(*(concerned_components(b) for bid in kg.causes_closure(a.blocked_by)
-                                if isinstance(b := kg.get(bid), Blocker)))
-        flags = flag_names(attempt_flags(a))
-        hits = sorted(n.id for n in new if isinstance(n, Blocker)
-                      and (concerned_components(n) & touched or flag_names(n.flags) & flags))
+        hits = []
+        if new:
+            touched = ix.memo(("unblocks.touched", tuple(a.blocked_by)), lambda a=a: _touched(kg, a.blocked_by))
+            flags = flag_names(ix.flags(a))
+            hits = sorted(nid for nid, comps, names in new if comps & touched or names & flags)
         cand = RetryCandidate(a.id, a.title, a.outcome.value, last_metric(kg, a),
                               sorted(set(a.blocked_by) & resolved_ids), hits)
         (would_hit if hits else retry).append(cand)
     return (sorted(retry, key=lambda r: r.id), sorted(would_hit, key=lambda r: r.id),
             sorted(done, key=lambda d: (d.of, d.date, d.id)))
+
+
+def _touched(kg: KnowledgeGraph, blocked_by: list[str]) -> frozenset[str]:
+    """Every component the blockers ``blocked_by`` and their causes name (:func:`concerned_components`)."""
+    return frozenset(set().union(*(concerned_components(b) for bid in kg.causes_closure(blocked_by)
+                                   if isinstance(b := kg.get(bid), Blocker))))
 
 
 def _newer(candidate: str, current: str) -> bool:

@@ -145,31 +145,37 @@ def _campaign_for(kg: KnowledgeGraph, stack_id: str) -> Campaign | None:
     return pick[0] if pick else None
 
 
-def upgrade_paths(kg: KnowledgeGraph) -> list[UpgradePaths]:
-    """For each stack (by id) and each of its :func:`upgrade_candidates`: what moving to it
-    resolves, only disables, introduces, makes worth retrying, and how many blockers still stand.
-    Each stack is reasoned for the first campaign that uses it (else the first campaign).
-    Computed once per graph (a deep copy each call)."""
-    return copy.deepcopy(index(kg).memo("upgrade_paths", lambda: _upgrade_paths(kg)))
+def upgrade_paths(kg: KnowledgeGraph, stacks: list[str] | None = None) -> list[UpgradePaths]:
+    """For each stack (by id; only those named in ``stacks`` when given) and each of its
+    :func:`upgrade_candidates`: what moving to it resolves, only disables, introduces, makes worth
+    retrying, and how many blockers still stand. Each stack is reasoned for the first campaign
+    that uses it (else the first campaign).
+
+    Each stack's paths are computed once per graph (a deep copy each call). One stack costs a
+    :func:`kb.queries.unblocks` per candidate, each linear in the attempts its resolved blockers
+    blocked, so a page showing a bounded set of stacks should pass ``stacks``: every stack of a
+    campaign that moved through hundreds costs that many times as much."""
+    wanted = None if stacks is None else set(stacks)
+    ix = index(kg)
+    return [copy.deepcopy(ix.memo(("upgrade_paths", s.id), lambda s=s: _paths_of(kg, s)))
+            for s in kg.of_kind(Stack) if wanted is None or s.id in wanted]
 
 
-def _upgrade_paths(kg: KnowledgeGraph) -> list[UpgradePaths]:
-    out = []
-    for s in kg.of_kind(Stack):
-        camp = _campaign_for(kg, s.id)
-        comps = kg.stack_components(s.id)
-        st = StatusCache(kg).under(comps, platform_of(kg, camp))
-        paths = UpgradePaths(s.id, camp.id if camp else None, sum(1 for x in st.values() if x.state == "stands"))
-        for name, version in upgrade_candidates(kg, s.id, camp):
-            try:
-                res = unblocks(kg, {name: version}, from_stack=s.id, campaign=camp.id if camp else None)
-            except KbError as exc:
-                paths.note = str(exc)
-                break
-            cur = comps.get(name)
-            paths.rows.append(UpgradeRow(f"{name}={version}", cur.version if cur else None,
-                                         [r["id"] for r in res.resolved], [r["id"] for r in res.disabled],
-                                         [r["id"] for r in res.introduced], [r.id for r in res.retry],
-                                         len(res.still_blocked) + len(res.other_still_blocked)))
-        out.append(paths)
-    return out
+def _paths_of(kg: KnowledgeGraph, s: Stack) -> UpgradePaths:
+    """The :class:`UpgradePaths` of stack ``s``."""
+    camp = _campaign_for(kg, s.id)
+    comps = kg.stack_components(s.id)
+    st = StatusCache(kg).under(comps, platform_of(kg, camp))
+    paths = UpgradePaths(s.id, camp.id if camp else None, sum(1 for x in st.values() if x.state == "stands"))
+    for name, version in upgrade_candidates(kg, s.id, camp):
+        try:
+            res = unblocks(kg, {name: version}, from_stack=s.id, campaign=camp.id if camp else None)
+        except KbError as exc:
+            paths.note = str(exc)
+            break
+        cur = comps.get(name)
+        paths.rows.append(UpgradeRow(f"{name}={version}", cur.version if cur else None,
+                                     [r["id"] for r in res.resolved], [r["id"] for r in res.disabled],
+                                     [r["id"] for r in res.introduced], [r.id for r in res.retry],
+                                     len(res.still_blocked) + len(res.other_still_blocked)))
+    return paths
