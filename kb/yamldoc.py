@@ -36,14 +36,17 @@ class _Loader(_BaseLoader):  # type: ignore[misc,valid-type]
     """The safe loader with a memo on tag resolution: the composer asks, for every scalar, which
     tag its text resolves to, and PyYAML answers in Python by trying regular expressions. For a
     plain scalar the answer depends only on the text (no path resolvers are registered on the
-    safe loader), so each distinct text is resolved once per process; everything else is asked
-    of the safe loader as before."""
+    safe loader): a text whose first character starts no resolver (most prose) is a string at
+    once, and any other distinct text is resolved once per process; everything else is asked of
+    the safe loader as before."""
 
     _memo: dict[str, str] = {}
     _MEMO_MAX = 200_000
 
     def resolve(self, kind: Any, value: Any, implicit: Any) -> str:
         if kind is yaml.ScalarNode and implicit[0] and not self.yaml_path_resolvers:
+            if value and value[0] not in self.yaml_implicit_resolvers and None not in self.yaml_implicit_resolvers:
+                return _STR  # no resolver starts with this character (most prose): a string
             memo = _Loader._memo
             tag = memo.get(value)
             if tag is None:

@@ -105,3 +105,17 @@ def test_a_good_file_is_parsed_once(monkeypatch):
     text = (HERE / "fixtures" / "campaign" / "stacks" / "cuda-13.0.yaml").read_text(encoding="utf-8")
     doc = parse_document(text, "records/stacks/cuda-13.0.yaml")
     assert doc.data["components"]["cuda"] and doc.lines[("components", "cuda")] == 4
+
+
+SCALARS = ["", "~", "null", "Null", "true", "yes", "No", "off", "On", "12", "-3", "+4", "0x1f", "0o17", "1_000",
+           "2.10", ".5", "-.inf", ".NaN", "1e3", "2026-02-21", "2026-02-21 10:00:00", "<<", "=", "word", "Yes please",
+           "tok/s", "NCCL_ALGO=Tree", "--tp 8", "12:30", "1:20:30", "é", "8×"]
+
+
+@pytest.mark.parametrize("text", SCALARS)
+def test_the_tag_of_a_plain_scalar_is_what_the_safe_loader_says(text):
+    ours = yamldoc._Loader("").resolve(yaml.ScalarNode, text, (True, False))
+    theirs = yamldoc._BaseLoader("").resolve(yaml.ScalarNode, text, (True, False))
+    assert ours == theirs
+    assert yamldoc._Loader("").resolve(yaml.ScalarNode, text, (True, False)) == theirs  # memoised: the same again
+    assert yamldoc._Loader("").resolve(yaml.ScalarNode, text, (False, True)) == "tag:yaml.org,2002:str"  # quoted
