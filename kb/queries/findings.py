@@ -57,26 +57,20 @@ def _distinguishing(kg: KnowledgeGraph, a: Attempt) -> frozenset[str]:
     return mine - attempt_flags(base) if isinstance(base, Attempt) else mine
 
 
-def _same_feature(kg: KnowledgeGraph, b: Blocker, a: Attempt, flags: frozenset[str],
-                  memo: dict[Any, Any] | None = None) -> str:
-    """Why blocker ``b`` concerns the feature attempt ``a`` runs (``""`` when it does not).
-    ``memo``: a dict kept across the calls of one :func:`findings` (what depends only on ``a``'s
-    flags or on ``b`` is computed once, not once per pair)."""
-    memo = {} if memo is None else memo
-    key: tuple[str, Any] = ("names", flags)
-    if key not in memo:
-        memo[key] = (flag_names(flags), {f for f in flags if "=" in f and not f.startswith("-")})
-    names, env = memo[key]
+def _same_feature(kg: KnowledgeGraph, b: Blocker, a: Attempt, flags: frozenset[str]) -> str:
+    """Why blocker ``b`` concerns the feature attempt ``a`` runs (``""`` when it does not)."""
+    names = flag_names(flags)
+    env = {f for f in flags if "=" in f and not f.startswith("-")}
     own = [f for f in b.flags if (f in env) or ("=" not in f and flag_names([f]) & names)]
     if own:
         return f"it runs with {', '.join(own)}, the flag{'s' if len(own) > 1 else ''} that turn{'' if len(own) > 1 else 's'} that feature on"
-    key = ("blocked", b.id)
-    if key not in memo:
-        others = (kg.get(other_id) for other_id in kg.into(b.id, "blocked_by"))
-        memo[key] = [(o.id, _distinguishing(kg, o)) for o in others if isinstance(o, Attempt)]
-    for other_id, dist in memo[key]:
-        if other_id != a.id and dist and dist <= flags:
-            return f"it blocked {other_id}, run with the same {', '.join(sorted(dist))}"
+    for other_id in kg.into(b.id, "blocked_by"):
+        other = kg.get(other_id)
+        if not isinstance(other, Attempt) or other.id == a.id:
+            continue
+        dist = _distinguishing(kg, other)
+        if dist and dist <= flags:
+            return f"it blocked {other.id}, run with the same {', '.join(sorted(dist))}"
     return ""
 
 
@@ -89,52 +83,8 @@ def _catalog_note(kg: KnowledgeGraph, b: Blocker) -> str:
     return f" (catalog {name}" + (f", source {src}" if src else "") + ")"
 
 
-def _feature_index(kg: KnowledgeGraph, blockers: list[Blocker], memo: dict[Any, Any]):
-    """A function ``flags → positions in blockers`` of every blocker for which
-    :func:`_same_feature` can say something given an attempt's ``flags`` (a superset: each is
-    still asked). Built once, so that each success is compared with the few blockers that share
-    a flag with it instead of with every blocker: a flag it runs with (by name, or an env
-    setting), or the rarest among successes of the flags that set apart an attempt the blocker
-    blocked (all of which the success must run with)."""
-    seen_in: dict[str, int] = {}
-    for a in kg.of_kind(Attempt):
-        if a.outcome.value in SUCCESS:
-            for f in attempt_flags(a):
-                seen_in[f] = seen_in.get(f, 0) + 1
-    by_env: dict[str, set[int]] = {}
-    by_name: dict[str, set[int]] = {}
-    by_dist: dict[str, set[int]] = {}
-    for i, b in enumerate(blockers):
-        for f in b.flags:
-            if "=" in f:
-                by_env.setdefault(f, set()).add(i)
-            else:
-                for n in flag_names([f]):
-                    by_name.setdefault(n, set()).add(i)
-        others = (kg.get(other_id) for other_id in kg.into(b.id, "blocked_by"))
-        dists = memo[("blocked", b.id)] = [(o.id, _distinguishing(kg, o)) for o in others if isinstance(o, Attempt)]
-        for _other, dist in dists:
-            if dist and all(f in seen_in for f in dist):
-                by_dist.setdefault(min(dist, key=lambda f: (seen_in[f], f)), set()).add(i)
-
-    def suspects(flags: frozenset[str]) -> set[int]:
-        found: set[int] = set()
-        for f in flags:
-            found.update(by_dist.get(f, ()))
-            if "=" in f and not f.startswith("-"):
-                found.update(by_env.get(f, ()))
-        for n in flag_names(flags):
-            found.update(by_name.get(n, ()))
-        return found
-
-    return suspects
-
-
 def _success_findings(kg: KnowledgeGraph, cache: StatusCache) -> list[Finding]:
     out = []
-    memo: dict[Any, Any] = {}
-    blockers = kg.of_kind(Blocker)
-    suspects = _feature_index(kg, blockers, memo)
     for a in kg.of_kind(Attempt):
         if a.outcome.value not in SUCCESS:
             continue
@@ -145,17 +95,13 @@ def _success_findings(kg: KnowledgeGraph, cache: StatusCache) -> list[Finding]:
         comps = kg.attempt_components(a)
         if not comps:
             continue
-        flags = attempt_flags(a)
-        candidates = suspects(flags)
-        if not candidates:
-            continue
         statuses = cache.of(comps, a.campaign)
-        for i in sorted(candidates):
-            b = blockers[i]
+        flags = attempt_flags(a)
+        for b in kg.of_kind(Blocker):
             st = statuses[b.id]
             if st.state not in ("stands", "disabled") or b.id in a.blocked_by:
                 continue
-            why = _same_feature(kg, b, a, flags, memo)
+            why = _same_feature(kg, b, a, flags)
             if not why:
                 continue
             state = ("still stands" + (f" (needs {' and '.join(st.missing)})" if st.missing else " (no known fix)")
