@@ -160,3 +160,17 @@ def test_a_warm_check_imports_neither_the_models_nor_pydantic(records):
     results = [next(line for line in r.stdout.splitlines() if line.startswith("RESULT")) for r in runs]
     assert results == ["RESULT 0 True True True", "RESULT 0 False False False"], [r.stderr[-2000:] for r in runs]
     assert runs[0].stderr == runs[1].stderr and "records OK" in runs[1].stderr
+
+
+def test_the_folder_digest_follows_linked_folders_once_and_sees_edits_in_them(tmp_path):
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    (outside / "a.yaml").write_text("title: a\n")
+    root = tmp_path / "records"
+    root.mkdir()
+    (root / "attempts").symlink_to(outside, target_is_directory=True)
+    (root / "loop").symlink_to(root, target_is_directory=True)  # a link back up must not loop
+    first = memo.tree_digest(root)
+    assert memo.tree_digest(root) == first
+    (outside / "a.yaml").write_text("title: b\n")
+    assert memo.tree_digest(root) != first

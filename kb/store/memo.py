@@ -73,18 +73,25 @@ def code_fingerprint() -> str:
 def tree_digest(folder: Path) -> str:
     """SHA-256 (hex) of ``folder``: every entry's path relative to it and kind (folder, file,
     link and its target), walked in name order, and the bytes of every ``*.yaml``/``*.yml`` file
-    (through links). Entries that cannot be read are hashed as such, never skipped."""
+    (through links). Linked folders are walked too (the store reads a linked kind folder), each
+    real folder once (a link back up cannot loop). Entries that cannot be read are hashed as
+    such, never skipped."""
     h = hashlib.sha256()
-    _walk(folder, "", h)
+    _walk(folder, "", h, set())
     return h.hexdigest()
 
 
-def _walk(folder: Path | str, prefix: str, h: Any) -> None:
+def _walk(folder: Path | str, prefix: str, h: Any, seen: set[tuple[int, int]]) -> None:
     try:
+        st = os.stat(folder)
+        if (st.st_dev, st.st_ino) in seen:
+            h.update(f"\0@{prefix}".encode("utf-8", "surrogateescape"))  # a folder met before (a loop)
+            return
+        seen.add((st.st_dev, st.st_ino))
         with os.scandir(folder) as it:
             entries = sorted(it, key=lambda e: e.name)
     except OSError as exc:
-        h.update(f"\0!{prefix}:{exc.errno}".encode())
+        h.update(f"\0!{prefix}:{exc.errno}".encode("utf-8", "surrogateescape"))
         return
     for e in entries:
         rel = prefix + e.name
@@ -93,7 +100,7 @@ def _walk(folder: Path | str, prefix: str, h: Any) -> None:
                 h.update(f"\0L{rel}\0{os.readlink(e.path)}".encode("utf-8", "surrogateescape"))
             if e.is_dir():
                 h.update(f"\0D{rel}".encode("utf-8", "surrogateescape"))
-                _walk(e.path, rel + "/", h)
+                _walk(e.path, rel + "/", h, seen)
             elif e.name.endswith(RECORD_SUFFIXES):
                 with open(e.path, "rb") as fh:
                     data = fh.read()
