@@ -206,8 +206,8 @@ def load_records(root: str | Path, cache_for: str | Path | None = None) -> LoadR
         raise RecordError(Problem(str(root), None, "", "records folder not found; create it or pass --records PATH"))
     from kb.store.cache import RecordCache, cache_path
 
-    cache = RecordCache(cache_path(root, Path(cache_for) if cache_for is not None else None))
-    with gc_paused():
+    with gc_paused():  # reading the cache back allocates as much as building the records
+        cache = RecordCache(cache_path(root, Path(cache_for) if cache_for is not None else None))
         result = _load(root, cache)
     cache.save()
     return result
