@@ -95,7 +95,7 @@ def render_compare_index(c: Ctx, pairs: list[Pair]) -> str:
     src = "compare/index.md"
     attempts = c.of_kind(Attempt)
     more = None
-    if len(pairs) > ROWS:  # a large campaign: the newest pairs here, all of them in a paginated list
+    if len(pairs) > ROWS and not c.small:  # the newest pairs here, all of them in a paginated list
         def newest(p: Pair) -> tuple[str, str]:
             b = c.kg.get(p.b)
             return (b.date.isoformat() if isinstance(b, Attempt) else "", p.b)

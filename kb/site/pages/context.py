@@ -83,6 +83,12 @@ class Ctx:
         """Records of one model class, sorted by id (computed once per render)."""
         return self.rev.of_kind(cls)
 
+    @cached_property
+    def small(self) -> bool:
+        """Whether the site has at most :data:`~kb.site.pages.lists.ROWS` attempts: then every
+        page shows all it lists (upgrade cells, tags, suggested comparisons), as before lists."""
+        return len(self.of_kind(Attempt)) <= ROWS
+
     def list_link(self, src_from: str, key: str, title: str, items: list, label: str,
                   columns: str = "attempts", intro: str = "") -> Markup:
         """Register the paginated list ``key`` of ``items`` (:meth:`ListRegistry.add`) and return a

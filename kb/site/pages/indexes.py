@@ -96,7 +96,7 @@ def render_index(c: Ctx, kind: type[Record], title: str, intro: str) -> str:
 
 UPGRADE_LINKS = 5
 """Links in one cell of the upgrade paths table; a cell with more shows this many and "and N
-more", linked to the list of them all."""
+more", linked to the list of them all (unless the site is small, :attr:`Ctx.small`)."""
 
 UPGRADE_STACKS = 8
 """Stacks the upgrade paths page shows; with more, the stacks in use now (:func:`_current_stacks`)."""
@@ -128,7 +128,7 @@ def render_upgrades(c: Ctx) -> str:
     def links(ids: list[str], key: str, title: str, columns: str) -> Markup:
         if not ids:
             return Markup("—")
-        shown_ids = ids if len(ids) <= UPGRADE_LINKS else ids[:UPGRADE_LINKS]
+        shown_ids = ids if len(ids) <= UPGRADE_LINKS or c.small else ids[:UPGRADE_LINKS]
         out = Markup(", ".join(c.link(src, kg.get(x), x) for x in shown_ids))
         if len(ids) > len(shown_ids):
             records = [r for x in ids if (r := kg.get(x)) is not None]
@@ -160,7 +160,7 @@ def render_upgrades(c: Ctx) -> str:
 
 TAG_SHOWN = 5
 """Records listed under one tag on the tags page; a tag with more lists this many and links to
-the paginated list of them all."""
+the paginated list of them all (unless the site is small, :attr:`Ctx.small`)."""
 
 
 def render_tags(c: Ctx) -> str:
@@ -169,8 +169,9 @@ def render_tags(c: Ctx) -> str:
     src = "tags.md"
     tags = []
     for t, records in sorted(c.rev.tagged.items()):
-        items = [Markup(f"{c.link(src, r)} ({inline(r.kind)})") for r in records[:TAG_SHOWN]]
+        cut = len(records) > TAG_SHOWN and not c.small
+        items = [Markup(f"{c.link(src, r)} ({inline(r.kind)})") for r in (records[:TAG_SHOWN] if cut else records)]
         more = (c.list_link(src, c.tag_anchors[t], f"Tagged {t}", records, f"all {len(records)} tagged {t}",
-                            columns="records") if len(records) > TAG_SHOWN else None)
+                            columns="records") if cut else None)
         tags.append((t, Markup(c.tag_anchors[t]), items, more))
     return render("tags.md.j2", tags=tags)
