@@ -273,3 +273,45 @@ def test_lists_are_out_of_the_search_index_and_their_links_resolve(tmp_path):
     a = sorted((root / "attempts").glob("*.yaml"))[0]
     title = re.search(r"^title: (.*)$", a.read_text(), re.M).group(1)
     assert any(d["location"] == f"attempts/{a.stem}/" and d["title"] == title for d in docs)
+
+
+def test_timeline_pages_keep_days_whole_unless_one_day_is_too_long():
+    from kb.site.pages.timeline import _paginate
+
+    def day(date: str, attempts: int, decisions: int = 0) -> dict:
+        return {"date": date, "entries": [{"decision": True, "n": i} for i in range(decisions)]
+                + [{"decision": False, "n": i} for i in range(attempts)]}
+
+    days = [day("2026-01-01", 30), day("2026-01-02", 0, decisions=1), day("2026-01-03", 250), day("2026-01-04", 20),
+            day("2026-01-05", 15)]
+    pages = _paginate(days, 40, 100)
+    shape = [[(d["date"], sum(not e["decision"] for e in d["entries"])) for d in p] for p in pages]
+    assert shape == [
+        [("2026-01-04", 20), ("2026-01-05", 15)],  # newest first page: 35 of at most 40, whole days
+        [("2026-01-03", 100)],                     # the long day cut into pages of 100, newest part first
+        [("2026-01-03", 100)],
+        [("2026-01-01", 30), ("2026-01-02", 0), ("2026-01-03", 50)],  # its oldest part and the days before
+    ]
+    entries = [e["n"] for p in pages[::-1] for d in p if d["date"] == "2026-01-03" for e in d["entries"]]
+    assert entries == list(range(250))  # every entry once, in order
+    assert _paginate([], 40, 100) == [[]]
+
+
+def test_the_home_page_summarises_beyond_three_campaigns(tmp_path):
+    root = tmp_path / "records"
+    generate(root, 60, seed=1)
+    text = (root / "campaigns" / "gen-campaign-000.yaml").read_text()
+    for i in (1, 2, 3):
+        (root / "campaigns" / f"gen-campaign-00{i}.yaml").write_text(text.replace("Generated campaign 0", f"Extra {i}"))
+    moved = sorted((root / "attempts").glob("*.yaml"))[:5]
+    for p in moved:  # five attempts move to campaign 1, all measured or failed as generated
+        p.write_text(p.read_text().replace("campaign: gen-campaign-000", "campaign: gen-campaign-001"))
+    kg = load_graph(root)
+    home = render_site(kg)["index.md"]
+    assert "kb-chart" not in home and "### " not in home  # no dashboard here: each campaign's page has it
+    rows = re.findall(r"^\| \[([^\]]+)\]\(campaigns/[^)]+\) \| (\d+) \| (\d+) \|", home, re.M)
+    failed = sum(1 for p in moved if "outcome: failed" in p.read_text())
+    assert rows == [("Generated campaign 0", "55", str(sum(1 for a in kg.of_kind(Attempt)
+                                                              if a.campaign == "gen-campaign-000"
+                                                              and a.outcome.value == "failed"))),
+                    ("Extra 1", "5", str(failed)), ("Extra 2", "0", "0"), ("Extra 3", "0", "0")]
