@@ -315,3 +315,14 @@ def test_the_home_page_summarises_beyond_three_campaigns(tmp_path):
                                                               if a.campaign == "gen-campaign-000"
                                                               and a.outcome.value == "failed"))),
                     ("Extra 1", "5", str(failed)), ("Extra 2", "0", "0"), ("Extra 3", "0", "0")]
+
+
+def test_relpath_equals_posixpath_relpath():
+    from kb.site.pages.context import relpath
+
+    paths = ["", ".", "index.md", "tags.md", "attempts/a.md", "attempts/index.md", "lists/x/2.md", "lists/x/index.md",
+             "timeline/c.md", "attempts/a", "lists/x", "a/b/c/d.md"]
+    folders = ["", ".", "attempts", "attempts/a", "lists/x", "lists/x/2", "lists", "a/b", "timeline/c"]
+    for target in paths:
+        for start in folders:
+            assert relpath(target, start) == posixpath.relpath(target or ".", start or "."), (target, start)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import posixpath
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import Any
 
 import jinja2
@@ -54,6 +54,25 @@ every record makes each page carry the whole list and the build quadratic)."""
 def page_of(record: Record) -> str:
     """Source path of a record's page: ``attempts/<id>.md`` etc."""
     return f"{record.folder}/{record.id}.md"
+
+
+@lru_cache(maxsize=1 << 16)
+def _reldir(folder: str, start: str) -> str:
+    return posixpath.relpath(folder or ".", start or ".")
+
+
+def relpath(target: str, start: str) -> str:
+    """``posixpath.relpath(target, start)`` for normalised paths, computed once per pair of folders
+    (a 10,000-attempt site makes a few hundred thousand links between a few dozen folders).
+
+    >>> relpath("attempts/a.md", "blockers"), relpath("attempts/a.md", "attempts"), relpath("tags.md", "")
+    ('../attempts/a.md', 'a.md', 'tags.md')
+    """
+    folder, _, name = target.rpartition("/")
+    if name in ("", ".", "..") or start == target or start.startswith(target + "/"):
+        return posixpath.relpath(target or ".", start or ".")
+    up = _reldir(folder, start)
+    return name if up == "." else f"{up}/{name}"
 
 
 def url_of(src: str, directory_urls: bool) -> str:
@@ -103,7 +122,7 @@ class Ctx:
         """A Markdown link from page ``src_from`` to ``record``'s page, titled with its title."""
         if record is None:
             return inline(rid)
-        target = posixpath.relpath(page_of(record), posixpath.dirname(src_from) or ".")
+        target = relpath(page_of(record), posixpath.dirname(src_from))
         return Markup(f"[{inline(record.title)}]({target})")
 
     def href(self, src_from: str, src_to: str) -> str:
@@ -111,12 +130,12 @@ class Ctx:
         a = url_of(src_from, self.directory_urls)
         b = url_of(src_to, self.directory_urls)
         base = (a if self.directory_urls else posixpath.dirname(a)).rstrip("/") or "."
-        rel = posixpath.relpath(b.rstrip("/") or ".", base)
+        rel = relpath(b.rstrip("/") or ".", base)
         return rel + "/" if (b == "" or b.endswith("/")) else rel
 
     def link_to(self, src_from: str, src_to: str, text: str) -> Markup:
         """A Markdown link from page ``src_from`` to the generated page ``src_to``, showing ``text``."""
-        target = posixpath.relpath(src_to, posixpath.dirname(src_from) or ".")
+        target = relpath(src_to, posixpath.dirname(src_from))
         return Markup(f"[{inline(text)}]({target})")
 
     @cached_property
