@@ -226,6 +226,9 @@ def test_reverse_links_match_a_scan_of_every_record(big):
         assert rev.children.get(b.id, []) == kg.into(b.id, "caused_by")
         assert rev.resolved_by.get(b.id, []) == [d for d in kg.of_kind(Decision) if b.id in d.resolves]
     assert sum(len(v) for v in rev.citing.values()) == sum(len(d.evidence) for d in kg.of_kind(Decision))
+    for camp in [*kg.of_kind(Campaign), None]:
+        cid = camp.id if camp else None
+        assert rev.decisions_of.get(cid, []) == [d for d in kg.of_kind(Decision) if d.campaign == cid]
 
 
 def test_a_small_campaign_looks_as_before(tmp_path):

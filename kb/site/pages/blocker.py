@@ -100,9 +100,10 @@ def _blocker_diagram(c: Ctx, src: str, b: Blocker) -> Markup:
     up = kg.causes_closure([b.id])
     down = rev.descendants(b.id) - up
     attempts = {a.id for x in down | {b.id} for a in rev.blocked_direct.get(x, [])}
-    nodes, edges = _full_diagram(c, src, up | down, attempts)
-    if _fits(nodes, edges):
-        return _svg(nodes, edges, b.id, title)
+    if len(attempts) <= DIAGRAM_ROWS:  # attempts all sit in the first column: more cannot fit
+        nodes, edges = _full_diagram(c, src, up | down, attempts)
+        if _fits(nodes, edges):
+            return _svg(nodes, edges, b.id, title)
     nodes, edges = [], []
     shown_up = [b.id] + sorted(up - {b.id})[: DIAGRAM_ROWS - 1]
     for bid in shown_up:
@@ -210,9 +211,10 @@ def _index_diagram(c: Ctx, src: str) -> Markup:
     rev = c.rev
     title = "Attempts, blockers and root causes"
     blocked = {a.id for a in c.of_kind(Attempt) if a.blocked_by}
-    nodes, edges = _full_diagram(c, src, {b.id for b in c.of_kind(Blocker)}, blocked)
-    if _fits(nodes, edges):
-        return _svg(nodes, edges, None, title)
+    if len(blocked) <= DIAGRAM_ROWS:  # attempts all sit in the first column: more cannot fit
+        nodes, edges = _full_diagram(c, src, {b.id for b in c.of_kind(Blocker)}, blocked)
+        if _fits(nodes, edges):
+            return _svg(nodes, edges, None, title)
     ranked = sorted((b for b in c.of_kind(Blocker) if b.is_root),
                     key=lambda b: (-len(rev.blocked_all.get(b.id, [])), b.id))
     nodes, edges = [], []

@@ -91,7 +91,7 @@ def _campaign_dashboard(c: Ctx, src: str, camp: Campaign) -> dict[str, Any]:
         now = len([x for x in r.current if x in ids])
         if n or nd:
             top_roots.append({"link": c.link(src, kg.get(r.id)), "count": f"{now} now; {with_drafts(n, nd)} in all"})
-    decisions = sorted((d for d in c.of_kind(Decision) if d.campaign in (camp.id, None)),
+    decisions = sorted(c.rev.decisions_of.get(camp.id, []) + c.rev.decisions_of.get(None, []),
                        key=lambda d: (d.date, d.id), reverse=True)[:5]
     higher = camp.metric.direction.value == "higher"
     measured = [(a, a.metrics[camp.metric.name]) for a in attempts if camp.metric.name in a.metrics]

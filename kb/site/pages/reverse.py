@@ -32,6 +32,7 @@ class ReverseLinks:
     platform id → the attempts naming it, oldest first (:func:`by_date`). ``blocked_direct``:
     blocker id → attempts naming it in ``blocked_by``, sorted by id; ``blocked_all``: blocker id →
     attempts blocked by it or by any blocker it causes (transitively), sorted by id.
+    ``decisions_of``: campaign id (``None``: decisions of no campaign) → its decisions;
     ``citing``: attempt id → decisions citing it as evidence; ``resolved_by``: blocker id →
     decisions resolving it (any status); ``superseded_by``: decision id → decisions superseding it;
     ``derived``: stack id → stacks based on it; ``children``: blocker id → ids of the blockers it
@@ -43,6 +44,7 @@ class ReverseLinks:
     attempts_of: dict[str, list[Attempt]] = field(default_factory=dict)
     blocked_direct: dict[str, list[Attempt]] = field(default_factory=dict)
     blocked_all: dict[str, list[Attempt]] = field(default_factory=dict)
+    decisions_of: dict[str | None, list[Decision]] = field(default_factory=dict)
     citing: dict[str, list[Decision]] = field(default_factory=dict)
     resolved_by: dict[str, list[Decision]] = field(default_factory=dict)
     superseded_by: dict[str, list[Decision]] = field(default_factory=dict)
@@ -95,6 +97,7 @@ def reverse_links(kg: KnowledgeGraph) -> ReverseLinks:
     for key, lst in rl.attempts_of.items():
         rl.attempts_of[key] = by_date(lst)
     for d in rl.of_kind(Decision):
+        rl.decisions_of.setdefault(d.campaign, []).append(d)
         for aid in dict.fromkeys(d.evidence):
             rl.citing.setdefault(aid, []).append(d)
         for b in d.resolves:

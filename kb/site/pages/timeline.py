@@ -40,7 +40,7 @@ def _events(c: Ctx, camp: Campaign) -> list[dict[str, Any]]:
     kg = c.kg
     higher = camp.metric.direction.value == "higher"
     events: list[tuple[Any, int, str, Any]] = [(a.date, 1, a.id, a) for a in c.rev.attempts_of.get(camp.id, [])]
-    events += [(d.date, 0, d.id, d) for d in c.of_kind(Decision) if d.campaign in (camp.id, None)]
+    events += [(d.date, 0, d.id, d) for d in c.rev.decisions_of.get(camp.id, []) + c.rev.decisions_of.get(None, [])]
     events.sort(key=lambda e: (e[0], e[1], e[2]))
     days: list[dict[str, Any]] = []
     prev_comps: dict[str, Any] | None = None
