@@ -36,7 +36,7 @@ from kb.site.config import KbPluginConfig
 from kb.site.pages import NAV, SCRIPTS, page_of
 from kb.site.pages.attempt import error_heading
 from kb.site.search import add_to_index, search_entries
-from kb.site.tohtml import TocOptions, render_page
+from kb.site.tohtml import TocOptions, first_title, render_page
 from kb.site.tree import CSS_PATH, TreeOptions, clean_prefix, join, nav, site_tree
 from kb.store import last_changed, list_assets
 
@@ -62,6 +62,9 @@ class KbPlugin(BasePlugin[KbPluginConfig]):
         self.search_docs: list[dict[str, Any]] = []
         self.excluded: set[str] = set()
         """Generated pages left out of the search plugin's parsing (their entries are kb's)."""
+        self.pending: set[str] = set()
+        """Generated pages read but not converted yet (see :meth:`on_page_context`)."""
+        self.files: Files | None = None
 
     def on_config(self, config: Any) -> Any:
         """Load and check the records (abort with every problem), set the nav and kb's CSS."""
@@ -133,6 +136,7 @@ class KbPlugin(BasePlugin[KbPluginConfig]):
                                         inclusion=InclusionLevel.UNDEFINED if src in nav_pages else InclusionLevel.NOT_IN_NAV))
             self.generated.add(src)
         self._search_entries(files)
+        self.files = files
         self._start_progress(len(files.documentation_pages()))
         return files
 
@@ -155,29 +159,49 @@ class KbPlugin(BasePlugin[KbPluginConfig]):
 
     def on_pre_page(self, page: Page, config: Any, files: Files) -> Page:
         """A generated page is converted by kb (:func:`kb.site.tohtml.render_page`), not by
-        Python-Markdown; returns ``page``."""
+        Python-Markdown, when it is written (:meth:`on_page_context`); returns ``page``."""
         if page.file.src_uri in self.generated:
             page.render = functools.partial(self._render, page)  # type: ignore[method-assign]
         return page
 
     def _render(self, page: Page, config: Any, files: Files) -> None:
-        """:meth:`mkdocs.structure.pages.Page.render` for a generated page: the same attributes
-        set (content, toc, title from the first ``<h1>``, anchor ids, links to anchors) from
-        kb's converter; a page it does not take goes to MkDocs' own."""
+        """:meth:`mkdocs.structure.pages.Page.render` for a generated page, while MkDocs reads
+        every page: only the title (from the first ``<h1>``, as Page.render takes it); the HTML
+        comes just before the page is written, so that the HTML of every page is never in memory
+        at once. The Markdown stays in ``page.markdown`` only (the file's copy is dropped)."""
         assert page.markdown is not None
-        links: dict[File, dict[str, str]] = {}
-        rendered = render_page(page.markdown, toc=self.toc, link=functools.partial(_resolve, page, files, links))
-        if rendered is None:
-            log.debug("kb: %s is converted by MkDocs' Markdown", page.file.src_uri)
-            Page.render(page, config, files)
-            return
         if page.file.src_uri in self.excluded:
             page.meta["search"] = {**(page.meta.get("search") or {}), "exclude": True}
-        page.content = rendered.html
-        page.toc = get_toc(rendered.toc)  # type: ignore[arg-type]
-        page._title_from_render = rendered.title  # what Page.render takes from the first <h1>
-        page.present_anchor_ids = rendered.ids
-        page.links_to_anchors = links
+        page.file.content_string = ""
+        page.content = ""
+        page.toc = get_toc([])
+        page._title_from_render = first_title(page.markdown)
+        page.present_anchor_ids = set()
+        self.pending.add(page.file.src_uri)
+
+    @event_priority(50)  # before the search plugin reads the page's HTML
+    def on_page_context(self, context: Any, page: Page, config: Any, nav: Any) -> Any:
+        """Convert a generated page (:func:`kb.site.tohtml.render_page`), setting what Page.render
+        would: content, toc, title, anchor ids, links to anchors. A page the converter does not
+        take goes to MkDocs' own Markdown. Returns ``context``."""
+        src = page.file.src_uri
+        if src not in self.pending:
+            return context
+        self.pending.discard(src)
+        assert page.markdown is not None and self.files is not None
+        links: dict[File, dict[str, str]] = {}
+        rendered = render_page(page.markdown, toc=self.toc, link=functools.partial(_resolve, page, self.files, links))
+        if rendered is None:
+            log.debug("kb: %s is converted by MkDocs' Markdown", src)
+            Page.render(page, config, self.files)
+        else:
+            page.content = rendered.html
+            page.toc = get_toc(rendered.toc)  # type: ignore[arg-type]
+            page._title_from_render = rendered.title
+            page.present_anchor_ids = rendered.ids
+            page.links_to_anchors = links
+        page.markdown = ""
+        return context
 
     def _start_progress(self, total: int) -> None:
         """A bar of pages written, on stderr when it is a terminal (never in logs or tests)."""
@@ -193,7 +217,10 @@ class KbPlugin(BasePlugin[KbPluginConfig]):
             self._bar.__enter__()
 
     def on_post_page(self, output: str, page: Any, config: Any) -> str:
-        """Advance the progress bar (when there is one); returns ``output`` unchanged."""
+        """Drop a generated page's HTML once written; advance the progress bar (when there is
+        one). Returns ``output`` unchanged."""
+        if page.file.src_uri in self.generated:
+            page.content = ""
         bar = getattr(self, "_bar", None)
         if bar is not None:
             bar.update(1)

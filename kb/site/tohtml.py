@@ -260,6 +260,21 @@ class _Page:
 _EXPLICIT_IDS = re.compile(r"^ {0,3}#{1,6}[ \t].*?\{[ \t]*:?[ \t]*#([^\s}]+)[ \t]*\}[ \t]*$", re.M)
 
 
+def first_title(text: str) -> str | None:
+    """The page title MkDocs takes from a page that starts with an ``<h1>``: its text as HTML,
+    tags stripped (``"Torch symmetric-memory allreduce"``), or ``None`` when the first block is
+    not a level-1 heading. Converts that one line only."""
+    for line in text.splitlines():
+        if not line.strip():
+            continue
+        if not line.startswith("# "):
+            return None
+        am = _HEADING_ATTR.search(line)
+        m = _HEADING_HTML.search(_convert(line[: am.start()] if am else line))
+        return strip_tags(m.group(2).strip()) if m and m.group(1) == "1" else None
+    return None
+
+
 def render_page(text: str, *, toc: TocOptions | None = None,
                 link: Callable[[str], str] | None = None) -> Rendered | None:
     """Convert one of kb's generated Markdown pages (without front matter) to HTML.
