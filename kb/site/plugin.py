@@ -65,6 +65,7 @@ class KbPlugin(BasePlugin[KbPluginConfig]):
         self.pending: set[str] = set()
         """Generated pages read but not converted yet (see :meth:`on_page_context`)."""
         self.files: Files | None = None
+        self.links = _Links(Files([]))
 
     def on_config(self, config: Any) -> Any:
         """Load and check the records (abort with every problem), set the nav and kb's CSS."""
@@ -137,6 +138,7 @@ class KbPlugin(BasePlugin[KbPluginConfig]):
             self.generated.add(src)
         self._search_entries(files)
         self.files = files
+        self.links = _Links(files)
         self._start_progress(len(files.documentation_pages()))
         return files
 
@@ -190,7 +192,7 @@ class KbPlugin(BasePlugin[KbPluginConfig]):
         self.pending.discard(src)
         assert page.markdown is not None and self.files is not None
         links: dict[File, dict[str, str]] = {}
-        rendered = render_page(page.markdown, toc=self.toc, link=functools.partial(_resolve, page, self.files, links))
+        rendered = render_page(page.markdown, toc=self.toc, link=functools.partial(self.links.resolve, page, links))
         if rendered is None:
             log.debug("kb: %s is converted by MkDocs' Markdown", src)
             Page.render(page, config, self.files)
@@ -265,26 +267,51 @@ class KbPlugin(BasePlugin[KbPluginConfig]):
         return server
 
 
-def _resolve(page: Page, files: Files, links: dict[File, dict[str, str]], url: str) -> str:
-    """The URL to write for a Markdown link ``url`` on ``page``, as MkDocs' link processor gives
-    it: a relative link to a source file becomes that file's URL relative to the page (a link to
-    a missing file stays as written, with MkDocs' warning, which fails ``--strict``); a link with
-    an anchor is noted in ``links`` for MkDocs' anchor validation."""
-    scheme, netloc, path, query, anchor = urlsplit(url)
-    if scheme or netloc or url.startswith(("/", "\\")):
-        return url
-    if not path:
+def _own(page: Page, target: File) -> bool:
+    """Whether ``target`` is ``page`` or lies under its URL (a link then depends on the page
+    itself, not only on its folder)."""
+    return target is page.file or target.url.startswith(page.file.url)
+
+
+class _Links:
+    """Markdown link targets → URLs, as MkDocs' link processor gives them (see :meth:`resolve`),
+    remembered per source folder: a 10,000-attempt site writes a few hundred thousand links, most
+    of them the same few thousand from every page of a folder."""
+
+    def __init__(self, files: Files) -> None:
+        self.files = files
+        self.cache: dict[tuple[str, bool, str], tuple[File, str]] = {}
+
+    def resolve(self, page: Page, links: dict[File, dict[str, str]], url: str) -> str:
+        """The URL to write for the link ``url`` on ``page``: a relative link to a source file
+        becomes that file's URL relative to the page (a link to a missing file stays as written,
+        with MkDocs' warning, which fails ``--strict``; a folder URL, such as the compare
+        picker's, stays as written as in MkDocs); a link with an anchor is noted in ``links`` for
+        MkDocs' anchor validation."""
+        scheme, netloc, path, query, anchor = urlsplit(url)
+        if scheme or netloc or url.startswith(("/", "\\")):
+            return url
+        if not path:
+            if anchor:
+                links.setdefault(page.file, {}).setdefault(anchor, url)
+            return url
+        index = page.file.name == "index"
+        key = (posixpath.dirname(page.file.src_uri), index, path)
+        hit = self.cache.get(key)
+        if hit is None:
+            target_uri = posixpath.normpath(posixpath.join(key[0], unquote(path)).lstrip("/"))
+            target = self.files.get_file_from_path(target_uri)
+            if target is None:
+                if posixpath.splitext(path)[-1]:
+                    log.warning("Doc file '%s' contains a link '%s', but the target '%s' is not found among "
+                                "documentation files.", page.file.src_uri, url, target_uri)
+                return url
+            hit = (target, get_relative_url(target.url, page.file.url))
+            if index or not _own(page, target):
+                self.cache[key] = hit
+        target, rel = hit
+        if not index and _own(page, target):
+            rel = get_relative_url(target.url, page.file.url)  # relative to this page itself
         if anchor:
-            links.setdefault(page.file, {}).setdefault(anchor, url)
-        return url
-    target_uri = posixpath.normpath(posixpath.join(posixpath.dirname(page.file.src_uri), unquote(path)).lstrip("/"))
-    target = files.get_file_from_path(target_uri)
-    if target is None and not posixpath.splitext(path)[-1]:
-        return url  # a link to a folder URL (the compare picker's): MkDocs leaves it as written too
-    if target is None:
-        log.warning("Doc file '%s' contains a link '%s', but the target '%s' is not found among documentation "
-                    "files.", page.file.src_uri, url, target_uri)
-        return url
-    if anchor:
-        links.setdefault(target, {}).setdefault(anchor, url)
-    return urlunsplit(("", "", get_relative_url(target.url, page.file.url), query, anchor))
+            links.setdefault(target, {}).setdefault(anchor, url)
+        return urlunsplit(("", "", rel, query, anchor))
