@@ -185,8 +185,14 @@ def test_search_index_has_compact_attempt_entries(site: Path) -> None:
     pages = [d for d in docs if re.fullmatch(r"attempts/[^/#]+/", d["location"])]
     assert sorted(d["location"].split("/")[1] for d in pages) == sorted(attempts)  # each once
     assert not [d for d in docs if re.match(r"compare/[^/#]+/", d["location"])]  # pair pages are out
-    # blockers are still indexed by Material, section by section
-    assert any(d["location"] == "blockers/torch-symm-mem-no-capability-12/#error-signatures" for d in docs)
+    blocker = [d for d in docs if d["location"].startswith("blockers/torch-symm-mem-no-capability-12/")]
+    assert [(d["location"], d["title"]) for d in blocker] == [
+        ("blockers/torch-symm-mem-no-capability-12/", "Torch symmetric memory has no size table entry for compute capability 12")]
+    for expected in ("Status: fixed", "Caused by SM120 not supported by the CUDA 12.8 software stack",
+                     "<pre><code>KeyError: 12</code></pre>", "Workaround: Leave --enable-torch-symm-mem off"):
+        assert expected in blocker[0]["text"], expected
+    # decisions are still indexed by Material, section by section
+    assert any(d["location"].startswith("decisions/2026-02-26-upgrade-to-cuda-13/#") for d in docs)
 
 
 def test_untrusted_text_stays_text_in_search_entries(write_tree, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -30,7 +30,7 @@ from mkdocs.utils import get_relative_url
 from kb.attachments import asset_problems
 from kb.errors import InvalidRecords, KbError
 from kb.graph import KnowledgeGraph
-from kb.models import Attempt
+from kb.models import Record
 from kb.pipeline import load_graph
 from kb.site.config import KbPluginConfig
 from kb.site.pages import NAV, SCRIPTS, page_of
@@ -143,14 +143,15 @@ class KbPlugin(BasePlugin[KbPluginConfig]):
         return files
 
     def _search_entries(self, files: Files) -> None:
-        """With Material's search: leave attempt pages out of its parsing, keep kb's entries."""
+        """With Material's search: leave attempt and blocker pages out of its parsing, keep kb's
+        entries (:mod:`kb.site.search`)."""
         assert self.kg is not None
         self.search_docs, self.excluded = [], set()
         if not self.material_search:
             return
 
-        def url_of(a: Attempt) -> str | None:
-            src = join(self.prefix, page_of(a))
+        def url_of(r: Record) -> str | None:
+            src = join(self.prefix, page_of(r))
             f = files.get_file_from_path(src)
             if src not in self.generated or f is None:
                 return None

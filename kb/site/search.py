@@ -1,16 +1,20 @@
-"""Compact search entries for kb's attempt pages, added to the site's search index.
+"""Compact search entries for kb's attempt and blocker pages, added to the site's search index.
 
 Material's search plugin indexes a page by parsing its whole HTML, one entry per section: at 10,000
 attempts that is 12+ s of a build and an index that freezes the browser (case
-``search-freeze-10k-records``). The MkDocs plugin marks attempt pages ``search: {exclude: true}``
-(Material's plugin then skips them without parsing) and adds what people search an attempt for,
-built from the record itself (:func:`attempt_entries`):
+``search-freeze-10k-records``). The MkDocs plugin marks attempt and blocker pages ``search: {exclude:
+true}`` (Material's plugin then skips them without parsing) and adds what people search them for,
+built from the record itself. An attempt (:func:`attempt_entries`) has two entries:
 
 * the page entry: title; approach and hypothesis; outcome, headline metric and date; stack and
   the versions of its components; platform; command, flags and environment; blockers; tags;
 * the error entry (``…#error``, the page's Error section): titled like that section,
   ``Error: KeyError: 12``, so a search for the error line ranks the attempt first (Material
   weighs a title 1,000 times its text), with the first lines of the error as text.
+
+A blocker (:func:`blocker_entries`) has one: title; status and causes; description; how it is
+fixed and the workaround; where it lives (component, flags); error signatures; upstream issues;
+tags. Its page's diagram and attempt tables stay out: the attempts have entries of their own.
 
 Text is HTML-escaped, as Material's own entries are (its search results show entries as HTML).
 Every value comes from a record that went through kb's write gate (redacted before it was
@@ -27,7 +31,8 @@ from typing import Any
 
 from kb.atomic import write_text_atomic
 from kb.graph import KnowledgeGraph
-from kb.models import Attempt, Campaign
+from kb.models import Attempt, Blocker, Campaign, Record
+from kb.queries import describe_fix
 
 TEXT_LIMIT = 400
 """Characters kept of a long free-text field (approach, hypothesis) in an entry."""
@@ -77,15 +82,37 @@ def attempt_entries(kg: KnowledgeGraph, a: Attempt, location: str, error_heading
     return entries
 
 
-def search_entries(kg: KnowledgeGraph, url_of: Callable[[Attempt], str | None],
+def blocker_entries(kg: KnowledgeGraph, b: Blocker, location: str) -> list[dict[str, Any]]:
+    """The search entry of blocker ``b`` whose page is at ``location``: ``[{"location",
+    "title", "text"}]``."""
+    causes = [getattr(kg.get(c), "title", c) for c in b.caused_by]
+    lives = [f"component {b.component}" if b.component else None, *(f"flag {f}" for f in b.flags)]
+    text = "".join([
+        _p(f"Status: {b.status}", "Root cause" if not b.caused_by else "Caused by " + "; ".join(causes)),
+        _p(_clip(b.description) if b.description else None),
+        _p(_clip(describe_fix(b, kg))),
+        _p(f"Workaround: {_clip(b.workaround)}" if b.workaround else None),
+        _p(*lives),
+        f"<pre><code>{escape(chr(10).join(b.signatures), quote=False)}</code></pre>" if b.signatures else "",
+        _p("Upstream: " + ", ".join(b.upstream) if b.upstream else None),
+        _p("Tags: " + ", ".join(b.tags) if b.tags else None),
+    ])
+    return [{"location": location, "title": escape(b.title, quote=False), "text": text}]
+
+
+def search_entries(kg: KnowledgeGraph, url_of: Callable[[Record], str | None],
                    error_heading: Callable[[Attempt], str | None]) -> list[dict[str, Any]]:
-    """Entries for every attempt whose page has a URL (``url_of``; ``None`` skips the attempt),
-    in the graph's order of attempts."""
+    """Entries for every attempt, then every blocker, whose page has a URL (``url_of``; ``None``
+    skips the record), in the graph's order of each kind."""
     out: list[dict[str, Any]] = []
     for a in kg.of_kind(Attempt):
         url = url_of(a)
         if url is not None:
             out.extend(attempt_entries(kg, a, url, error_heading(a)))
+    for b in kg.of_kind(Blocker):
+        url = url_of(b)
+        if url is not None:
+            out.extend(blocker_entries(kg, b, url))
     return out
 
 
