@@ -103,6 +103,15 @@ ADMONITIONS = {
 """The Material admonition type that frames an attempt's summary, by outcome."""
 
 
+def error_heading(a: Attempt) -> str | None:
+    """The text of the attempt page's Error heading (``KeyError: 12``, after ``Error: ``), or
+    ``None`` when the page has no Error section; the site's search entry for the error uses it."""
+    first = error_headline(a.error or "")
+    if not first:
+        return None
+    return (first[:77] + "…") if len(first) > 80 else first
+
+
 def _attempt_summary(a: Attempt, m: Metric | None) -> dict[str, Any]:
     """The one-screen answer at the top of an attempt page: admonition type and title, the
     first line of the error, and whether the full error needs its own section."""
@@ -117,7 +126,7 @@ def _attempt_summary(a: Attempt, m: Metric | None) -> dict[str, Any]:
         "error_in_full": len(lines) > 1 or len(first) > 160,
         # the error's first line is also the heading of the Error section, so that search ranks
         # this page first for it (Material's search weighs a section title 1000 times its text)
-        "heading": (first[:77] + "…") if len(first) > 80 else first,
+        "heading": error_heading(a) or "",
         "why_label": "Why it failed" if a.outcome == Outcome.failed else "Held back by",
     }
 
