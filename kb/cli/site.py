@@ -1,4 +1,4 @@
-"""``kb build`` and ``kb serve``: publish the records as a site."""
+"""``kb build``: publish the records as a site (``kb serve`` is :mod:`kb.cli.serve`)."""
 
 from __future__ import annotations
 
@@ -46,16 +46,3 @@ def build(env: Env, config_file: str | None, site_dir: str | None, strict: bool,
         emit_json({"site": str(out), "pages": sum(1 for _ in out.rglob("*.html"))})
     else:
         click.echo(str(out))
-
-
-@cli.command()
-@click.option("-f", "--config-file", type=click.Path(dir_okay=False), default=None, help="mkdocs.yml to use.")
-@click.option("-a", "--dev-addr", default="127.0.0.1:8000", show_default=True, help="Address to serve on.")
-@pass_env
-@handle_errors
-def serve(env: Env, config_file: str | None, dev_addr: str) -> None:
-    """Serve the site locally and rebuild when a record changes."""
-    from kb.site.build import serve_site
-
-    _mkdocs_logging(False, logging.INFO)
-    serve_site(env.records, config_file=config_file, dev_addr=dev_addr)

@@ -1,0 +1,490 @@
+"""``kb serve``: a live preview that rebuilds only what a record edit changes and never stalls.
+
+MkDocs' own server rebuilds the whole site on any change and, when a build fails, holds every
+request until the files are fixed (kb case ``serve-stalls-on-broken-record``). :func:`serve_preview`
+runs MkDocs' live-reload server with kb's rebuild instead (:class:`Preview`):
+
+* **a change under the records folder** loads the records again (:func:`kb.pipeline.load`);
+  - with problems, nothing is rebuilt: the last good site keeps being served and every HTML
+    page it serves carries a banner with each problem as ``path:line: field: message``
+    (:func:`banner_app`), the same lines ``kb check`` prints; fixing the records clears it;
+  - otherwise only the pages the edit can change are rendered (:mod:`kb.site.incremental`), and
+    those whose Markdown differs from the last build go through MkDocs' page pipeline (Markdown,
+    theme, plugins) and are written over the served site, with the record's YAML file, the JSON
+    twins of the records whose links moved, ``records.json`` and the compare picker's data;
+* **any other change** (``mkdocs.yml``, the docs folder, ``records/assets/``), an edit whose pages
+  this module cannot place, and any failure of the incremental step run MkDocs' full build,
+  into a second folder that is served only once it succeeded: a failed full build also leaves
+  the last good site served, with its error in the banner.
+
+The search index keeps the last full build's text until the next full build.
+"""
+
+from __future__ import annotations
+
+import html
+import logging
+import os
+import re
+import shutil
+import time
+from pathlib import Path
+from typing import Any, Callable, Iterable
+
+from mkdocs.plugins import BasePlugin, event_priority
+
+from kb.errors import InvalidRecords, Problem
+from kb.graph import KnowledgeGraph
+from kb.models import Attempt
+from kb.pipeline import load
+from kb.site import incremental
+from kb.site.build import BuildError
+
+log = logging.getLogger("mkdocs.plugins.kb")
+
+BANNER_CLASS = "kb-problems"
+"""Class of the banner :func:`banner_app` puts at the top of each served page."""
+
+
+def banner_html(problems: list[str]) -> bytes:
+    """The banner (a Material ``failure`` admonition) listing ``problems``, HTML-escaped."""
+    n = len(problems)
+    title = (f"{n} problem{'s' if n != 1 else ''} in the records: this preview shows the last good site "
+             "until they are fixed (run 'kb check' for the same list)")
+    items = "\n".join(html.escape(p) for p in problems)
+    return (f'<div class="admonition failure {BANNER_CLASS}" role="alert"><p class="admonition-title">'
+            f"{html.escape(title)}</p><pre>{items}</pre></div>").encode("utf-8")
+
+
+_ARTICLE = re.compile(rb"<article\b[^>]*>")
+_BODY = re.compile(rb"<body\b[^>]*>")
+
+
+def with_banner(page: bytes, problems: list[str]) -> bytes:
+    """``page`` (HTML) with the banner inserted at the top of its article (Material), else of its body."""
+    m = _ARTICLE.search(page) or _BODY.search(page)
+    at = m.end() if m else 0
+    return page[:at] + banner_html(problems) + page[at:]
+
+
+def banner_app(app: Callable[..., Iterable[bytes]], problems: Callable[[], list[str]]) -> Callable[..., Iterable[bytes]]:
+    """WSGI middleware: while ``problems()`` is not empty, every ``text/html`` answer of ``app``
+    gets :func:`with_banner` (its ``Content-Length`` recomputed); everything else passes as it is."""
+
+    def wrapped(environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
+        shown = problems()
+        if not shown:
+            return app(environ, start_response)
+        answer: dict[str, Any] = {}
+
+        def hold(status: str, headers: list[tuple[str, str]], exc_info: Any = None) -> Callable[[bytes], None]:
+            answer["status"], answer["headers"] = status, headers
+            return lambda _data: None
+
+        body = app(environ, hold)
+        headers = answer.get("headers", [])
+        if not any(k.lower() == "content-type" and v.startswith("text/html") for k, v in headers):
+            start_response(answer["status"], headers)
+            return body
+        try:
+            data = with_banner(b"".join(body), shown)
+        finally:
+            close = getattr(body, "close", None)
+            if close is not None:
+                close()
+        start_response(answer["status"], [(k, v) for k, v in headers if k.lower() != "content-length"]
+                       + [("Content-Length", str(len(data)))])
+        return [data]
+
+    return wrapped
+
+
+class _Capture(BasePlugin):
+    """Keeps what a full build made (files, navigation, theme environment) for the incremental
+    rebuilds; added to each configuration :class:`Preview` builds, after every other plugin."""
+
+    def __init__(self) -> None:
+        self.files: Any = None
+        self.nav: Any = None
+        self.env: Any = None
+
+    @event_priority(-100)
+    def on_files(self, files: Any, config: Any) -> Any:
+        self.files = files
+        return files
+
+    @event_priority(-100)
+    def on_nav(self, nav: Any, config: Any, files: Any) -> Any:
+        self.nav = nav
+        return nav
+
+    @event_priority(-100)
+    def on_env(self, env: Any, config: Any, files: Any) -> Any:
+        self.env = env
+        return env
+
+
+class Preview:
+    """The state of one ``kb serve`` session: what the last good build made and how to redo it.
+
+    ``records``: the records folder; ``config_file``: the MkDocs configuration (``None``: the
+    current folder's ``mkdocs.yml``, else kb's built-in one, written under ``tmp``);
+    ``tmp``: a private folder holding the two site folders served in turn.
+    """
+
+    def __init__(self, records: Path, config_file: str | None, dev_addr: str, tmp: Path) -> None:
+        self.records = records.resolve()
+        self.config_file = config_file
+        self.dev_addr = dev_addr
+        self.tmp = tmp
+        self.dirs = (tmp / "site-a", tmp / "site-b")
+        self.site_dir = self.dirs[0]
+        self.server: Any = None
+        self.serve_url: str | None = None
+        self.problems: list[str] = []
+        """The problems the banner shows (``path:line: field: message``); empty when all is well."""
+        self.config: Any = None
+        self.files: Any = None
+        self.nav: Any = None
+        self.env: Any = None
+        self.plugin: Any = None
+        self.kg: KnowledgeGraph | None = None
+        self.pages: dict[str, str] = {}
+        """The last build's Markdown of kb's pages, by source path without kb's prefix."""
+        self.pairs: list[Any] | None = None
+        self.outside: dict[str, tuple[int, int]] = {}
+        self.full_pending = False
+        self.rebuilt: list[str] = []
+        """Source paths of the pages the last incremental rebuild sent through MkDocs."""
+
+    # ------------------------------------------------------------------ full builds
+
+    def _load_config(self, site_dir: Path) -> Any:
+        from kb.site.build import _load_config
+
+        cfg = _load_config(self.records, self.config_file, str(site_dir), False, self.tmp, dev_addr=self.dev_addr)
+        self.config_file = cfg.config_file_path  # kb's built-in configuration is written once
+        if self.serve_url is None:
+            from urllib.parse import urlsplit
+
+            from mkdocs.livereload import _serve_url
+
+            host, port = cfg.dev_addr
+            self.serve_url = _serve_url(host, port, urlsplit(cfg.site_url or "/").path)
+        cfg.site_url = self.serve_url
+        return cfg
+
+    def full_build(self, *, first: bool = False) -> bool:
+        """MkDocs' full build into the folder not being served, which is served once it succeeds.
+
+        Returns whether it did. With invalid records (or a failed build) the last good site stays
+        served and the problems go to the banner; on the ``first`` build they raise
+        :class:`~kb.errors.InvalidRecords` or :class:`~kb.site.build.BuildError` instead.
+        """
+        from mkdocs.commands.build import build
+
+        t0 = time.perf_counter()
+        target = self.dirs[0] if first or self.site_dir == self.dirs[1] else self.dirs[1]
+        cfg = self._load_config(target)
+        plugin = cfg.plugins["kb"]
+        loaded = load(self.records, list(plugin.config.catalogs))
+        if loaded.problems:
+            if first:
+                raise InvalidRecords(loaded.problems)
+            self.full_pending = True
+            self._show(loaded.problems)
+            return False
+        plugin.preloaded = (self.records, loaded.graph)  # the plugin reuses the graph: loaded once
+        capture = _Capture()
+        cfg.plugins["kb-preview"] = capture
+        if first:
+            cfg.plugins.on_startup(command="serve", dirty=False)
+        try:
+            build(cfg, serve_url=self.serve_url)
+        except Exception as exc:
+            message = f"the site could not be rebuilt: {getattr(exc, 'message', None) or exc}"
+            if first:
+                raise BuildError(message) from None
+            log.error("kb: %s; still serving the last good site", message)
+            self.full_pending = True
+            self.problems = [message]
+            return False
+        self.config, self.files, self.nav, self.env = cfg, capture.files, capture.nav, capture.env
+        self.plugin, self.kg = plugin, loaded.graph
+        prefix = plugin.prefix + "/" if plugin.prefix else ""
+        self.pages = {}
+        for src in plugin.generated:
+            f = capture.files.get_file_from_path(src)
+            if f is not None and src.startswith(prefix):
+                self.pages[src[len(prefix):]] = f.content_string
+        self.pairs = None
+        self.outside = self._outside_snapshot(cfg)
+        self.full_pending = False
+        self.problems = []
+        old, self.site_dir = self.site_dir, target
+        if self.server is not None:
+            self.server.root = str(target)
+        if old != target:
+            shutil.rmtree(old, ignore_errors=True)
+        unknown = incremental.page_kinds(self.pages)
+        if unknown:
+            log.warning("kb: %d page(s) of a shape the incremental preview does not know (%s): "
+                        "every record edit rebuilds the whole site", len(unknown), ", ".join(sorted(unknown)[:3]))
+        log.info("kb: site built in %.1f s, serving %s", time.perf_counter() - t0, target)
+        return True
+
+    def _outside_snapshot(self, cfg: Any) -> dict[str, tuple[int, int]]:
+        """``path → (mtime_ns, size)`` of what only a full build takes in: the configuration file,
+        the docs folder, extra watched paths and ``records/assets/``."""
+        paths: list[str] = [cfg.config_file_path] if cfg.config_file_path else []
+        for top in [cfg.docs_dir, *cfg.watch, str(self.records / "assets")]:
+            if os.path.isfile(top):
+                paths.append(top)
+            for root, _dirs, names in os.walk(top):
+                paths.extend(os.path.join(root, n) for n in names)
+        out = {}
+        for p in paths:
+            try:
+                st = os.stat(p)
+            except OSError:
+                continue
+            out[p] = (st.st_mtime_ns, st.st_size)
+        return out
+
+    # ------------------------------------------------------------------ rebuilds
+
+    def rebuild(self) -> None:
+        """The server's builder: incremental for record changes, else full; never raises, so the
+        server never stalls."""
+        try:
+            if self.config is None or self.full_pending or self._outside_snapshot(self.config) != self.outside:
+                self.full_build()
+            else:
+                self.rebuild_records()
+        except Exception as exc:  # any surprise: the full build is always right
+            log.warning("kb: incremental rebuild failed (%s: %s); rebuilding everything", type(exc).__name__, exc)
+            try:
+                self.full_build()
+            except Exception as exc2:
+                log.error("kb: the site could not be rebuilt (%s); still serving the last good site", exc2)
+                self.problems = [f"the site could not be rebuilt: {exc2}"]
+
+    def _show(self, problems: list[Problem]) -> None:
+        self.problems = [str(p) for p in problems]
+        log.error("kb: %d problem%s in the records; still serving the last good site:\n%s", len(problems),
+                  "" if len(problems) == 1 else "s", "\n".join(self.problems))
+
+    def rebuild_records(self) -> list[str]:
+        """Load the records again and rebuild what their change changes; returns the source
+        paths of the pages rebuilt. With problems, shows them and rebuilds nothing."""
+        from kb.queries.compare import compare_pairs
+        from kb.site.pages import render_site
+
+        t0 = time.perf_counter()
+        assert self.kg is not None and self.config is not None
+        loaded = load(self.records, list(self.plugin.config.catalogs))
+        if loaded.problems:
+            self._show(loaded.problems)
+            self.rebuilt = []
+            return []
+        self.problems = []
+        old, new = self.kg, loaded.graph
+        edit = incremental.changed_records(old, new)
+        if not edit.ids:
+            self.rebuilt = []
+            log.info("kb: no record changed")
+            return []
+        du = self.config.use_directory_urls
+        text_only = incremental.is_text_edit(old, new, edit)
+        if self.pairs is None:
+            self.pairs = compare_pairs(old)
+        new_pairs = self.pairs if text_only else compare_pairs(new)
+        wanted = incremental.affected_pages(old, new, edit, self.pages, incremental.pair_keys(self.pairs),
+                                            incremental.pair_keys(new_pairs))
+        if incremental.EVERYTHING in wanted:
+            rendered = render_site(new, directory_urls=du)
+            gone = set(self.pages) - set(rendered)
+        else:
+            rendered = incremental.render_pages(new, wanted, directory_urls=du, pairs=new_pairs)
+            gone = {src for src in wanted if src in self.pages and src not in rendered}
+        finished = {src: self._finish(new, src, md) for src, md in rendered.items()}
+        changed = {src: md for src, md in finished.items() if self.pages.get(src) != md}
+        self._write_pages(changed)
+        for src in gone:
+            self._remove(src)
+        self._write_data(old, new, edit)
+        self.kg, self.pairs = new, new_pairs
+        self.rebuilt = sorted(changed)
+        n = len(edit.ids)
+        log.info("kb: %d record%s changed (%s); %d page%s rendered, %d rebuilt, %d removed in %.2f s: %s", n,
+                 "" if n == 1 else "s", ", ".join(sorted(edit.ids)[:3]) + (" …" if n > 3 else ""), len(rendered),
+                 "" if len(rendered) == 1 else "s", len(changed), len(gone), time.perf_counter() - t0,
+                 ", ".join(self.rebuilt[:12]) + (" …" if len(self.rebuilt) > 12 else ""))
+        return self.rebuilt
+
+    def _src(self, src: str) -> str:
+        return f"{self.plugin.prefix}/{src}" if self.plugin.prefix else src
+
+    def _finish(self, kg: KnowledgeGraph, src: str, md: str) -> str:
+        """A rendered page as :func:`kb.site.tree.site_tree` publishes it: record asset links,
+        the Mermaid scripts, and a record page's footer (its file, JSON twin, date, edit link)."""
+        from kb.site.text import MERMAID_CLASS
+        from kb.site.tree import TreeOptions, _asset_links, _mermaid_scripts, _record_footer
+        from kb.twins import twin_path
+
+        du = self.config.use_directory_urls
+        md = _asset_links(md, src, du)
+        if f'class="{MERMAID_CLASS}"' in md:
+            md = md.rstrip("\n") + "\n\n" + _mermaid_scripts(src, du) + "\n"
+        head, _, name = src.partition("/")
+        rec = kg.get(name[:-3]) if name.endswith(".md") else None
+        origin = kg.records.origins.get(rec.id) if rec is not None and rec.folder == head else None
+        if rec is None or origin is None or origin.file is None or not origin.file.is_file():
+            return md
+        old = self.pages.get(src, "")
+        footer = next((line for line in reversed(old.splitlines()) if line.startswith('<p class="kb-record-source">')),
+                      None)
+        if footer is None:  # a new record: no commit date yet
+            cfg = self.config
+            options = TreeOptions(prefix=self.plugin.prefix, directory_urls=du,
+                                  repo_url=self.plugin.config.repo_url or cfg.repo_url,
+                                  repo_branch=self.plugin.config.repo_branch, repo_path=self._repo_path())
+            footer = _record_footer(src, f"{rec.folder}/{rec.id}.yaml", twin_path(rec), options)
+        return md.rstrip("\n") + "\n\n" + footer + "\n"
+
+    def _repo_path(self) -> str | None:
+        base = Path(self.config.config_file_path).parent if self.config.config_file_path else Path.cwd()
+        try:
+            return self.records.relative_to(base.resolve()).as_posix()
+        except ValueError:
+            return None
+
+    def _write_pages(self, pages: dict[str, str]) -> None:
+        """Send ``pages`` (``{src: markdown}``) through MkDocs' page pipeline into the served site."""
+        from mkdocs.commands.build import _build_page, _populate_page
+        from mkdocs.structure.files import File, InclusionLevel
+        from mkdocs.structure.pages import Page
+
+        cfg, files = self.config, self.files
+        todo = []
+        for src, md in sorted(pages.items()):  # every file first: a page links the pages added with it
+            full = self._src(src)
+            f = files.get_file_from_path(full)
+            if f is None:
+                f = File.generated(cfg, full, content=md, inclusion=InclusionLevel.NOT_IN_NAV)
+                files.append(f)
+                self.plugin.generated.add(full)
+            else:
+                f.content_string = md
+            if f.page is None:
+                Page(None, f, cfg)
+            todo.append(f)
+            self.pages[src] = md
+        for f in todo:
+            _populate_page(f.page, cfg, files)
+        if not todo:
+            return
+        doc_files = files.documentation_pages(inclusion=InclusionLevel.is_in_serve)
+        for f in todo:
+            _build_page(f.page, cfg, doc_files, self.nav, self.env)
+
+    def _remove(self, src: str) -> None:
+        """Take a page (and its record's YAML and JSON twin) out of the served site."""
+        stem = src[:-3]
+        for path in (src, stem + ".yaml", stem + ".json"):
+            f = self.files.get_file_from_path(self._src(path))
+            if f is None:
+                continue
+            try:
+                os.unlink(f.abs_dest_path)
+                os.rmdir(os.path.dirname(f.abs_dest_path))  # a page's own folder (directory URLs), once empty
+            except OSError:
+                pass
+            self.files.remove(f)
+        self.plugin.generated.discard(self._src(src))
+        self.pages.pop(src, None)
+
+    def _put(self, src: str, data: bytes) -> None:
+        """Write a generated file that is not a page (when its bytes changed)."""
+        from mkdocs.structure.files import File
+
+        full = self._src(src)
+        f = self.files.get_file_from_path(full)
+        if f is None:
+            f = File.generated(self.config, full, content=data)
+            self.files.append(f)
+        elif f.content_bytes == data:
+            return
+        f.content_bytes = data
+        Path(f.abs_dest_path).parent.mkdir(parents=True, exist_ok=True)
+        Path(f.abs_dest_path).write_bytes(data)
+
+    def _write_data(self, old: KnowledgeGraph, new: KnowledgeGraph, edit: incremental.Edit) -> None:
+        """The record files, JSON twins (of the changed records and those linked to them, whose
+        ``links`` may have moved), ``records.json`` and the compare picker's data."""
+        from kb.site.pages import render_assets
+        from kb.twins import INDEX, _dumps, index, twin, twin_path
+
+        near: set[str] = set(edit.ids)
+        for kg in (old, new):
+            for rid in edit.ids:
+                if rid in kg.g:
+                    near.update(v for _u, v in kg.g.out_edges(rid))
+                    near.update(u for u, _v in kg.g.in_edges(rid))
+        for rid in sorted(near):
+            rec = new.get(rid)
+            if rec is None:
+                continue
+            self._put(twin_path(rec), _dumps(twin(new, rec)).encode("utf-8"))
+            origin = new.records.origins.get(rid)
+            if rid in edit.ids and origin is not None and origin.file is not None and origin.file.is_file():
+                self._put(f"{rec.folder}/{rid}.yaml", origin.file.read_bytes())
+        self._put(INDEX, _dumps(index(new)).encode("utf-8"))
+        if any(isinstance(kg.get(rid), Attempt) for kg in (old, new) for rid in edit.ids):
+            data = render_assets(new, directory_urls=self.config.use_directory_urls)
+            self._put("compare/attempts.json", data["compare/attempts.json"])
+
+
+def serve_preview(records: str | Path, *, config_file: str | None = None, dev_addr: str = "127.0.0.1:8000") -> None:
+    """Build the site, then serve it with live reload until interrupted (see the module docstring).
+
+    ``config_file``: an ``mkdocs.yml`` (used as it is; default ``./mkdocs.yml``, else kb's
+    built-in configuration). Raises :class:`kb.errors.InvalidRecords` before serving when a record
+    is invalid, and :class:`~kb.site.build.BuildError` when the first build fails.
+    """
+    import tempfile
+
+    from mkdocs.livereload import LiveReloadServer
+
+    with tempfile.TemporaryDirectory(prefix="kb-serve-") as tmp:
+        preview = Preview(Path(records), config_file, dev_addr, Path(tmp))
+        preview.full_build(first=True)
+        cfg = preview.config
+        host, port = cfg.dev_addr
+        from urllib.parse import urlsplit
+
+        server = LiveReloadServer(builder=preview.rebuild, host=host, port=port, root=str(preview.site_dir),
+                                  mount_path=urlsplit(cfg.site_url or "/").path)
+        preview.server = server
+
+        def error_page(code: int) -> bytes | None:
+            page = preview.site_dir / f"{code}.html"
+            return page.read_bytes() if code in (404, 500) and page.is_file() else None
+
+        server.error_handler = error_page
+        server.set_app(banner_app(server.serve_request, lambda: preview.problems))
+        try:
+            server.watch(cfg.docs_dir)
+            if cfg.config_file_path:
+                server.watch(cfg.config_file_path)
+            server.watch(str(preview.records))
+            for item in cfg.watch:
+                server.watch(item)
+            try:
+                server.serve()
+            except KeyboardInterrupt:
+                log.info("Shutting down...")
+            finally:
+                server.shutdown()
+        finally:
+            cfg.plugins.on_shutdown()
