@@ -28,6 +28,7 @@ import os
 import re
 import shutil
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
@@ -39,6 +40,7 @@ from kb.models import Attempt
 from kb.pipeline import load
 from kb.site import incremental
 from kb.site.build import BuildError
+from kb.site.pages.context import page_of
 
 log = logging.getLogger("mkdocs.plugins.kb")
 
@@ -156,6 +158,8 @@ class Preview:
         self.full_pending = False
         self.rebuilt: list[str] = []
         """Source paths of the pages the last incremental rebuild sent through MkDocs."""
+        self.pending: _Pending | None = None
+        """A record edit whose own pages are served and whose other pages come next."""
 
     # ------------------------------------------------------------------ full builds
 
@@ -182,6 +186,8 @@ class Preview:
         :class:`~kb.errors.InvalidRecords` or :class:`~kb.site.build.BuildError` instead.
         """
         from mkdocs.commands.build import build
+
+        from kb.queries.compare import compare_pairs
 
         t0 = time.perf_counter()
         target = self.dirs[0] if first or self.site_dir == self.dirs[1] else self.dirs[1]
@@ -217,9 +223,10 @@ class Preview:
             f = capture.files.get_file_from_path(src)
             if f is not None and src.startswith(prefix):
                 self.pages[src[len(prefix):]] = f.content_string
-        self.pairs = None
+        self.pairs = compare_pairs(loaded.graph)  # what text edits render with, and what later edits move
         self.outside = self._outside_snapshot(cfg)
         self.full_pending = False
+        self.pending = None
         self.problems = []
         old, self.site_dir = self.site_dir, target
         if self.server is not None:
@@ -275,14 +282,20 @@ class Preview:
                   "" if len(problems) == 1 else "s", "\n".join(self.problems))
 
     def rebuild_records(self) -> list[str]:
-        """Load the records again and rebuild what their change changes; returns the source
+        """Load the records again and rebuild what their change changes, in two steps: the
+        changed records' own pages first (served as soon as they are written: the page being
+        edited updates first), then the pages that list them and the data files, in a second
+        build the server runs right after (at once when there is no server). Returns the source
         paths of the pages rebuilt. With problems, shows them and rebuilds nothing."""
         from kb.queries.compare import compare_pairs
-        from kb.site.pages import render_site
 
+        if self.pending is not None:
+            return self._rebuild_rest()
         t0 = time.perf_counter()
         assert self.kg is not None and self.config is not None
+        seen = self._records_snapshot()
         loaded = load(self.records, list(self.plugin.config.catalogs))
+        times = {"load": time.perf_counter() - t0}
         if loaded.problems:
             self._show(loaded.problems)
             self.rebuilt = []
@@ -294,32 +307,95 @@ class Preview:
             self.rebuilt = []
             log.info("kb: no record changed")
             return []
-        du = self.config.use_directory_urls
-        text_only = incremental.is_text_edit(old, new, edit)
         if self.pairs is None:
             self.pairs = compare_pairs(old)
-        new_pairs = self.pairs if text_only else compare_pairs(new)
+        new_pairs = self.pairs if incremental.is_text_edit(old, new, edit) else compare_pairs(new)
         wanted = incremental.affected_pages(old, new, edit, self.pages, incremental.pair_keys(self.pairs),
                                             incremental.pair_keys(new_pairs))
-        if incremental.EVERYTHING in wanted:
-            rendered = render_site(new, directory_urls=du)
+        own = {page_of(r) for rid in edit.ids if (r := new.get(rid)) is not None}
+        first = own if self.server is not None else set()
+        times["plan"] = time.perf_counter() - t0 - sum(times.values())
+        self.pending = _Pending(old, new, edit, wanted, new_pairs, set(first), seen, t0, times)
+        if not first:
+            return self._rebuild_rest()
+        rendered = incremental.render_pages(new, first, directory_urls=self.config.use_directory_urls, pairs=new_pairs)
+        changed = {src: md for src, md in ((s, self._finish(new, s, m)) for s, m in rendered.items())
+                   if self.pages.get(src) != md}
+        self._write_pages(changed)
+        for rid in edit.ids:
+            self._put_record_file(new, rid)
+        self.rebuilt = sorted(changed)
+        log.info("kb: %d record%s changed (%s): %s rebuilt in %.2f s; the pages listing it follow",
+                 len(edit.ids), "" if len(edit.ids) == 1 else "s", ", ".join(sorted(edit.ids)[:3]),
+                 ", ".join(self.rebuilt) or "no page", time.perf_counter() - t0)
+        if not self._request_rebuild():
+            return self.rebuilt + self._rebuild_rest()
+        return self.rebuilt
+
+    def _request_rebuild(self) -> bool:
+        """Ask the server's build loop for another build right away (MkDocs 1.6's
+        ``LiveReloadServer``: the flag its file watcher sets). Returns whether it could."""
+        server = self.server
+        cond = getattr(server, "_rebuild_cond", None)
+        if cond is None or not hasattr(server, "_want_rebuild"):
+            return False
+        with cond:
+            server._want_rebuild = True
+            cond.notify_all()
+        return True
+
+    def _records_snapshot(self) -> dict[str, tuple[int, int]]:
+        """``path → (mtime_ns, size)`` of every file under the records folder."""
+        out = {}
+        for root, _dirs, names in os.walk(self.records):
+            for n in names:
+                p = os.path.join(root, n)
+                try:
+                    st = os.stat(p)
+                except OSError:
+                    continue
+                out[p] = (st.st_mtime_ns, st.st_size)
+        return out
+
+    def _rebuild_rest(self) -> list[str]:
+        """The second step of :meth:`rebuild_records`: every other page the edit can change,
+        the pages of deleted records taken out, the data files."""
+        from kb.site.pages import render_site
+
+        job, self.pending = self.pending, None
+        assert job is not None
+        t1 = time.perf_counter()
+        du = self.config.use_directory_urls
+        if incremental.EVERYTHING in job.wanted:
+            rendered = render_site(job.new, directory_urls=du)
             gone = set(self.pages) - set(rendered)
         else:
-            rendered = incremental.render_pages(new, wanted, directory_urls=du, pairs=new_pairs)
-            gone = {src for src in wanted if src in self.pages and src not in rendered}
-        finished = {src: self._finish(new, src, md) for src, md in rendered.items()}
+            rendered = incremental.render_pages(job.new, job.wanted - job.done, directory_urls=du, pairs=job.pairs)
+            gone = {src for src in job.wanted if src in self.pages and src not in rendered and src not in job.done}
+        finished = {src: self._finish(job.new, src, md) for src, md in rendered.items()}
         changed = {src: md for src, md in finished.items() if self.pages.get(src) != md}
-        self._write_pages(changed)
+        times = job.times
+        times["render"] = time.perf_counter() - t1
+        added = self._write_pages(changed)
         for src in gone:
             self._remove(src)
-        self._write_data(old, new, edit)
-        self.kg, self.pairs = new, new_pairs
+        if (added or gone) and job.done:  # the first step's pages link pages that came or went since
+            redo = {src: self.pages[src] for src in job.done if src in self.pages and src not in changed}
+            self._write_pages(redo)
+            changed.update(redo)
+        times["mkdocs"] = time.perf_counter() - t1 - times["render"]
+        self._write_data(job.old, job.new, job.edit, job.pairs)
+        times["data"] = time.perf_counter() - t1 - times["render"] - times["mkdocs"]
+        self.kg, self.pairs = job.new, job.pairs
         self.rebuilt = sorted(changed)
-        n = len(edit.ids)
-        log.info("kb: %d record%s changed (%s); %d page%s rendered, %d rebuilt, %d removed in %.2f s: %s", n,
-                 "" if n == 1 else "s", ", ".join(sorted(edit.ids)[:3]) + (" …" if n > 3 else ""), len(rendered),
-                 "" if len(rendered) == 1 else "s", len(changed), len(gone), time.perf_counter() - t0,
+        n = len(job.edit.ids)
+        log.info("kb: %d record%s changed (%s); %d page%s rendered, %d rebuilt, %d removed in %.2f s (%s): %s", n,
+                 "" if n == 1 else "s", ", ".join(sorted(job.edit.ids)[:3]) + (" …" if n > 3 else ""), len(rendered),
+                 "" if len(rendered) == 1 else "s", len(changed), len(gone), time.perf_counter() - job.t0,
+                 ", ".join(f"{k} {v:.2f}" for k, v in times.items()),
                  ", ".join(self.rebuilt[:12]) + (" …" if len(self.rebuilt) > 12 else ""))
+        if self.server is not None and self._records_snapshot() != job.seen:
+            self._request_rebuild()  # a record changed again while this ran: its build may have been this one
         return self.rebuilt
 
     def _src(self, src: str) -> str:
@@ -359,14 +435,16 @@ class Preview:
         except ValueError:
             return None
 
-    def _write_pages(self, pages: dict[str, str]) -> None:
-        """Send ``pages`` (``{src: markdown}``) through MkDocs' page pipeline into the served site."""
+    def _write_pages(self, pages: dict[str, str]) -> bool:
+        """Send ``pages`` (``{src: markdown}``) through MkDocs' page pipeline into the served site;
+        returns whether a page new to the site was among them."""
         from mkdocs.commands.build import _build_page, _populate_page
         from mkdocs.structure.files import File, InclusionLevel
         from mkdocs.structure.pages import Page
 
         cfg, files = self.config, self.files
         todo = []
+        added = False
         for src, md in sorted(pages.items()):  # every file first: a page links the pages added with it
             full = self._src(src)
             f = files.get_file_from_path(full)
@@ -374,6 +452,7 @@ class Preview:
                 f = File.generated(cfg, full, content=md, inclusion=InclusionLevel.NOT_IN_NAV)
                 files.append(f)
                 self.plugin.generated.add(full)
+                added = True
             else:
                 f.content_string = md
             if f.page is None:
@@ -383,10 +462,11 @@ class Preview:
         for f in todo:
             _populate_page(f.page, cfg, files)
         if not todo:
-            return
+            return added
         doc_files = files.documentation_pages(inclusion=InclusionLevel.is_in_serve)
         for f in todo:
             _build_page(f.page, cfg, doc_files, self.nav, self.env)
+        return added
 
     def _remove(self, src: str) -> None:
         """Take a page (and its record's YAML and JSON twin) out of the served site."""
@@ -419,10 +499,17 @@ class Preview:
         Path(f.abs_dest_path).parent.mkdir(parents=True, exist_ok=True)
         Path(f.abs_dest_path).write_bytes(data)
 
-    def _write_data(self, old: KnowledgeGraph, new: KnowledgeGraph, edit: incremental.Edit) -> None:
+    def _put_record_file(self, kg: KnowledgeGraph, rid: str) -> None:
+        """Publish record ``rid``'s YAML file beside its page (as :func:`kb.site.tree.site_tree` does)."""
+        rec, origin = kg.get(rid), kg.records.origins.get(rid)
+        if rec is not None and origin is not None and origin.file is not None and origin.file.is_file():
+            self._put(f"{rec.folder}/{rid}.yaml", origin.file.read_bytes())
+
+    def _write_data(self, old: KnowledgeGraph, new: KnowledgeGraph, edit: incremental.Edit, pairs: list[Any]) -> None:
         """The record files, JSON twins (of the changed records and those linked to them, whose
         ``links`` may have moved), ``records.json`` and the compare picker's data."""
-        from kb.site.pages import render_assets
+        from kb.site.pages.compare import compare_data
+        from kb.site.pages.context import Ctx
         from kb.twins import INDEX, _dumps, index, twin, twin_path
 
         near: set[str] = set(edit.ids)
@@ -436,13 +523,29 @@ class Preview:
             if rec is None:
                 continue
             self._put(twin_path(rec), _dumps(twin(new, rec)).encode("utf-8"))
-            origin = new.records.origins.get(rid)
-            if rid in edit.ids and origin is not None and origin.file is not None and origin.file.is_file():
-                self._put(f"{rec.folder}/{rid}.yaml", origin.file.read_bytes())
+            if rid in edit.ids:
+                self._put_record_file(new, rid)
         self._put(INDEX, _dumps(index(new)).encode("utf-8"))
         if any(isinstance(kg.get(rid), Attempt) for kg in (old, new) for rid in edit.ids):
-            data = render_assets(new, directory_urls=self.config.use_directory_urls)
-            self._put("compare/attempts.json", data["compare/attempts.json"])
+            c = Ctx(new, self.config.use_directory_urls)
+            c.__dict__["pairs"] = pairs  # known: Ctx.pairs would compute them again
+            self._put("compare/attempts.json", compare_data(c, pairs).encode("utf-8"))
+
+
+@dataclass
+class _Pending:
+    """A record edit whose own pages are rebuilt and whose other pages wait for the next build."""
+
+    old: KnowledgeGraph
+    new: KnowledgeGraph
+    edit: incremental.Edit
+    wanted: set[str]
+    pairs: list[Any]
+    done: set[str]
+    seen: dict[str, tuple[int, int]]
+    """The records folder's snapshot taken before loading ``new``."""
+    t0: float
+    times: dict[str, float]
 
 
 def serve_preview(records: str | Path, *, config_file: str | None = None, dev_addr: str = "127.0.0.1:8000") -> None:
