@@ -260,3 +260,18 @@ def test_incremental_rebuilds_give_the_pages_a_full_build_gives(tmp_path, monkey
             assert (site / rel).read_bytes() == (fresh.site_dir / rel).read_bytes(), (what, rel)
     assert not (site / "attempts" / "2026-02-28-nccl-ring").exists()
     assert not (site / "attempts" / "2026-02-28-nccl-ring.json").exists()
+
+
+def test_a_list_page_comes_with_the_page_that_registers_it_and_every_page_of_its_lists():
+    from kb.site.incremental import pages_mentioning, with_lists
+
+    pages = {"stacks/s1.md": "[all 230 attempts](../lists/stack-s1/index.md)",
+             "lists/stack-s1/index.md": "a-1 [next](2.md)", "lists/stack-s1/2.md": "a-7", "lists/stack-s1/3.md": "a-9",
+             "lists/tag-t/index.md": "a-7", "tags.md": "[t](lists/tag-t/index.md) [u](lists/tag-u/index.md)",
+             "lists/tag-u/index.md": "a-2", "attempts/a-7.md": "# a-7", "attempts/a-70.md": "# a-70"}
+    assert pages_mentioning(pages, ["a-7"]) == {"lists/stack-s1/2.md", "lists/tag-t/index.md", "attempts/a-7.md",
+                                                "attempts/a-70.md"}  # a longer id too: a render more, never a miss
+    assert with_lists(pages, {"lists/stack-s1/2.md", "attempts/a-7.md"}) == {
+        "lists/stack-s1/2.md", "attempts/a-7.md", "stacks/s1.md", "lists/stack-s1/index.md", "lists/stack-s1/3.md"}
+    assert with_lists(pages, {"lists/tag-t/index.md"}) == {"lists/tag-t/index.md", "tags.md", "lists/tag-u/index.md"}
+    assert with_lists(pages, {"attempts/a-7.md"}) == {"attempts/a-7.md"}

@@ -27,12 +27,15 @@ Which pages an edit reaches (``old``: the site as last built, ``new``: the recor
   statuses and diagrams across the site: every page is rendered again (:data:`EVERYTHING`), and
   the caller still rebuilds only those whose Markdown changed.
 
-The caller compares each rendered page with the last build's Markdown and sends only the changed
-ones through MkDocs; a wider set costs render time, never a wrong page.
+A paginated list (``lists/<key>/…``) is rendered by the page that registers it, so a wanted list
+page brings that page (the one linking ``lists/<key>/``) and every page of each list it links
+(:func:`with_lists`). The caller compares each rendered page with the last build's Markdown and
+sends only the changed ones through MkDocs; a wider set costs render time, never a wrong page.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Mapping
 
@@ -142,7 +145,7 @@ def affected_pages(old: KnowledgeGraph, new: KnowledgeGraph, edit: Edit, pages: 
     for kg in (old, new):
         out.update(page_of(r) for rid in edit.ids if (r := kg.get(rid)) is not None)
     if is_text_edit(old, new, edit):
-        return out
+        return with_lists(pages, out)
     out.update(ATTEMPT_AGGREGATES)
     moved = set(old_pairs) ^ set(new_pairs)
     for x, y, has_page in moved:
@@ -172,7 +175,7 @@ def affected_pages(old: KnowledgeGraph, new: KnowledgeGraph, edit: Edit, pages: 
             camp = kg.get(a.campaign)
             if isinstance(camp, Campaign):
                 out.add(timeline_page(camp))
-    return out
+    return with_lists(pages, out)
 
 
 def _may_rerun(kg: KnowledgeGraph, later: Attempt) -> list[Attempt]:
@@ -203,7 +206,30 @@ def page_kinds(srcs: Iterable[str]) -> list[str]:
         if name.endswith(".md") and "/" not in name and (head in folders or head == "timeline"
                                                           or (head == "compare" and "--" in name)):
             continue
+        if head == LISTS and name.endswith(".md") and name.count("/") == 1:
+            continue
         out.append(src)
+    return out
+
+
+LISTS = "lists"
+"""Folder of the paginated lists (``lists/<key>/index.md``, ``lists/<key>/<k>.md``) that a page
+registers while it renders and links to; they are rendered with the pages that register them."""
+
+_LIST_LINK = re.compile(LISTS + r"/([^/\s)\"'#?]+)/")
+
+
+def with_lists(pages: Mapping[str, str], wanted: set[str]) -> set[str]:
+    """``wanted`` plus what its list pages need: the pages that register (link) each wanted
+    list, and every page of each list those pages link (a list that shrinks loses its last
+    pages, a row moving shifts the pages after it)."""
+    lists = {src.split("/")[1] for src in wanted if src.startswith(LISTS + "/")}
+    out = set(wanted)
+    if lists:
+        marks = tuple(f"{LISTS}/{k}/" for k in lists)
+        out.update(src for src, md in pages.items() if not src.startswith(LISTS + "/") and any(m in md for m in marks))
+    keys = {k for src in out if not src.startswith(LISTS + "/") for k in _LIST_LINK.findall(pages.get(src, ""))}
+    out.update(src for src in pages if src.startswith(LISTS + "/") and src.split("/")[1] in keys)
     return out
 
 
@@ -225,6 +251,8 @@ def render_pages(kg: KnowledgeGraph, sources: Iterable[str], *, directory_urls: 
             raise UnknownPage(src)
         head, _, name = src.partition("/")
         stem = name[:-3]
+        if head == LISTS:
+            continue  # rendered below, with the pages that register them
         if head == "compare":
             a, _, b = stem.partition("--")
             pair = next((p for p in c.pairs if p.a == a and p.b == b and p.page), None)
@@ -238,6 +266,10 @@ def render_pages(kg: KnowledgeGraph, sources: Iterable[str], *, directory_urls: 
             r = kg.get(stem)
             if r is not None and r.folder == head and type(r) in RECORD_PAGES:
                 out[src] = RECORD_PAGES[type(r)](c, r)
+    if getattr(c, "lists", None) is not None:  # the lists the rendered pages registered
+        from kb.site.pages.lists import render_lists
+
+        out.update(render_lists(c))
     return out
 
 
