@@ -236,7 +236,7 @@ def test_incremental_rebuilds_give_the_pages_a_full_build_gives(tmp_path, monkey
     for n, (what, change) in enumerate(edits):
         unrelated = site / "attempts" / "2026-02-19-baseline-tp8" / "index.html"
         before = unrelated.stat().st_mtime_ns
-        before_pages = dict(p.pages)
+        before_pages = dict(p.site.pages)
         change()
         rebuilt = p.rebuild_records()
         if loop is not None and loop._want_rebuild:  # the second build, as the server runs it
@@ -246,11 +246,11 @@ def test_incremental_rebuilds_give_the_pages_a_full_build_gives(tmp_path, monkey
             assert not loop._want_rebuild
         assert p.site_dir == site and not p.problems, what  # incremental, not a full build
         fresh = _preview(records, tmp_path / f"fresh-{n}")
-        assert p.pages == fresh.pages, what
+        assert p.site.pages == fresh.site.pages, what
         for src in rebuilt:
             html = src[:-3] + "/index.html" if not src.endswith("index.md") else src[:-2] + "html"
             assert (site / html).read_text() == (fresh.site_dir / html).read_text(), (what, src)
-        assert set(rebuilt) == {s for s in fresh.pages if fresh.pages[s] != before_pages.get(s)}, what
+        assert set(rebuilt) == {s for s in fresh.site.pages if fresh.site.pages[s] != before_pages.get(s)}, what
         if what in ("title", "outcome", "blocked_by"):
             assert "attempts/2026-02-23-nccl-tree.md" in rebuilt and "attempts/index.md" in rebuilt, what
             assert "attempts/2026-02-19-baseline-tp8.md" not in rebuilt, what

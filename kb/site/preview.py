@@ -36,11 +36,11 @@ from mkdocs.plugins import BasePlugin, event_priority
 
 from kb.errors import InvalidRecords, Problem
 from kb.graph import KnowledgeGraph
-from kb.models import Attempt
 from kb.pipeline import load
 from kb.site import incremental
 from kb.site.build import BuildError
 from kb.site.pages.context import page_of
+from kb.site.preview_site import BuiltSite
 
 log = logging.getLogger("mkdocs.plugins.kb")
 
@@ -145,14 +145,9 @@ class Preview:
         self.serve_url: str | None = None
         self.problems: list[str] = []
         """The problems the banner shows (``path:line: field: message``); empty when all is well."""
-        self.config: Any = None
-        self.files: Any = None
-        self.nav: Any = None
-        self.env: Any = None
-        self.plugin: Any = None
+        self.site: BuiltSite | None = None
+        """What the last good full build made, and where incremental rebuilds write."""
         self.kg: KnowledgeGraph | None = None
-        self.pages: dict[str, str] = {}
-        """The last build's Markdown of kb's pages, by source path without kb's prefix."""
         self.pairs: list[Any] | None = None
         self.outside: dict[str, tuple[int, int]] = {}
         self.full_pending = False
@@ -215,14 +210,8 @@ class Preview:
             self.full_pending = True
             self.problems = [message]
             return False
-        self.config, self.files, self.nav, self.env = cfg, capture.files, capture.nav, capture.env
-        self.plugin, self.kg = plugin, loaded.graph
-        prefix = plugin.prefix + "/" if plugin.prefix else ""
-        self.pages = {}
-        for src in plugin.generated:
-            f = capture.files.get_file_from_path(src)
-            if f is not None and src.startswith(prefix):
-                self.pages[src[len(prefix):]] = f.content_string
+        self.site = BuiltSite(cfg, capture.files, capture.nav, capture.env, plugin, self.records)
+        self.kg = loaded.graph
         self.pairs = compare_pairs(loaded.graph)  # what text edits render with, and what later edits move
         self.outside = self._outside_snapshot(cfg)
         self.full_pending = False
@@ -233,7 +222,7 @@ class Preview:
             self.server.root = str(target)
         if old != target:
             shutil.rmtree(old, ignore_errors=True)
-        unknown = incremental.page_kinds(self.pages)
+        unknown = incremental.page_kinds(self.site.pages)
         if unknown:
             log.warning("kb: %d page(s) of a shape the incremental preview does not know (%s): "
                         "every record edit rebuilds the whole site", len(unknown), ", ".join(sorted(unknown)[:3]))
@@ -264,7 +253,7 @@ class Preview:
         """The server's builder: incremental for record changes, else full; never raises, so the
         server never stalls."""
         try:
-            if self.config is None or self.full_pending or self._outside_snapshot(self.config) != self.outside:
+            if self.site is None or self.full_pending or self._outside_snapshot(self.site.config) != self.outside:
                 self.full_build()
             else:
                 self.rebuild_records()
@@ -292,9 +281,10 @@ class Preview:
         if self.pending is not None:
             return self._rebuild_rest()
         t0 = time.perf_counter()
-        assert self.kg is not None and self.config is not None
+        assert self.kg is not None and self.site is not None
+        site = self.site
         seen = self._records_snapshot()
-        loaded = load(self.records, list(self.plugin.config.catalogs))
+        loaded = load(self.records, list(site.plugin.config.catalogs))
         times = {"load": time.perf_counter() - t0}
         if loaded.problems:
             self._show(loaded.problems)
@@ -310,7 +300,7 @@ class Preview:
         if self.pairs is None:
             self.pairs = compare_pairs(old)
         new_pairs = self.pairs if incremental.is_text_edit(old, new, edit) else compare_pairs(new)
-        wanted = incremental.affected_pages(old, new, edit, self.pages, incremental.pair_keys(self.pairs),
+        wanted = incremental.affected_pages(old, new, edit, site.pages, incremental.pair_keys(self.pairs),
                                             incremental.pair_keys(new_pairs))
         own = {page_of(r) for rid in edit.ids if (r := new.get(rid)) is not None}
         first = own if self.server is not None else set()
@@ -318,12 +308,12 @@ class Preview:
         self.pending = _Pending(old, new, edit, wanted, new_pairs, set(first), seen, t0, times)
         if not first:
             return self._rebuild_rest()
-        rendered = incremental.render_pages(new, first, directory_urls=self.config.use_directory_urls, pairs=new_pairs)
-        changed = {src: md for src, md in ((s, self._finish(new, s, m)) for s, m in rendered.items())
-                   if self.pages.get(src) != md}
-        self._write_pages(changed)
+        rendered = incremental.render_pages(new, first, directory_urls=site.config.use_directory_urls, pairs=new_pairs)
+        changed = {src: md for src, md in ((s, site.finish(new, s, m)) for s, m in rendered.items())
+                   if site.pages.get(src) != md}
+        site.write_pages(changed)
         for rid in edit.ids:
-            self._put_record_file(new, rid)
+            site.put_record_file(new, rid)
         self.rebuilt = sorted(changed)
         log.info("kb: %d record%s changed (%s): %s rebuilt in %.2f s; the pages listing it follow",
                  len(edit.ids), "" if len(edit.ids) == 1 else "s", ", ".join(sorted(edit.ids)[:3]),
@@ -363,28 +353,29 @@ class Preview:
         from kb.site.pages import render_site
 
         job, self.pending = self.pending, None
-        assert job is not None
+        assert job is not None and self.site is not None
+        site = self.site
         t1 = time.perf_counter()
-        du = self.config.use_directory_urls
+        du = site.config.use_directory_urls
         if incremental.EVERYTHING in job.wanted:
             rendered = render_site(job.new, directory_urls=du)
-            gone = set(self.pages) - set(rendered)
+            gone = set(site.pages) - set(rendered)
         else:
             rendered = incremental.render_pages(job.new, job.wanted - job.done, directory_urls=du, pairs=job.pairs)
-            gone = {src for src in job.wanted if src in self.pages and src not in rendered and src not in job.done}
-        finished = {src: self._finish(job.new, src, md) for src, md in rendered.items()}
-        changed = {src: md for src, md in finished.items() if self.pages.get(src) != md}
+            gone = {src for src in job.wanted if src in site.pages and src not in rendered and src not in job.done}
+        finished = {src: site.finish(job.new, src, md) for src, md in rendered.items()}
+        changed = {src: md for src, md in finished.items() if site.pages.get(src) != md}
         times = job.times
         times["render"] = time.perf_counter() - t1
-        added = self._write_pages(changed)
+        added = site.write_pages(changed)
         for src in gone:
-            self._remove(src)
+            site.remove(src)
         if (added or gone) and job.done:  # the first step's pages link pages that came or went since
-            redo = {src: self.pages[src] for src in job.done if src in self.pages and src not in changed}
-            self._write_pages(redo)
+            redo = {src: site.pages[src] for src in job.done if src in site.pages and src not in changed}
+            site.write_pages(redo)
             changed.update(redo)
         times["mkdocs"] = time.perf_counter() - t1 - times["render"]
-        self._write_data(job.old, job.new, job.edit, job.pairs)
+        site.write_data(job.old, job.new, job.edit, job.pairs)
         times["data"] = time.perf_counter() - t1 - times["render"] - times["mkdocs"]
         self.kg, self.pairs = job.new, job.pairs
         self.rebuilt = sorted(changed)
@@ -397,140 +388,6 @@ class Preview:
         if self.server is not None and self._records_snapshot() != job.seen:
             self._request_rebuild()  # a record changed again while this ran: its build may have been this one
         return self.rebuilt
-
-    def _src(self, src: str) -> str:
-        return f"{self.plugin.prefix}/{src}" if self.plugin.prefix else src
-
-    def _finish(self, kg: KnowledgeGraph, src: str, md: str) -> str:
-        """A rendered page as :func:`kb.site.tree.site_tree` publishes it: record asset links,
-        the Mermaid scripts, and a record page's footer (its file, JSON twin, date, edit link)."""
-        from kb.site.text import MERMAID_CLASS
-        from kb.site.tree import TreeOptions, _asset_links, _mermaid_scripts, _record_footer
-        from kb.twins import twin_path
-
-        du = self.config.use_directory_urls
-        md = _asset_links(md, src, du)
-        if f'class="{MERMAID_CLASS}"' in md:
-            md = md.rstrip("\n") + "\n\n" + _mermaid_scripts(src, du) + "\n"
-        head, _, name = src.partition("/")
-        rec = kg.get(name[:-3]) if name.endswith(".md") else None
-        origin = kg.records.origins.get(rec.id) if rec is not None and rec.folder == head else None
-        if rec is None or origin is None or origin.file is None or not origin.file.is_file():
-            return md
-        old = self.pages.get(src, "")
-        footer = next((line for line in reversed(old.splitlines()) if line.startswith('<p class="kb-record-source">')),
-                      None)
-        if footer is None:  # a new record: no commit date yet
-            cfg = self.config
-            options = TreeOptions(prefix=self.plugin.prefix, directory_urls=du,
-                                  repo_url=self.plugin.config.repo_url or cfg.repo_url,
-                                  repo_branch=self.plugin.config.repo_branch, repo_path=self._repo_path())
-            footer = _record_footer(src, f"{rec.folder}/{rec.id}.yaml", twin_path(rec), options)
-        return md.rstrip("\n") + "\n\n" + footer + "\n"
-
-    def _repo_path(self) -> str | None:
-        base = Path(self.config.config_file_path).parent if self.config.config_file_path else Path.cwd()
-        try:
-            return self.records.relative_to(base.resolve()).as_posix()
-        except ValueError:
-            return None
-
-    def _write_pages(self, pages: dict[str, str]) -> bool:
-        """Send ``pages`` (``{src: markdown}``) through MkDocs' page pipeline into the served site;
-        returns whether a page new to the site was among them."""
-        from mkdocs.commands.build import _build_page, _populate_page
-        from mkdocs.structure.files import File, InclusionLevel
-        from mkdocs.structure.pages import Page
-
-        cfg, files = self.config, self.files
-        todo = []
-        added = False
-        for src, md in sorted(pages.items()):  # every file first: a page links the pages added with it
-            full = self._src(src)
-            f = files.get_file_from_path(full)
-            if f is None:
-                f = File.generated(cfg, full, content=md, inclusion=InclusionLevel.NOT_IN_NAV)
-                files.append(f)
-                self.plugin.generated.add(full)
-                added = True
-            else:
-                f.content_string = md
-            if f.page is None:
-                Page(None, f, cfg)
-            todo.append(f)
-            self.pages[src] = md
-        for f in todo:
-            _populate_page(f.page, cfg, files)
-        if not todo:
-            return added
-        doc_files = files.documentation_pages(inclusion=InclusionLevel.is_in_serve)
-        for f in todo:
-            _build_page(f.page, cfg, doc_files, self.nav, self.env)
-        return added
-
-    def _remove(self, src: str) -> None:
-        """Take a page (and its record's YAML and JSON twin) out of the served site."""
-        stem = src[:-3]
-        for path in (src, stem + ".yaml", stem + ".json"):
-            f = self.files.get_file_from_path(self._src(path))
-            if f is None:
-                continue
-            try:
-                os.unlink(f.abs_dest_path)
-                os.rmdir(os.path.dirname(f.abs_dest_path))  # a page's own folder (directory URLs), once empty
-            except OSError:
-                pass
-            self.files.remove(f)
-        self.plugin.generated.discard(self._src(src))
-        self.pages.pop(src, None)
-
-    def _put(self, src: str, data: bytes) -> None:
-        """Write a generated file that is not a page (when its bytes changed)."""
-        from mkdocs.structure.files import File
-
-        full = self._src(src)
-        f = self.files.get_file_from_path(full)
-        if f is None:
-            f = File.generated(self.config, full, content=data)
-            self.files.append(f)
-        elif f.content_bytes == data:
-            return
-        f.content_bytes = data
-        Path(f.abs_dest_path).parent.mkdir(parents=True, exist_ok=True)
-        Path(f.abs_dest_path).write_bytes(data)
-
-    def _put_record_file(self, kg: KnowledgeGraph, rid: str) -> None:
-        """Publish record ``rid``'s YAML file beside its page (as :func:`kb.site.tree.site_tree` does)."""
-        rec, origin = kg.get(rid), kg.records.origins.get(rid)
-        if rec is not None and origin is not None and origin.file is not None and origin.file.is_file():
-            self._put(f"{rec.folder}/{rid}.yaml", origin.file.read_bytes())
-
-    def _write_data(self, old: KnowledgeGraph, new: KnowledgeGraph, edit: incremental.Edit, pairs: list[Any]) -> None:
-        """The record files, JSON twins (of the changed records and those linked to them, whose
-        ``links`` may have moved), ``records.json`` and the compare picker's data."""
-        from kb.site.pages.compare import compare_data
-        from kb.site.pages.context import Ctx
-        from kb.twins import INDEX, _dumps, index, twin, twin_path
-
-        near: set[str] = set(edit.ids)
-        for kg in (old, new):
-            for rid in edit.ids:
-                if rid in kg.g:
-                    near.update(v for _u, v in kg.g.out_edges(rid))
-                    near.update(u for u, _v in kg.g.in_edges(rid))
-        for rid in sorted(near):
-            rec = new.get(rid)
-            if rec is None:
-                continue
-            self._put(twin_path(rec), _dumps(twin(new, rec)).encode("utf-8"))
-            if rid in edit.ids:
-                self._put_record_file(new, rid)
-        self._put(INDEX, _dumps(index(new)).encode("utf-8"))
-        if any(isinstance(kg.get(rid), Attempt) for kg in (old, new) for rid in edit.ids):
-            c = Ctx(new, self.config.use_directory_urls)
-            c.__dict__["pairs"] = pairs  # known: Ctx.pairs would compute them again
-            self._put("compare/attempts.json", compare_data(c, pairs).encode("utf-8"))
-
 
 @dataclass
 class _Pending:
@@ -556,15 +413,16 @@ def serve_preview(records: str | Path, *, config_file: str | None = None, dev_ad
     is invalid, and :class:`~kb.site.build.BuildError` when the first build fails.
     """
     import tempfile
+    from urllib.parse import urlsplit
 
     from mkdocs.livereload import LiveReloadServer
 
     with tempfile.TemporaryDirectory(prefix="kb-serve-") as tmp:
         preview = Preview(Path(records), config_file, dev_addr, Path(tmp))
         preview.full_build(first=True)
-        cfg = preview.config
+        assert preview.site is not None
+        cfg = preview.site.config
         host, port = cfg.dev_addr
-        from urllib.parse import urlsplit
 
         server = LiveReloadServer(builder=preview.rebuild, host=host, port=port, root=str(preview.site_dir),
                                   mount_path=urlsplit(cfg.site_url or "/").path)
