@@ -258,6 +258,11 @@ def test_incremental_rebuilds_give_the_pages_a_full_build_gives(tmp_path, monkey
         for rel in ("records.json", "compare/attempts.json", "attempts/2026-02-23-nccl-tree.json",
                     "attempts/2026-02-23-nccl-tree.yaml", "blockers/pcie-bus-contention.json"):
             assert (site / rel).read_bytes() == (fresh.site_dir / rel).read_bytes(), (what, rel)
+    # a comment only: no page changes, the published record file does
+    record = attempts / "2026-02-23-nccl-tree.yaml"
+    record.write_text("# reviewed again\n" + record.read_text(encoding="utf-8"), encoding="utf-8")
+    assert p.rebuild_records() == []
+    assert (site / "attempts" / "2026-02-23-nccl-tree.yaml").read_bytes() == record.read_bytes()
     assert not (site / "attempts" / "2026-02-28-nccl-ring").exists()
     assert not (site / "attempts" / "2026-02-28-nccl-ring.json").exists()
 

@@ -153,6 +153,8 @@ class Preview:
         self.full_pending = False
         self.rebuilt: list[str] = []
         """Source paths of the pages the last incremental rebuild sent through MkDocs."""
+        self.seen: dict[str, tuple[int, int]] = {}
+        """The records folder's files (``path → (mtime_ns, size)``) as last loaded."""
         self.pending: _Pending | None = None
         """A record edit whose own pages are served and whose other pages come next."""
 
@@ -188,6 +190,7 @@ class Preview:
         target = self.dirs[0] if first or self.site_dir == self.dirs[1] else self.dirs[1]
         cfg = self._load_config(target)
         plugin = cfg.plugins["kb"]
+        seen = self._records_snapshot()
         loaded = load(self.records, list(plugin.config.catalogs))
         if loaded.problems:
             if first:
@@ -211,7 +214,7 @@ class Preview:
             self.problems = [message]
             return False
         self.site = BuiltSite(cfg, capture.files, capture.nav, capture.env, plugin, self.records)
-        self.kg = loaded.graph
+        self.kg, self.seen = loaded.graph, seen
         self.pairs = compare_pairs(loaded.graph)  # what text edits render with, and what later edits move
         self.outside = self._outside_snapshot(cfg)
         self.full_pending = False
@@ -293,6 +296,11 @@ class Preview:
         self.problems = []
         old, new = self.kg, loaded.graph
         edit = incremental.changed_records(old, new)
+        touched = {path for path, st in seen.items() if self.seen.get(path) != st}
+        self.seen = seen
+        for rid, origin in new.records.origins.items():  # a comment edited: the published file still changes
+            if rid not in edit.ids and origin.file is not None and str(origin.file) in touched:
+                site.put_record_file(new, rid)
         if not edit.ids:
             self.rebuilt = []
             log.info("kb: no record changed")
@@ -339,7 +347,7 @@ class Preview:
         out = {}
         for root, _dirs, names in os.walk(self.records):
             for n in names:
-                p = os.path.join(root, n)
+                p = os.path.join(root, n)  # records is resolved: the same text as a record's origin file
                 try:
                     st = os.stat(p)
                 except OSError:
