@@ -298,8 +298,9 @@ class Preview:
         edit = incremental.changed_records(old, new)
         touched = {path for path, st in seen.items() if self.seen.get(path) != st}
         self.seen = seen
-        for rid, origin in new.records.origins.items():  # a comment edited: the published file still changes
-            if rid not in edit.ids and origin.file is not None and str(origin.file) in touched:
+        for path in touched:  # a comment edited: no record changed, the published file did
+            rid = Path(path).stem
+            if rid not in edit.ids and new.get(rid) is not None and str(new.records.origins[rid].file) == path:
                 site.put_record_file(new, rid)
         if not edit.ids:
             self.rebuilt = []
