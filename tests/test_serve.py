@@ -224,6 +224,11 @@ def test_incremental_rebuilds_give_the_pages_a_full_build_gives(tmp_path, monkey
         ("outcome", lambda: _edit(attempts / "2026-02-23-nccl-tree.yaml", "outcome: failed", "outcome: inconclusive")),
         ("blocked_by", lambda: _edit(attempts / "2026-02-23-nccl-tree.yaml", "  - nccl-tree-incompatible-with-cuda-graphs",
                                      "  - pcie-bus-contention")),
+        # a stack and a date: which attempts re-run which (kb why's retries and credit) may move
+        ("stack", lambda: _edit(attempts / "2026-02-23-flashinfer-allreduce-fusion.yaml", "stack: cuda-12.8",
+                                "stack: cuda-13.0")),
+        ("date", lambda: _edit(attempts / "2026-02-23-flashinfer-allreduce-fusion.yaml", "date: 2026-02-23",
+                               "date: 2026-02-28")),
         # an attempt added, then deleted
         ("added", lambda: (attempts / "2026-02-28-nccl-ring.yaml").write_text(
             (attempts / "2026-02-23-nccl-tree.yaml").read_text(encoding="utf-8")

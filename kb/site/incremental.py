@@ -20,9 +20,9 @@ Which pages an edit reaches (``old``: the site as last built, ``new``: the recor
   compare and timeline indexes, the upgrade paths, its campaign's page and timeline, its stack
   and platform pages, every blocker up its cause chains (a root cause lists and counts the
   attempts under it), the records it refers to or that refer to it, the attempts whose compare
-  pairs moved, and the earlier attempts of its campaign it may now re-run (see
-  :func:`kb.queries.credit.is_retry`: same campaign, later, baseline or a superset of flags), all
-  in both the old and the new graph;
+  pairs moved, the attempts it re-runs or that re-run it (:func:`kb.queries.retries_of`,
+  :func:`kb.queries.retried`) and the decisions of its campaign (their credit names the
+  attempts that isolate a fix), all in both the old and the new graph;
 * an edit of any other kind (a blocker, decision, stack, platform, campaign) can move counts,
   statuses and diagrams across the site: every page is rendered again (:data:`EVERYTHING`), and
   the caller still rebuilds only those whose Markdown changed.
@@ -41,6 +41,7 @@ from typing import Callable, Iterable, Mapping
 
 from kb.graph import KnowledgeGraph
 from kb.models import Attempt, Blocker, Campaign, Decision, Platform, Record, Stack
+from kb.queries import retried, retries_of
 from kb.queries.compare import Pair
 from kb.site.pages.attempt import render_attempt
 from kb.site.pages.blocker import render_blocker, render_blockers_index
@@ -164,7 +165,9 @@ def affected_pages(old: KnowledgeGraph, new: KnowledgeGraph, edit: Edit, pages: 
             if rid in kg.g:
                 related.update(v for _u, v in kg.g.out_edges(rid))
                 related.update(u for u, _v in kg.g.in_edges(rid))
-            related.update(e.id for e in _may_rerun(kg, a))
+            # the attempts it re-runs and that re-run it, as their pages list them (kb.queries.credit)
+            related.update(x.id for x in retries_of(kg, a))
+            related.update(x.id for x in retried(kg, a))
             # a decision's credit names the attempts that isolate its fix, which any run of the
             # campaign may start or stop doing
             related.update(d.id for d in kg.of_kind(Decision) if d.campaign in (a.campaign, None))
@@ -176,22 +179,6 @@ def affected_pages(old: KnowledgeGraph, new: KnowledgeGraph, edit: Edit, pages: 
             if isinstance(camp, Campaign):
                 out.add(timeline_page(camp))
     return with_lists(pages, out)
-
-
-def _may_rerun(kg: KnowledgeGraph, later: Attempt) -> list[Attempt]:
-    """The attempts ``later`` may re-run (a superset of :func:`kb.queries.credit.is_retry`'s
-    answer without its stack test): earlier in the same campaign, blocked, and either named by
-    ``later``'s ``retry_of`` or ``baseline`` or running with a subset of its flags."""
-    from kb.queries import attempt_flags
-
-    flags = attempt_flags(later)
-    out = []
-    for e in kg.attempts_of(later.campaign):
-        if (e.date, e.id) >= (later.date, later.id):
-            break
-        if e.blocked_by and (e.id in (later.retry_of, later.baseline) or (attempt_flags(e) or {None}) <= flags):
-            out.append(e)
-    return out
 
 
 def page_kinds(srcs: Iterable[str]) -> list[str]:
