@@ -1,4 +1,4 @@
-"""``kb build``: publish the records as a site (``kb serve`` is :mod:`kb.cli.serve`)."""
+"""``kb build`` and ``kb serve``: publish the records as a site."""
 
 from __future__ import annotations
 
@@ -46,3 +46,20 @@ def build(env: Env, config_file: str | None, site_dir: str | None, strict: bool,
         emit_json({"site": str(out), "pages": sum(1 for _ in out.rglob("*.html"))})
     else:
         click.echo(str(out))
+
+
+@cli.command()
+@click.option("-f", "--config-file", type=click.Path(dir_okay=False), default=None, help="mkdocs.yml to use.")
+@click.option("-a", "--dev-addr", default="127.0.0.1:8000", show_default=True, help="Address to serve on.")
+@pass_env
+@handle_errors
+def serve(env: Env, config_file: str | None, dev_addr: str) -> None:
+    """Serve the site locally and rebuild what a record change changes.
+
+    A record with a problem never stops the preview: the last good site stays served, with the
+    problem (file, line, field) in a banner on every page until it is fixed.
+    """
+    from kb.site.preview import serve_preview
+
+    _mkdocs_logging(False, logging.INFO)
+    serve_preview(env.records, config_file=config_file, dev_addr=dev_addr)
