@@ -109,10 +109,17 @@ class _Capture(BasePlugin):
         self.files: Any = None
         self.nav: Any = None
         self.env: Any = None
+        self.pages: dict[str, str] = {}
 
     @event_priority(-100)
     def on_files(self, files: Any, config: Any) -> Any:
+        """Keep the files, and the Markdown of kb's pages: the kb plugin may drop a page's copy
+        once MkDocs read it, and the incremental rebuild compares its pages with it."""
         self.files = files
+        for src in config.plugins["kb"].generated:
+            f = files.get_file_from_path(src)
+            if f is not None:
+                self.pages[src] = f.content_string
         return files
 
     @event_priority(-100)
@@ -138,7 +145,7 @@ class Preview:
         self.records = records.resolve()
         self.config_file = config_file
         self.dev_addr = dev_addr
-        self.tmp = tmp
+        self.tmp = tmp.resolve()
         self.dirs = (tmp / "site-a", tmp / "site-b")
         self.site_dir = self.dirs[0]
         self.server: Any = None
@@ -213,7 +220,7 @@ class Preview:
             self.full_pending = True
             self.problems = [message]
             return False
-        self.site = BuiltSite(cfg, capture.files, capture.nav, capture.env, plugin, self.records)
+        self.site = BuiltSite(cfg, capture.files, capture.nav, capture.env, plugin, self.records, capture.pages)
         self.kg, self.seen = loaded.graph, seen
         self.pairs = compare_pairs(loaded.graph)  # what text edits render with, and what later edits move
         self.outside = self._outside_snapshot(cfg)

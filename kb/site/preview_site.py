@@ -20,17 +20,16 @@ from kb.site import incremental
 
 class BuiltSite:
     """What a full build made. ``pages``: the Markdown of kb's pages by source path without
-    kb's ``prefix`` folder (kept up to date by :meth:`write_pages` and :meth:`remove`)."""
+    kb's ``prefix`` folder (kept up to date by :meth:`write_pages` and :meth:`remove`; kept here
+    because the kb plugin may drop a file's copy once MkDocs read it)."""
 
-    def __init__(self, config: Any, files: Any, nav: Any, env: Any, plugin: Any, records: Path) -> None:
+    def __init__(self, config: Any, files: Any, nav: Any, env: Any, plugin: Any, records: Path,
+                 pages: dict[str, str]) -> None:
+        """``pages``: the Markdown of kb's pages as the build had them, by source path (with the prefix)."""
         self.config, self.files, self.nav, self.env, self.plugin = config, files, nav, env, plugin
         self.records = records
         prefix = plugin.prefix + "/" if plugin.prefix else ""
-        self.pages: dict[str, str] = {}
-        for src in plugin.generated:
-            f = files.get_file_from_path(src)
-            if f is not None and src.startswith(prefix):
-                self.pages[src[len(prefix):]] = f.content_string
+        self.pages: dict[str, str] = {src[len(prefix):]: md for src, md in pages.items() if src.startswith(prefix)}
 
     def src(self, src: str) -> str:
         return f"{self.plugin.prefix}/{src}" if self.plugin.prefix else src
