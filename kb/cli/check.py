@@ -48,7 +48,18 @@ def check(env: Env, as_json: bool, strict: bool, verbose: bool, folder: str | No
         report: dict[str, Any] = recalled
     else:
         tree = tree_digest(env.records) if env.records.is_dir() else ""
-        report, deps = _check(env.records)
+        import gc
+
+        # a check builds objects that all stay alive until it ends (records, graph, findings): the
+        # cyclic collector would walk them again and again for nothing (15 % of a cold check at
+        # 3,000 attempts, peak memory unchanged); reference counting still frees the rest
+        was_on = gc.isenabled()
+        gc.disable()
+        try:
+            report, deps = _check(env.records)
+        finally:
+            if was_on:
+                gc.enable()
         if tree:
             remember(env.records, "check", report, deps, tree)
     _print(report, env.records, as_json, strict, verbose)
