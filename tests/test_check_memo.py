@@ -174,3 +174,16 @@ def test_the_folder_digest_follows_linked_folders_once_and_sees_edits_in_them(tm
     assert memo.tree_digest(root) == first
     (outside / "a.yaml").write_text("title: b\n")
     assert memo.tree_digest(root) != first
+
+
+def test_a_catalog_folder_created_after_a_check_is_read_by_the_next(records, tmp_path, monkeypatch):
+    camp = records / "campaigns" / "kimi-k25-eagle3-blackwell.yaml"
+    camp.write_text(camp.read_text() + "catalogs: [../team-catalog]\n")
+    code, out = _run(records)
+    assert code == 1 and "unknown catalog '../team-catalog'" in out
+    catalog = tmp_path / "team-catalog"
+    (catalog / "blockers").mkdir(parents=True)
+    (catalog / "blockers" / "our-bug.yaml").write_text("title: our bug\nsignatures: ['our very own error']\n")
+    ran = _count_checks(monkeypatch)
+    code, out = _run(records)
+    assert ran == [records] and code == 0 and "records OK" in out
