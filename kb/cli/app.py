@@ -28,10 +28,25 @@ class Env:
         self.records = Path(records)
 
     def graph(self):
-        """Load, check and link the records (raises InvalidRecords with every problem)."""
+        """Load, check and link the records (raises InvalidRecords with every problem).
+
+        A command's process ends soon after its query, and what this loads (about a million
+        objects at 10,000 attempts) all stays alive until then: the cyclic garbage collector is
+        paused while loading and the loaded objects are then frozen out of its reach
+        (:func:`gc.freeze`), so that it never walks them again (at 10,000 attempts its first
+        passes over them cost about 0.4 s of CPU). Objects made afterwards are collected as usual."""
+        import gc
+
         from kb.pipeline import load_graph
 
-        return load_graph(self.records)
+        was_on = gc.isenabled()
+        gc.disable()
+        try:
+            return load_graph(self.records)
+        finally:
+            gc.freeze()
+            if was_on:
+                gc.enable()
 
 
 pass_env = click.make_pass_decorator(Env)
