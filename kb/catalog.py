@@ -87,9 +87,11 @@ def merge_catalogs(records: RecordSet, root: str | Path, extra: list[str] | tupl
                                     "or a folder next to the records"))
             continue
         seen[name] = path
-    for name, path in seen.items():
+    for n, (name, path) in enumerate(seen.items()):
         loaded = load_records(path, cache_for=root)
         problems.extend(loaded.problems)
+        records.sources.update((f"catalog {n} {path.resolve()}/{rel}", digest)
+                               for rel, digest in loaded.records.sources.items())
         for rid, rec in sorted(loaded.records.records.items()):
             origin = loaded.records.origins[rid]
             if rid in records.records:

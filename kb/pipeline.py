@@ -49,7 +49,7 @@ def load(root: str | Path, catalogs: list[str] | tuple[str, ...] = ()) -> Loaded
 
     loaded = load_records(root)
     problems = loaded.problems + merge_catalogs(loaded.records, root, catalogs)
-    problems += check_references(loaded.records)
+    problems += _reference_problems(loaded.records, root)
     problems.sort(key=lambda p: (p.path, p.line or 0, p.field, p.message))
     return Loaded(loaded.records, problems, build_graph(loaded.records))
 
@@ -58,3 +58,26 @@ def load_graph(root: str | Path, catalogs: list[str] | tuple[str, ...] = ()) -> 
     """The graph of the records under ``root`` (and ``catalogs``, see :func:`load`); raises
     :class:`InvalidRecords` with every problem when any record or reference is invalid."""
     return load(root, catalogs).raise_if_invalid()
+
+
+REFERENCES_CLEAN = "references-clean"
+"""Name of the memo (:func:`kb.store.memo.mark`) holding the content key of the last record set
+whose reference check found nothing."""
+
+
+def _reference_problems(records: RecordSet, root: str | Path) -> list[Problem]:
+    """:func:`check_references` of ``records``, skipped when the very same content (every file
+    read, its bytes' SHA-256, the catalogs' too, and kb's code: :func:`kb.store.memo.content_key`)
+    was checked before and had no reference problem: the check is a function of exactly that.
+    The key is taken from the bytes this load read (not from a second look at the folder), so an
+    edit, whatever its size or mtime, gives another key and is checked. With the cache off (or a
+    records folder inside kb), it is always checked."""
+    from kb.store.memo import content_key, known, mark
+
+    key = content_key(records.sources)
+    if known(root, REFERENCES_CLEAN, key):
+        return []
+    problems = check_references(records)
+    if not problems:
+        mark(root, REFERENCES_CLEAN, key)
+    return problems

@@ -173,3 +173,47 @@ def remember(root: str | Path, name: str, result: Any, deps: list[Path], tree: s
     except (OSError, KbError, ValueError, TypeError):  # unwritable folder, or text JSON cannot carry
         return False
     return True
+
+
+def content_key(sources: dict[str, bytes]) -> str:
+    """64 hex digits naming the content of a loaded record set: every file read (path and the
+    SHA-256 of its bytes, :attr:`kb.store.RecordSet.sources`, in path order) and this kb
+    (:func:`code_fingerprint`). Two loads with the same key read the same bytes with the same code."""
+    h = hashlib.sha256(code_fingerprint().encode())
+    for rel in sorted(sources):
+        h.update(b"\0" + rel.encode("utf-8", "surrogateescape") + b"\0" + sources[rel])
+    return h.hexdigest()
+
+
+def known(root: str | Path, name: str, key: str) -> bool:
+    """Whether ``key`` (:func:`content_key`) was marked under ``name`` for the records folder
+    ``root`` by :func:`mark` (the last key marked counts; anything unexpected in the file: no)."""
+    path = memo_path(Path(root), name)
+    if path is None:
+        return False
+    try:
+        memo = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return isinstance(memo, dict) and memo.get("format") == FORMAT and memo.get("key") == key
+
+
+def mark(root: str | Path, name: str, key: str) -> bool:
+    """Remember ``key`` under ``name`` for ``root`` (atomic; one key per name, the last one).
+    Returns whether it was written (an unwritable cache folder is skipped)."""
+    path = memo_path(Path(root), name)
+    if path is None:
+        return False
+    from kb.atomic import write_bytes_atomic
+    from kb.errors import KbError
+
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        ignore = path.parent / ".gitignore"
+        if not ignore.exists():
+            write_bytes_atomic(ignore, b"# kb's cache of validated records: never commit or publish it\n*\n",
+                               overwrite=True)
+        write_bytes_atomic(path, json.dumps({"format": FORMAT, "key": key}).encode(), overwrite=True)
+    except (OSError, KbError):
+        return False
+    return True

@@ -96,6 +96,11 @@ class RecordSet:
     catalog_of: dict[str, str] = field(default_factory=dict)
     """Id → name of the catalog a record was read from (:mod:`kb.catalog`); absent for the
     campaign's own records. Catalog records are read-only to kb's writers."""
+    sources: dict[str, bytes] = field(default_factory=dict)
+    """Every record file read (valid or not) → the SHA-256 digest of its bytes (``b""`` when it
+    could not be read): what the records were made from, so that a result computed from them
+    (:func:`kb.pipeline.load`'s reference check) can be kept under their content. Catalog files
+    are added by :func:`kb.catalog.merge_catalogs` under ``catalog <n> <folder>/<path>``."""
 
     def of_kind(self, cls: type[R]) -> list[R]:
         """Records of one model class, sorted by id."""
@@ -280,8 +285,10 @@ def _load(root: Path, cache: Any) -> LoadResult:
             except RecordError as exc:
                 problems.append(exc.problem)
                 result.broken.add(stem)
+                result.sources[rel] = b""
                 continue
             digest = sha256(data).digest()
+            result.sources[rel] = digest
             hit = cache.get(rel, digest)
             doc: Document | None = None
             if hit is not None:
