@@ -415,3 +415,32 @@ def test_retries_one_at_a_time_or_all_at_once_agree(lazy: int, monkeypatch: pyte
             (x for x in attempts if (x.id, a.id) in expected), key=lambda x: (x.date, x.id))]
         assert {(a.id, x.id) for x in retries_of(kg, a)} == {p for p in expected if p[0] == a.id}
     assert ("retries" in ix.index(kg).__dict__) is (lazy == 0)
+
+
+def test_possible_duplicates_match_the_plain_scan(mixed: KnowledgeGraph) -> None:
+    import difflib
+
+    from kb.errortext import error_headline
+    from kb.queries import possible_duplicates
+
+    def plain(draft: Attempt) -> list[tuple[str, str]]:
+        out = []
+        for other in mixed.of_kind(Attempt):
+            if other.id == draft.id or other.campaign != draft.campaign or other.date != draft.date:
+                continue
+            mine, theirs = draft.metrics.get("tput"), other.metrics.get("tput")
+            if mine is not None and theirs is not None and mine.value == theirs.value:
+                out.append((other.id, f"same date and tput {theirs.display()}"))
+            elif error_headline(draft.error or "") and error_headline(draft.error or "") == error_headline(other.error or ""):
+                out.append((other.id, f"same date and error ({error_headline(draft.error or '')[:60]})"))
+            elif other.outcome == draft.outcome and difflib.SequenceMatcher(
+                    None, draft.title.lower(), other.title.lower()).ratio() >= 0.6:
+                out.append((other.id, "same date, outcome and a similar title"))
+        return sorted(out)
+
+    found = 0
+    for a in mixed.of_kind(Attempt)[::3]:
+        draft = a.model_copy(update={"id": a.id + "-draft"})
+        assert possible_duplicates(mixed, draft) == plain(draft)
+        found += len(plain(draft))
+    assert found == 121
