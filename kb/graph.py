@@ -151,16 +151,18 @@ def _component_name_problems(records: RecordSet) -> list[Problem]:
     problems = []
     for b in records.of_kind(Blocker):
         origin = records.origins.get(b.id)
-        places = []
+        places: list[tuple[tuple[Any, ...], str]] = []
         for i, fix in enumerate(b.fixed_by):
-            full = origin is not None and ("fixed_by", i, "requires") in origin.doc.lines
-            places += [(("fixed_by", i) + (("requires",) if full else ()) + (name,), name) for name in fix.requires]
+            places += [(("fixed_by", i), name) for name in fix.requires]
         places += [(("applies_when", name), name) for name in b.applies_when.components]
         for path, name in places:
             if name in known:
                 continue
             near = difflib.get_close_matches(name, sorted(known), n=1, cutoff=0.8)
             if near:
+                if path[0] == "fixed_by":  # the line map is read only here (a cached record parses it on demand)
+                    full = origin is not None and path + ("requires",) in origin.doc.lines
+                    path = path + (("requires",) if full else ()) + (name,)
                 problems.append(records.problem(
                     b.id, path, f"no stack or attempt has a component '{name}'; did you mean '{near[0]}'? "
                                 "(a misspelt component can never be satisfied)"))

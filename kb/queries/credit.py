@@ -147,7 +147,7 @@ def _isolated(kg: KnowledgeGraph, before: dict[str, Component], names: set[str],
               campaign: str | None) -> list[str]:
     """Attempts (of ``campaign`` when given) whose components differ from ``before`` in some of
     ``changed_names`` and in nothing outside ``names`` (sorted ids); one test per distinct stack."""
-    out = []
+    out: list[str] = []
     for comps, attempts in index(kg).groups:
         diff = {c["component"] for c in stack_diff(before, comps)}
         if diff and diff <= names and diff & changed_names:
