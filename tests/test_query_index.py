@@ -394,3 +394,53 @@ def test_upgrade_paths_of_some_stacks_are_those_of_all(mixed: KnowledgeGraph) ->
     assert [p.to_dict() for p in some] == [p.to_dict() for p in every if p.stack in ("s1", "s4")]
     some[0].rows.clear()  # a caller's copy: the kept paths do not change
     assert upgrade_paths(mixed, stacks=["s1"])[0].to_dict() == every[1].to_dict()
+
+
+@pytest.mark.parametrize("lazy", [0, 10_000])
+def test_retries_one_at_a_time_or_all_at_once_agree(lazy: int, monkeypatch: pytest.MonkeyPatch,
+                                                     tmp_path: Path) -> None:
+    """``kb why`` asks about one attempt (answered from its candidates alone); the site asks
+    about all (the whole relation): both give the pairwise definition."""
+    import kb.queries.index as ix
+
+    monkeypatch.setattr(ix, "LAZY_QUESTIONS", lazy)
+    root = tmp_path / "records"
+    _write(root, 120, seed=5)
+    kg = load(root).graph
+    expected = ref_pairs(kg)
+    assert len(expected) == 21
+    attempts = kg.of_kind(Attempt)
+    for a in attempts:
+        assert [x.id for x in retried(kg, a)] == [x.id for x in sorted(
+            (x for x in attempts if (x.id, a.id) in expected), key=lambda x: (x.date, x.id))]
+        assert {(a.id, x.id) for x in retries_of(kg, a)} == {p for p in expected if p[0] == a.id}
+    assert ("retries" in ix.index(kg).__dict__) is (lazy == 0)
+
+
+def test_possible_duplicates_match_the_plain_scan(mixed: KnowledgeGraph) -> None:
+    import difflib
+
+    from kb.errortext import error_headline
+    from kb.queries import possible_duplicates
+
+    def plain(draft: Attempt) -> list[tuple[str, str]]:
+        out = []
+        for other in mixed.of_kind(Attempt):
+            if other.id == draft.id or other.campaign != draft.campaign or other.date != draft.date:
+                continue
+            mine, theirs = draft.metrics.get("tput"), other.metrics.get("tput")
+            if mine is not None and theirs is not None and mine.value == theirs.value:
+                out.append((other.id, f"same date and tput {theirs.display()}"))
+            elif error_headline(draft.error or "") and error_headline(draft.error or "") == error_headline(other.error or ""):
+                out.append((other.id, f"same date and error ({error_headline(draft.error or '')[:60]})"))
+            elif other.outcome == draft.outcome and difflib.SequenceMatcher(
+                    None, draft.title.lower(), other.title.lower()).ratio() >= 0.6:
+                out.append((other.id, "same date, outcome and a similar title"))
+        return sorted(out)
+
+    found = 0
+    for a in mixed.of_kind(Attempt)[::3]:
+        draft = a.model_copy(update={"id": a.id + "-draft"})
+        assert possible_duplicates(mixed, draft) == plain(draft)
+        found += len(plain(draft))
+    assert found == 121

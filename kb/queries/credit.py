@@ -31,32 +31,17 @@ def is_retry(kg: KnowledgeGraph, later: Attempt, earlier: Attempt, cache: Status
     with every flag ``earlier`` ran with (so one run with several features on re-runs each of the
     attempts that tried one of them, whatever its ``retry_of`` names).
 
-    This is the definition; :func:`retries_of` and :func:`retried` answer it for every pair at
-    once through :mod:`kb.queries.index`."""
-    if later.id == earlier.id:
-        return False
-    if later.retry_of == earlier.id:
-        return True
-    if (later.campaign != earlier.campaign or (later.date, later.id) <= (earlier.date, earlier.id)
-            or not earlier.blocked_by):
-        return False
-    ix = index(kg)
-    flags = ix.flags(earlier)
-    if not (later.baseline == earlier.id or (flags and flags <= ix.flags(later))):
-        return False
-    cache = cache or StatusCache(kg)
-    camp = _platform_campaign(kg, earlier)
-    own = cache.of(kg.attempt_components(earlier), camp)
-    there = cache.of(kg.attempt_components(later), camp)
-    stood = [b for b in earlier.blocked_by if b in own and own[b].state in ("stands", "disabled")]
-    return bool(stood) and all(there[b].state in ("resolved", "not_applicable") for b in stood)
+    Worked out by :meth:`kb.queries.index.QueryIndex.is_retry` (``cache`` is accepted for the
+    callers that pass one: statuses come from the graph's shared :class:`StatusCache` either way);
+    :func:`retries_of` and :func:`retried` answer it without testing every pair."""
+    return index(kg).is_retry(later, earlier)
 
 
 def retries_of(kg: KnowledgeGraph, earlier: Attempt, cache: StatusCache | None = None) -> list[Attempt]:
     """The attempts that re-run ``earlier`` (see :func:`is_retry`), by date then id (a new list).
     Looked up in the graph's index for an attempt of ``kg``; scanned for one from elsewhere."""
     if is_indexed(kg, earlier):
-        return list(index(kg).retries.get(earlier.id, ()))
+        return index(kg).retries_of(earlier)
     cache = cache or StatusCache(kg)
     return sorted((a for a in kg.of_kind(Attempt) if is_retry(kg, a, earlier, cache)), key=lambda a: (a.date, a.id))
 
@@ -64,7 +49,7 @@ def retries_of(kg: KnowledgeGraph, earlier: Attempt, cache: StatusCache | None =
 def retried(kg: KnowledgeGraph, later: Attempt, cache: StatusCache | None = None) -> list[Attempt]:
     """The earlier attempts ``later`` re-runs, by date then id (a new list; see :func:`retries_of`)."""
     if is_indexed(kg, later):
-        return list(index(kg).retried.get(later.id, ()))
+        return index(kg).retried_by(later)
     cache = cache or StatusCache(kg)
     return sorted((a for a in kg.of_kind(Attempt) if is_retry(kg, later, a, cache)), key=lambda a: (a.date, a.id))
 
@@ -178,7 +163,7 @@ def _reruns(kg: KnowledgeGraph, bid: str, campaign: str | None) -> list[str]:
     for x in kg.into(bid, "blocked_by"):
         rec = kg.get(x)
         if isinstance(rec, Attempt):
-            out.update(r.id for r in ix.retries.get(rec.id, ()) if ix.statuses(r, campaign)[bid].state != "stands")
+            out.update(r.id for r in ix.retries_of(rec) if ix.statuses(r, campaign)[bid].state != "stands")
     return sorted(out)
 
 

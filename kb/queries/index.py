@@ -33,8 +33,18 @@ from kb.queries.resolution import BlockerStatus, StatusCache, attempt_flags
 
 CompsKey = tuple[tuple[str, "str | None", "str | None"], ...]
 
+LAZY_QUESTIONS = 32
+"""Questions "which earlier attempts does this one re-run" answered one attempt at a time (a
+scan of its campaign; ``kb why`` asks one or two) before the whole relation is built instead
+(the site asks about every attempt). "Which attempts re-run this one" is always answered from
+the attempt's own candidates (its flags' posting lists), which costs no more than the relation."""
+
 _STANDING = ("stands", "disabled")
 _GONE = ("resolved", "not_applicable")
+
+
+def _by_date(attempts: Any) -> list[Attempt]:
+    return sorted(attempts, key=lambda x: (x.date, x.id))
 
 
 def index(kg: KnowledgeGraph) -> QueryIndex:
@@ -69,7 +79,9 @@ class QueryIndex:
         self.cache = StatusCache(kg)
         self._flags: dict[str, frozenset[str]] = {}
         self._keys: dict[str, CompsKey] = {}
+        self._statuses: dict[tuple[str, str | None], dict[str, BlockerStatus]] = {}
         self._memo: dict[Any, Any] = {}
+        self._lazy_left = LAZY_QUESTIONS
 
     # ------------------------------------------------------------------ per attempt
 
@@ -93,7 +105,13 @@ class QueryIndex:
 
     def statuses(self, a: Attempt, campaign: str | None) -> dict[str, BlockerStatus]:
         """Blocker statuses under ``a``'s components on the platform of ``campaign`` (shared: read only)."""
-        return self.cache.of_key(self.comps_key(a), self.kg.attempt_components(a), campaign)
+        key = (a.id, campaign)
+        got = self._statuses.get(key) if is_indexed(self.kg, a) else None
+        if got is None:
+            got = self.cache.of_key(self.comps_key(a), self.kg.attempt_components(a), campaign)
+            if is_indexed(self.kg, a):
+                self._statuses[key] = got
+        return got
 
     # ------------------------------------------------------------------ retries
 
@@ -105,47 +123,101 @@ class QueryIndex:
         own = self.statuses(earlier, self._platform_campaign(earlier))
         return [b for b in earlier.blocked_by if b in own and own[b].state in _STANDING]
 
+    def is_retry(self, later: Attempt, earlier: Attempt) -> bool:
+        """The definition of :func:`kb.queries.credit.is_retry`, on this index's flags and statuses."""
+        if later.id == earlier.id:
+            return False
+        if later.retry_of == earlier.id:
+            return True
+        if (later.campaign != earlier.campaign or (later.date, later.id) <= (earlier.date, earlier.id)
+                or not earlier.blocked_by):
+            return False
+        flags = self.flags(earlier)
+        if not (later.baseline == earlier.id or (flags and flags <= self.flags(later))):
+            return False
+        stood = self.stood(earlier)
+        if not stood:
+            return False
+        there = self.statuses(later, self._platform_campaign(earlier))
+        return all(there[b].state in _GONE for b in stood)
+
+    @cached_property
+    def _naming(self) -> tuple[dict[str, list[Attempt]], dict[str, list[Attempt]]]:
+        """``(by retry_of, by baseline)``: attempt id → the attempts naming it there (sorted by id)."""
+        by_retry_of: dict[str, list[Attempt]] = {}
+        by_baseline: dict[str, list[Attempt]] = {}
+        for a in self.kg.of_kind(Attempt):
+            if a.retry_of:
+                by_retry_of.setdefault(a.retry_of, []).append(a)
+            if a.baseline:
+                by_baseline.setdefault(a.baseline, []).append(a)
+        return by_retry_of, by_baseline
+
+    def _postings(self, campaign: str) -> dict[str, set[str]]:
+        """Flag item → ids of ``campaign``'s attempts running with it (once per campaign)."""
+        def build() -> dict[str, set[str]]:
+            out: dict[str, set[str]] = {}
+            for a in self.kg.attempts_of(campaign):
+                for item in self.flags(a):
+                    out.setdefault(item, set()).add(a.id)
+            return out
+        return self.memo(("postings", campaign), build)
+
+    def _candidates(self, e: Attempt) -> dict[str, Attempt]:
+        """Every attempt that may re-run ``e`` (a superset of the answer, by id): those naming it
+        in ``retry_of`` or ``baseline``, and those of its campaign carrying every flag of it."""
+        by_retry_of, by_baseline = self._naming
+        out = {x.id: x for x in by_retry_of.get(e.id, ())}
+        if not e.blocked_by:
+            return out
+        out.update((x.id, x) for x in by_baseline.get(e.id, ()))
+        flags = self.flags(e)
+        if flags:
+            postings = self._postings(e.campaign)
+            lists = sorted((postings.get(f, set()) for f in flags), key=len)
+            common = set(lists[0])
+            for other in lists[1:]:
+                if not common:
+                    break
+                common &= other
+            out.update((x, self.kg.get(x)) for x in common)  # type: ignore[misc]
+        return out
+
+    def retries_of(self, earlier: Attempt) -> list[Attempt]:
+        """The attempts that re-run ``earlier`` (an attempt of the graph), by date then id (a new
+        list): tested among its candidates only, once per attempt."""
+        return list(self._retries_one(earlier))
+
+    def _retries_one(self, e: Attempt) -> list[Attempt]:
+        return self.memo(("retries_of", e.id), lambda: _by_date(
+            x for x in self._candidates(e).values() if self.is_retry(x, e)))
+
+    def retried_by(self, later: Attempt) -> list[Attempt]:
+        """The earlier attempts ``later`` (an attempt of the graph) re-runs, by date then id (a new list)."""
+        if self._lazy_left <= 0 or "retries" in self.__dict__:
+            return list(self.retried.get(later.id, ()))
+        self._lazy_left -= 1
+
+        def scan() -> list[Attempt]:
+            cands = {x.id: x for x in (self.kg.get(later.retry_of or ""), self.kg.get(later.baseline or ""))
+                     if isinstance(x, Attempt)}
+            mine, flags = (later.date, later.id), self.flags(later)
+            cands.update((e.id, e) for e in self.kg.attempts_of(later.campaign)
+                         if e.blocked_by and (e.date, e.id) < mine and self.flags(e) <= flags)
+            return _by_date(e for e in cands.values() if self.is_retry(later, e))
+        return list(self.memo(("retried_by", later.id), scan))
+
     @cached_property
     def retries(self) -> dict[str, list[Attempt]]:
         """Attempt id → the attempts that re-run it (:func:`kb.queries.credit.is_retry`), by
-        date then id; attempts nothing re-runs are left out."""
-        attempts = self.kg.of_kind(Attempt)
-        postings: dict[tuple[str, str], set[str]] = {}
-        by_baseline: dict[str, list[Attempt]] = {}
-        by_retry_of: dict[str, list[Attempt]] = {}
-        by_id = {a.id: a for a in attempts}
-        for a in attempts:
-            for item in self.flags(a):
-                postings.setdefault((a.campaign, item), set()).add(a.id)
-            if a.baseline:
-                by_baseline.setdefault(a.baseline, []).append(a)
-            if a.retry_of:
-                by_retry_of.setdefault(a.retry_of, []).append(a)
+        date then id; attempts nothing re-runs are left out. The whole relation: built (for
+        :meth:`retried_by`) once a caller has asked about more than :data:`LAZY_QUESTIONS`
+        attempts one by one."""
         out: dict[str, list[Attempt]] = {}
-        for e in attempts:
-            found = {x.id for x in by_retry_of.get(e.id, ()) if x.id != e.id}
-            stood = self.stood(e) if e.blocked_by else []
-            if stood:
-                cands = [x for x in by_baseline.get(e.id, ())]
-                flags = self.flags(e)
-                if flags:
-                    lists = sorted((postings.get((e.campaign, f), set()) for f in flags), key=len)
-                    common = set(lists[0])
-                    for other in lists[1:]:
-                        if not common:
-                            break
-                        common &= other
-                    cands.extend(by_id[x] for x in common)
-                camp = self._platform_campaign(e)
-                mine = (e.date, e.id)
-                for later in cands:
-                    if later.id in found or later.campaign != e.campaign or (later.date, later.id) <= mine:
-                        continue
-                    there = self.statuses(later, camp)
-                    if all(there[b].state in _GONE for b in stood):
-                        found.add(later.id)
+        for e in self.kg.of_kind(Attempt):
+            found = self._retries_one(e)
             if found:
-                out[e.id] = sorted((by_id[x] for x in found), key=lambda x: (x.date, x.id))
+                out[e.id] = found
         return out
 
     @cached_property

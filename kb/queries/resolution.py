@@ -18,12 +18,21 @@ Only decisions with status ``accepted`` are taken as resolving anything elsewher
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from kb.graph import KnowledgeGraph
 from kb.models import Attempt, Blocker, Campaign, Component, Fix, Platform
 from kb.queries.fixes import fix_phrase, has_own_fix, requirement_text
-from kb.versions import satisfies
+from kb.versions import Verdict
+from kb.versions import satisfies as _satisfies
+
+
+@lru_cache(maxsize=1 << 16)
+def satisfies(version: str | None, spec: str) -> Verdict:
+    """:func:`kb.versions.satisfies`, remembered per ``(version, spec)`` (a pure function of
+    two strings; each status asks it for every fix of every blocker)."""
+    return _satisfies(version, spec)
 
 STATES = ("resolved", "disabled", "stands", "not_applicable")
 
@@ -133,7 +142,8 @@ def resolve_blockers(kg: KnowledgeGraph, comps: dict[str, Component],
         assert isinstance(b, Blocker)
         if bid in trail:  # defensive: cycles are rejected by check_references
             return BlockerStatus(bid, "stands", missing=["cycle in caused_by"])
-        advice = [fix_phrase(f, notes=False) for f in b.fixed_by if not f.is_version_fix]
+        advice = list(kg.memo(("resolution.advice", bid),
+                              lambda: tuple(fix_phrase(f, notes=False) for f in b.fixed_by if not f.is_version_fix)))
         reason = not_applicable_reason(b, comps, platform)
         notes: list[str] = []
         st: BlockerStatus | None = None

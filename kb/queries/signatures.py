@@ -24,8 +24,8 @@ def possible_duplicates(kg: KnowledgeGraph, attempt: Attempt) -> list[tuple[str,
     mine = attempt.metrics.get(metric) if metric else None
     my_error = error_headline(attempt.error or "")
     out = []
-    for other in kg.of_kind(Attempt):
-        if other.id == attempt.id or other.campaign != attempt.campaign or other.date != attempt.date:
+    for other in _same_day(kg).get((attempt.campaign, attempt.date), ()):
+        if other.id == attempt.id:
             continue
         theirs = other.metrics.get(metric) if metric else None
         if mine is not None and theirs is not None and mine.value == theirs.value:
@@ -36,6 +36,17 @@ def possible_duplicates(kg: KnowledgeGraph, attempt: Attempt) -> list[tuple[str,
                 None, attempt.title.lower(), other.title.lower()).ratio() >= 0.6:
             out.append((other.id, "same date, outcome and a similar title"))
     return sorted(out)
+
+
+def _same_day(kg: KnowledgeGraph) -> dict[tuple[str, object], list[Attempt]]:
+    """``(campaign, date)`` → the graph's attempts of that campaign and day, sorted by id (once
+    per graph: an import checks each of its drafts against them)."""
+    def build() -> dict[tuple[str, object], list[Attempt]]:
+        out: dict[tuple[str, object], list[Attempt]] = {}
+        for a in kg.of_kind(Attempt):
+            out.setdefault((a.campaign, a.date), []).append(a)
+        return out
+    return index(kg).memo("signatures.same_day", build)
 
 
 def _signature_matches(signature: str, text: str) -> bool:

@@ -314,7 +314,7 @@ def _retries(kg: KnowledgeGraph, in_ids: frozenset[str], resolved: list[dict[str
                 continue
         if not all(st_after[b].state in ("resolved", "not_applicable") for b in a.blocked_by):
             continue
-        made = ix.retries.get(a.id)
+        made = ix.retries_of(a)
         if made:
             done.extend(DoneRetry(a.id, r.id, r.date.isoformat(), r.stack, r.outcome.value, last_metric(kg, r))
                         for r in made)
