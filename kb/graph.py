@@ -22,9 +22,7 @@ part_of        attempt/decision → campaign       ``campaign``
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator
-
-import networkx as nx
+from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 from kb.errors import Problem
 from kb.models import (
@@ -39,6 +37,9 @@ from kb.models import (
 )
 from kb.store import RecordSet
 from kb.versions import KNOWN_COMPONENTS
+
+if TYPE_CHECKING:
+    import networkx as nx
 
 _KIND_NAMES = {Attempt: "attempt", Blocker: "blocker", Campaign: "campaign", Decision: "decision",
                Platform: "platform", Stack: "stack"}
@@ -92,6 +93,8 @@ def check_references(records: RecordSet) -> list[Problem]:
 
     Returns a list of :class:`Problem` (empty when the records are consistent).
     """
+    import networkx as nx
+
     problems: list[Problem] = []
     ids = records.records
     for rid, rec in ids.items():
@@ -174,6 +177,8 @@ def _a(noun: str) -> str:
 
 
 def _cycles(g: nx.DiGraph) -> list[list[str]]:
+    import networkx as nx
+
     out = []
     for comp in nx.strongly_connected_components(g):
         if len(comp) > 1:
@@ -204,8 +209,42 @@ class KnowledgeGraph:
     """
 
     records: RecordSet
-    g: nx.MultiDiGraph
+    _g: nx.MultiDiGraph | None = None
+    _succ: dict[str, dict[str, dict[str, None]]] | None = field(default=None, repr=False, compare=False)
+    """Edges as plain dicts, source → target → edge types (in insertion order, as networkx keeps
+    them): what :func:`build_graph` makes; ``g`` is made from it on first use."""
     _memo: dict[Any, Any] = field(default_factory=dict, init=False, repr=False, compare=False)
+
+    @property
+    def g(self) -> nx.MultiDiGraph:
+        """The :class:`networkx.MultiDiGraph` of the records (nodes: ids with attribute ``kind``;
+        edges keyed by edge type), built on first use: queries read the plain edge tables, so
+        a command that never asks for ``g`` never imports networkx (about 0.1 s of CPU)."""
+        if self._g is None:
+            import networkx as nx
+
+            g = nx.MultiDiGraph()
+            g.add_nodes_from((rid, {"kind": rec.kind}) for rid, rec in self.records.records.items())
+            g.add_edges_from((u, v, k) for u, targets in (self._succ or {}).items()
+                             for v, keys in targets.items() for k in keys)
+            self._g = g
+        return self._g
+
+    def _adjacency(self, inward: bool) -> dict[str, dict[str, dict[str, None]]]:
+        """node → neighbour → edge types, outward (targets) or ``inward`` (sources), in the order
+        networkx keeps them; from ``g`` when the graph was made from one."""
+        if self._succ is None:
+            return self.g.pred if inward else self.g.succ  # type: ignore[return-value]
+        if not inward:
+            return self._succ
+
+        def build() -> dict[str, dict[str, dict[str, None]]]:
+            pred: dict[str, dict[str, dict[str, None]]] = {}
+            for u, targets in self._succ.items():  # type: ignore[union-attr]
+                for v, keys in targets.items():
+                    pred.setdefault(v, {}).setdefault(u, {}).update(keys)
+            return pred
+        return self.memo("pred", build)  # type: ignore[no-any-return]
 
     def memo(self, key: Any, compute: Callable[[], Any]) -> Any:
         """``compute()``, computed once per graph under ``key`` and kept (tables derived from every
@@ -223,6 +262,8 @@ class KnowledgeGraph:
     def forget(self) -> None:
         """Drop everything computed from the records (after a change to ``records`` or ``g``)."""
         self._memo.clear()
+        if self._g is not None:
+            self._succ = None  # g may have changed: read the edges from it from now on
 
     def get(self, record_id: str) -> Record | None:
         """The record with id ``record_id``, or ``None``."""
@@ -240,7 +281,7 @@ class KnowledgeGraph:
         got = table.get(node)
         if got is None:
             got = {}
-            adj = self.g.pred if inward else self.g.succ
+            adj = self._adjacency(inward)
             if node in adj:
                 for other, keys in adj[node].items():
                     for k in keys:
@@ -312,11 +353,10 @@ class KnowledgeGraph:
 def build_graph(records: RecordSet) -> KnowledgeGraph:
     """Build the :class:`KnowledgeGraph` of ``records``; references to missing ids are skipped
     (run :func:`check_references` first to report them)."""
-    g = nx.MultiDiGraph()
-    for rid, rec in records.records.items():
-        g.add_node(rid, kind=rec.kind)
-    for rid, rec in records.records.items():
+    ids = records.records
+    succ: dict[str, dict[str, dict[str, None]]] = {}
+    for rid, rec in ids.items():
         for _path, target, kind, edge in references(rec):
-            if isinstance(records.records.get(target), kind):
-                g.add_edge(rid, target, key=edge)
-    return KnowledgeGraph(records, g)
+            if isinstance(ids.get(target), kind):
+                succ.setdefault(rid, {}).setdefault(target, {})[edge] = None
+    return KnowledgeGraph(records, None, succ)

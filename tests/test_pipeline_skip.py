@@ -121,3 +121,28 @@ def test_content_key_depends_on_every_path_and_digest():
     assert base != memo.content_key({"records/attempts/a.yaml": b"1", "records/blockers/c.yaml": b"2"})
     assert base != memo.content_key({"records/attempts/a.yaml": b"1"})
     assert len(base) == 64
+
+
+def test_plain_edge_tables_match_the_networkx_graph(records):
+    kg = pipeline.load_graph(records)
+    assert kg._g is None  # not built until asked for
+    for rid in kg.records.records:
+        for edge in ("blocked_by", "caused_by", "resolves", "supersedes", "evidence", "uses_stack", "based_on",
+                     "runs_on", "baseline", "part_of"):
+            out, into = kg.out(rid, edge), kg.into(rid, edge)
+            assert out == [v for _u, v, k in kg.g.out_edges(rid, keys=True) if k == edge]
+            assert into == sorted(u for u, _v, k in kg.g.in_edges(rid, keys=True) if k == edge)
+    assert kg.out("2026-02-21-eagle3-speculation", "blocked_by") == [BLOCKER]
+    assert kg.g.nodes[BLOCKER]["kind"] == "blocker" and kg.g.number_of_nodes() == len(kg.records)
+
+
+def test_a_query_on_known_clean_records_never_imports_networkx(records):
+    import subprocess
+    import sys
+
+    code = ("import sys; from kb.pipeline import load_graph; from kb.queries import roots; "
+            f"kg = load_graph({str(records)!r}); print(len(roots(kg)), 'networkx' in sys.modules)")
+    first = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    second = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    assert first[1] == "True"  # the first load checked the references (cycles: networkx)
+    assert second == [first[0], "False"]
