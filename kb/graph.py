@@ -36,6 +36,7 @@ from kb.models import (
     Stack,
 )
 from kb.store import RecordSet
+from kb.store.read import gc_paused
 from kb.versions import KNOWN_COMPONENTS
 
 if TYPE_CHECKING:
@@ -248,11 +249,14 @@ class KnowledgeGraph:
 
     def memo(self, key: Any, compute: Callable[[], Any]) -> Any:
         """``compute()``, computed once per graph under ``key`` and kept (tables derived from every
-        record, e.g. :func:`kb.queries.index.index`); ``key`` is any hashable, usually a string."""
+        record, e.g. :func:`kb.queries.index.index`); ``key`` is any hashable, usually a string.
+        The cyclic collector is paused while it computes (what it builds is kept; walking the
+        loaded records again and again doubled the cost of a query at 10,000 attempts)."""
         try:
             return self._memo[key]
         except KeyError:
-            value = self._memo[key] = compute()
+            with gc_paused():
+                value = self._memo[key] = compute()
             return value
 
     def memoized(self, key: Any) -> bool:

@@ -30,6 +30,7 @@ from typing import Any
 from kb.graph import KnowledgeGraph
 from kb.models import Attempt, Blocker, Campaign, Component, Decision
 from kb.queries.resolution import BlockerStatus, StatusCache, attempt_flags
+from kb.store.read import gc_paused
 
 CompsKey = tuple[tuple[str, "str | None", "str | None"], ...]
 
@@ -214,10 +215,11 @@ class QueryIndex:
         :meth:`retried_by`) once a caller has asked about more than :data:`LAZY_QUESTIONS`
         attempts one by one."""
         out: dict[str, list[Attempt]] = {}
-        for e in self.kg.of_kind(Attempt):
-            found = self._retries_one(e)
-            if found:
-                out[e.id] = found
+        with gc_paused():
+            for e in self.kg.of_kind(Attempt):
+                found = self._retries_one(e)
+                if found:
+                    out[e.id] = found
         return out
 
     @cached_property
@@ -282,5 +284,6 @@ class QueryIndex:
         try:
             return self._memo[key]
         except KeyError:
-            value = self._memo[key] = compute()
+            with gc_paused():
+                value = self._memo[key] = compute()
             return value
