@@ -285,3 +285,27 @@ def test_a_list_page_comes_with_the_page_that_registers_it_and_every_page_of_its
         "lists/stack-s1/2.md", "attempts/a-7.md", "stacks/s1.md", "lists/stack-s1/index.md", "lists/stack-s1/3.md"}
     assert with_lists(pages, {"lists/tag-t/index.md"}) == {"lists/tag-t/index.md", "tags.md", "lists/tag-u/index.md"}
     assert with_lists(pages, {"attempts/a-7.md"}) == {"attempts/a-7.md"}
+
+
+def test_a_failed_full_build_keeps_the_last_good_site_served_with_its_error_shown(tmp_path, monkeypatch):
+    """A change outside the records (here mkdocs.yml broken) runs MkDocs' full build into the
+    other folder; when it fails, the folder served and its pages stay, the error goes to the
+    banner; fixed, the next full build is served and the banner goes."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "docs").mkdir()
+    config = tmp_path / "mkdocs.yml"
+    config.write_text(USER_CONFIG, encoding="utf-8")
+    shutil.copytree(CAMPAIGN_RECORDS, tmp_path / "records")
+    p = _preview(tmp_path / "records", tmp_path / "live")
+    first = p.site_dir
+    page = first / "attempts" / "2026-02-23-nccl-tree" / "index.html"
+    assert "NCCL Tree algorithm" in page.read_text(encoding="utf-8")
+    config.write_text(USER_CONFIG + "theme: [unclosed\n", encoding="utf-8")
+    p.rebuild()
+    assert p.site_dir == first and page.is_file()
+    assert len(p.problems) == 1 and p.problems[0].startswith("the site could not be rebuilt: ")
+    assert p.full_pending
+    config.write_text(USER_CONFIG.replace("my team's campaigns", "our campaigns"), encoding="utf-8")
+    p.rebuild()
+    assert p.problems == [] and not p.full_pending and p.site_dir != first and not first.exists()
+    assert "our campaigns" in (p.site_dir / "attempts" / "2026-02-23-nccl-tree" / "index.html").read_text(encoding="utf-8")
