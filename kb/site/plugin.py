@@ -2,28 +2,41 @@
 
 Events: ``on_config`` loads and checks the records (an invalid record aborts the build with
 ``kb check``'s messages) and sets the navigation when the site has none; ``on_files`` adds every
-generated page as a virtual file (MkDocs 1.6 ``File.generated``); ``on_page_content`` pins each
-generated page's title (see :meth:`KbPlugin.on_page_content`); ``on_serve`` watches the records
+generated page as a virtual file (MkDocs 1.6 ``File.generated``); ``on_pre_page`` hands each
+generated page to kb's own converter (:mod:`kb.site.tohtml`: HTML, table of contents, heading ids
+and links as MkDocs' Markdown would give them, in a tenth of the time); ``on_page_content`` pins
+each generated page's title (see :meth:`KbPlugin.on_page_content`); ``on_post_build`` adds the
+compact search entries of attempt pages (:mod:`kb.site.search`); ``on_serve`` watches the records
 folder so ``mkdocs serve`` rebuilds when a record changes.
 """
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
+import posixpath
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote, urlsplit, urlunsplit
 
 from mkdocs.exceptions import PluginError
-from mkdocs.plugins import BasePlugin
+from mkdocs.plugins import BasePlugin, event_priority
 from mkdocs.structure.files import File, Files, InclusionLevel
+from mkdocs.structure.pages import Page
+from mkdocs.structure.toc import get_toc
+from mkdocs.utils import get_relative_url
 
 from kb.attachments import asset_problems
 from kb.errors import InvalidRecords, KbError
 from kb.graph import KnowledgeGraph
+from kb.models import Record
 from kb.pipeline import load_graph
 from kb.site.config import KbPluginConfig
-from kb.site.pages import NAV, SCRIPTS
+from kb.site.pages import NAV, SCRIPTS, page_of
+from kb.site.pages.attempt import error_heading
+from kb.site.search import add_to_index, search_entries
+from kb.site.tohtml import TocOptions, first_title, render_page
 from kb.site.tree import CSS_PATH, TreeOptions, clean_prefix, join, nav, site_tree
 from kb.store import last_changed, list_assets
 
@@ -42,6 +55,17 @@ class KbPlugin(BasePlugin[KbPluginConfig]):
         self.prefix = ""
         self.preloaded: tuple[Path, KnowledgeGraph] | None = None
         """``(records folder, graph)`` handed over by :func:`kb.site.build.build_site`."""
+        self.toc: TocOptions | None = None
+        """The site's ``toc`` settings, or ``None`` when it has no ``toc`` extension."""
+        self.material_search = False
+        """Whether Material's search plugin builds the index (it honours ``search: exclude``)."""
+        self.search_docs: list[dict[str, Any]] = []
+        self.excluded: set[str] = set()
+        """Generated pages left out of the search plugin's parsing (their entries are kb's)."""
+        self.pending: set[str] = set()
+        """Generated pages read but not converted yet (see :meth:`on_page_context`)."""
+        self.files: Files | None = None
+        self.links = _Links(Files([]))
 
     def on_config(self, config: Any) -> Any:
         """Load and check the records (abort with every problem), set the nav and kb's CSS."""
@@ -69,6 +93,10 @@ class KbPlugin(BasePlugin[KbPluginConfig]):
         config.extra_javascript = [*config.extra_javascript, *(join(self.prefix, js) for js in SCRIPTS)]
         if "attr_list" not in config.markdown_extensions:  # decision headings carry an id-based anchor
             config.markdown_extensions.append("attr_list")
+        toc_names = {"toc", "markdown.extensions.toc"}
+        toc_name = next((e for e in config.markdown_extensions if e in toc_names), None)
+        self.toc = None if toc_name is None else TocOptions.from_mdx(config.mdx_configs.get(toc_name))
+        self.material_search = "material/search" in config.plugins
         return config
 
     def on_files(self, files: Files, config: Any) -> Files:
@@ -108,8 +136,75 @@ class KbPlugin(BasePlugin[KbPluginConfig]):
             files.append(File.generated(config, src, content=content,
                                         inclusion=InclusionLevel.UNDEFINED if src in nav_pages else InclusionLevel.NOT_IN_NAV))
             self.generated.add(src)
+        self._search_entries(files)
+        self.files = files
+        self.links = _Links(files)
         self._start_progress(len(files.documentation_pages()))
         return files
+
+    def _search_entries(self, files: Files) -> None:
+        """With Material's search: leave attempt and blocker pages out of its parsing, keep kb's
+        entries (:mod:`kb.site.search`)."""
+        assert self.kg is not None
+        self.search_docs, self.excluded = [], set()
+        if not self.material_search:
+            return
+
+        def url_of(r: Record) -> str | None:
+            src = join(self.prefix, page_of(r))
+            f = files.get_file_from_path(src)
+            if src not in self.generated or f is None:
+                return None
+            self.excluded.add(src)
+            return f.url
+
+        self.search_docs = search_entries(self.kg, url_of, error_heading)
+
+    def on_pre_page(self, page: Page, config: Any, files: Files) -> Page:
+        """A generated page is converted by kb (:func:`kb.site.tohtml.render_page`), not by
+        Python-Markdown, when it is written (:meth:`on_page_context`); returns ``page``."""
+        if page.file.src_uri in self.generated:
+            page.render = functools.partial(self._render, page)  # type: ignore[method-assign]
+        return page
+
+    def _render(self, page: Page, config: Any, files: Files) -> None:
+        """:meth:`mkdocs.structure.pages.Page.render` for a generated page, while MkDocs reads
+        every page: only the title (from the first ``<h1>``, as Page.render takes it); the HTML
+        comes just before the page is written, so that the HTML of every page is never in memory
+        at once. The Markdown stays in ``page.markdown`` only (the file's copy is dropped)."""
+        assert page.markdown is not None
+        if page.file.src_uri in self.excluded:
+            page.meta["search"] = {**(page.meta.get("search") or {}), "exclude": True}
+        page.file.content_string = ""
+        page.content = ""
+        page.toc = get_toc([])
+        page._title_from_render = first_title(page.markdown)
+        page.present_anchor_ids = set()
+        self.pending.add(page.file.src_uri)
+
+    @event_priority(50)  # before the search plugin reads the page's HTML
+    def on_page_context(self, context: Any, page: Page, config: Any, nav: Any) -> Any:
+        """Convert a generated page (:func:`kb.site.tohtml.render_page`), setting what Page.render
+        would: content, toc, title, anchor ids, links to anchors. A page the converter does not
+        take goes to MkDocs' own Markdown. Returns ``context``."""
+        src = page.file.src_uri
+        if src not in self.pending:
+            return context
+        self.pending.discard(src)
+        assert page.markdown is not None and self.files is not None
+        links: dict[File, dict[str, str]] = {}
+        rendered = render_page(page.markdown, toc=self.toc, link=functools.partial(self.links.resolve, page, links))
+        if rendered is None:
+            log.debug("kb: %s is converted by MkDocs' Markdown", src)
+            Page.render(page, config, self.files)
+        else:
+            page.content = rendered.html
+            page.toc = get_toc(rendered.toc)  # type: ignore[arg-type]
+            page._title_from_render = rendered.title
+            page.present_anchor_ids = rendered.ids
+            page.links_to_anchors = links
+        page.markdown = ""
+        return context
 
     def _start_progress(self, total: int) -> None:
         """A bar of pages written, on stderr when it is a terminal (never in logs or tests)."""
@@ -125,18 +220,31 @@ class KbPlugin(BasePlugin[KbPluginConfig]):
             self._bar.__enter__()
 
     def on_post_page(self, output: str, page: Any, config: Any) -> str:
-        """Advance the progress bar (when there is one); returns ``output`` unchanged."""
+        """Drop a generated page's HTML once written; advance the progress bar (when there is
+        one). Returns ``output`` unchanged."""
+        if page.file.src_uri in self.generated:
+            page.content = ""
         bar = getattr(self, "_bar", None)
         if bar is not None:
             bar.update(1)
         return output
 
+    @event_priority(-100)  # after the search plugin wrote its index
     def on_post_build(self, config: Any) -> None:
-        """Close the progress bar."""
+        """Add kb's search entries to the index; close the progress bar."""
         bar = getattr(self, "_bar", None)
         if bar is not None:
             bar.__exit__(None, None, None)
             self._bar = None
+        if self.search_docs:
+            index = Path(config.site_dir) / "search" / "search_index.json"
+            try:
+                added = add_to_index(index, self.search_docs)
+            except ValueError as exc:
+                raise PluginError(f"kb: {exc}") from None
+            if not added:
+                log.warning("kb: no search index at %s: attempt pages are not searchable", index)
+            self.search_docs = []
 
     def on_page_content(self, html: str, page: Any, config: Any, files: Files) -> str:
         """Pin a generated page's title to its rendered heading, kept HTML-escaped.
@@ -158,3 +266,53 @@ class KbPlugin(BasePlugin[KbPluginConfig]):
         if self.records_dir is not None:
             server.watch(str(self.records_dir))
         return server
+
+
+def _own(page: Page, target: File) -> bool:
+    """Whether ``target`` is ``page`` or lies under its URL (a link then depends on the page
+    itself, not only on its folder)."""
+    return target is page.file or target.url.startswith(page.file.url)
+
+
+class _Links:
+    """Markdown link targets → URLs, as MkDocs' link processor gives them (see :meth:`resolve`),
+    remembered per source folder: a 10,000-attempt site writes a few hundred thousand links, most
+    of them the same few thousand from every page of a folder."""
+
+    def __init__(self, files: Files) -> None:
+        self.files = files
+        self.cache: dict[tuple[str, bool, str], tuple[File, str]] = {}
+
+    def resolve(self, page: Page, links: dict[File, dict[str, str]], url: str) -> str:
+        """The URL to write for the link ``url`` on ``page``: a relative link to a source file
+        becomes that file's URL relative to the page (a link to a missing file stays as written,
+        with MkDocs' warning, which fails ``--strict``; a folder URL, such as the compare
+        picker's, stays as written as in MkDocs); a link with an anchor is noted in ``links`` for
+        MkDocs' anchor validation."""
+        scheme, netloc, path, query, anchor = urlsplit(url)
+        if scheme or netloc or url.startswith(("/", "\\")):
+            return url
+        if not path:
+            if anchor:
+                links.setdefault(page.file, {}).setdefault(anchor, url)
+            return url
+        index = page.file.name == "index"
+        key = (posixpath.dirname(page.file.src_uri), index, path)
+        hit = self.cache.get(key)
+        if hit is None:
+            target_uri = posixpath.normpath(posixpath.join(key[0], unquote(path)).lstrip("/"))
+            target = self.files.get_file_from_path(target_uri)
+            if target is None:
+                if posixpath.splitext(path)[-1]:
+                    log.warning("Doc file '%s' contains a link '%s', but the target '%s' is not found among "
+                                "documentation files.", page.file.src_uri, url, target_uri)
+                return url
+            hit = (target, get_relative_url(target.url, page.file.url))
+            if index or not _own(page, target):
+                self.cache[key] = hit
+        target, rel = hit
+        if not index and _own(page, target):
+            rel = get_relative_url(target.url, page.file.url)  # relative to this page itself
+        if anchor:
+            links.setdefault(target, {}).setdefault(anchor, url)
+        return urlunsplit(("", "", rel, query, anchor))

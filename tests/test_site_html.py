@@ -1,0 +1,205 @@
+"""kb hands MkDocs HTML for its own pages (kb.site.tohtml) and its own search entries (kb.site.search).
+
+The converter must give what MkDocs' Markdown (admonition, tables, toc with permalinks, attr_list,
+fenced_code) gives for every page kb writes: the same heading ids, table of contents, text, element
+structure and links. The built site must keep Material's markup (admonitions, headerlinks, the
+sidebar TOC), links as URLs, and a search index where an attempt is two compact entries.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote
+
+import markdown
+import pytest
+from bs4 import BeautifulSoup
+from conftest import CAMPAIGN_RECORDS
+from mkdocs.utils import meta
+from test_site import SYMM, UNTRUSTED_RECORDS, build_campaign, build_untrusted, content, soup_of
+
+from kb.pipeline import load_graph
+from kb.site.pages import render_site
+from kb.site.tohtml import TocOptions, first_title, render_page
+
+PYMD_EXTENSIONS = ["admonition", "tables", "toc", "attr_list", "fenced_code"]
+
+
+def _python_markdown(text: str) -> tuple[str, list[dict[str, Any]]]:
+    md = markdown.Markdown(extensions=PYMD_EXTENSIONS, extension_configs={"toc": {"permalink": True}})
+    return md.convert(text), md.toc_tokens  # type: ignore[attr-defined]
+
+
+def _shape(html: str) -> dict[str, Any]:
+    """What a reader and Material see of a page: heading ids, element sequence with classes,
+    link targets, visible text."""
+    soup = BeautifulSoup(html, "html.parser")
+    return {
+        "ids": [h.get("id") for h in soup.find_all(re.compile(r"^h[1-6]$"))],
+        "tags": [(t.name, tuple(t.get("class") or ())) for t in soup.find_all(True)],
+        # markdown-it percent-encodes what Python-Markdown leaves as written (both are inert)
+        "hrefs": [unquote(a.get("href")) for a in soup.find_all("a")],
+        "text": " ".join(soup.get_text(" ").split()),
+    }
+
+
+def _toc(tokens: list[dict[str, Any]]) -> list[Any]:
+    """Nested (level, id, name, children); names compared as the text they show (Python-Markdown
+    keeps kb's character references, ``&#45;``, where the converter writes the characters)."""
+    return [(t["level"], t["id"], html.unescape(t["name"]), _toc(t["children"])) for t in tokens]
+
+
+def _pages(records: Path) -> dict[str, str]:
+    return render_site(load_graph(records))
+
+
+@pytest.fixture(scope="module")
+def untrusted_records(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    import yaml
+
+    root = tmp_path_factory.mktemp("untrusted-md") / "records"
+    for rel, data in UNTRUSTED_RECORDS.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(yaml.safe_dump(data, sort_keys=False, allow_unicode=True), encoding="utf-8")
+    return root
+
+
+# --------------------------------------------------------------------------- the converter
+
+
+@pytest.mark.parametrize("which", ["campaign", "untrusted"])
+def test_every_kb_page_converts_as_python_markdown_does(which: str, untrusted_records: Path) -> None:
+    pages = _pages(CAMPAIGN_RECORDS if which == "campaign" else untrusted_records)
+    assert len(pages) >= (40 if which == "campaign" else 14)
+    for src, text in pages.items():
+        body, _meta = meta.get_data(text)
+        expected_html, expected_toc = _python_markdown(body)
+        got = render_page(body, toc=TocOptions(permalink=True))
+        assert got is not None, f"{src}: kb's converter refused a page kb wrote"
+        assert _shape(got.html) == _shape(expected_html), src
+        assert _toc(got.toc) == _toc(expected_toc), src
+
+
+def test_heading_ids_follow_toc_and_attr_list() -> None:
+    page = render_page("# Title\n\n## Setup\n\n## Setup\n\n## Error: KeyError&#58; 12 { #error }\n\n## Error\n",
+                       toc=TocOptions(permalink=True))
+    assert page is not None
+    soup = BeautifulSoup(page.html, "html.parser")
+    assert [h["id"] for h in soup.find_all(["h1", "h2"])] == ["title", "setup", "setup_1", "error", "error_1"]
+    error = soup.find(id="error")
+    assert error.get_text() == "Error: KeyError: 12¶"
+    link = error.find("a", class_="headerlink")
+    assert link["href"] == "#error" and link["title"] == "Permanent link"
+    assert [(t["id"], [c["id"] for c in t["children"]]) for t in page.toc] == \
+        [("title", ["setup", "setup_1", "error", "error_1"])]
+    assert page.title == "Title"
+    assert page.ids == {"title", "setup", "setup_1", "error", "error_1"}
+
+
+def test_admonition_markup_is_materials() -> None:
+    page = render_page('!!! failure "Failed: 3 tok/s"\n\n    - **Tried:** x\n    - **Error:** <code>E</code>\n\n'
+                       '!!! note\n    body\n\nafter\n')
+    assert page is not None
+    soup = BeautifulSoup(page.html, "html.parser")
+    boxes = soup.select("div.admonition")
+    assert [b["class"] for b in boxes] == [["admonition", "failure"], ["admonition", "note"]]
+    assert boxes[0].select_one("p.admonition-title").get_text() == "Failed: 3 tok/s"
+    assert [li.get_text() for li in boxes[0].select("ul > li")] == ["Tried: x", "Error: E"]
+    assert boxes[1].select_one("p.admonition-title").get_text() == "Note"
+    assert soup.find_all("p")[-1].get_text() == "after" and soup.find_all("p")[-1].parent.name == "[document]"
+
+
+def test_raw_html_blocks_pass_through_and_links_are_resolved() -> None:
+    seen: list[str] = []
+
+    def link(url: str) -> str:
+        seen.append(url)
+        return "RESOLVED/" + url
+
+    text = ('<div class="kb-md">\n<p>a</p>\n\n<pre><code>## not a heading\n\n[x](y.md)</code></pre>\n</div>\n\n'
+            "See [the blocker](../blockers/b.md#fix) and ``` inline.\n\n```text\n<script>x</script>\n```\n")
+    page = render_page(text, link=link)
+    assert page is not None
+    assert '<pre><code>## not a heading\n\n[x](y.md)</code></pre>' in page.html  # left as kb wrote it
+    assert seen == ["../blockers/b.md#fix"]
+    assert '<a href="RESOLVED/../blockers/b.md#fix">the blocker</a>' in page.html
+    assert "&lt;script&gt;x&lt;/script&gt;" in page.html and "<script>" not in page.html
+    assert page.toc == []
+
+
+@pytest.mark.parametrize("text", ["# T\n\n```text\nnever closed\n", "# T\n\n<div>\nnever closed\n",
+                                  "# T\n\nsome text\n<div>inside a paragraph</div>\n", "!!!nonsense here!\n"])
+def test_markdown_outside_kbs_dialect_is_left_to_mkdocs(text: str) -> None:
+    assert render_page(text) is None
+
+
+def test_first_title_is_the_h1_text() -> None:
+    assert first_title("\n# Torch symmetric&#45;memory { #x }\n\ntext") == "Torch symmetric-memory"
+    assert first_title("# A &#60;b&#62; c\n") == "A &lt;b&gt; c"
+    assert first_title("## Not a title\n") is None
+
+
+# --------------------------------------------------------------------------- the built site
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return build_campaign(tmp_path_factory.mktemp("html-site") / "site")
+
+
+def test_attempt_page_keeps_materials_markup_toc_and_urls(site: Path) -> None:
+    soup = soup_of(site, SYMM)
+    art = content(soup)
+    h1 = art.find("h1")
+    assert h1["id"] == "torch-symmetric-memory-allreduce"
+    assert h1.get_text().removesuffix("¶") == "Torch symmetric-memory allreduce"
+    assert art.select_one("div.admonition.failure > p.admonition-title").get_text() == "Failed"
+    assert art.select_one("h2#error > a.headerlink")["href"] == "#error"
+    toc = [(a.get_text(strip=True), a["href"]) for a in soup.select("nav.md-nav--secondary a.md-nav__link")]
+    assert toc == [("Setup", "#setup"), ("Error: KeyError: 12", "#error"),
+                   ("Cited as evidence by", "#cited-as-evidence-by"), ("Sources", "#sources")]
+    hrefs = [a["href"] for a in art.find_all("a")]
+    assert "../../blockers/sm120-unsupported-by-cuda-12.8-stack/" in hrefs
+    assert not [h for h in hrefs if ".md" in h], "a link to a Markdown source was left unresolved"
+    assert soup.title.get_text().startswith("Torch symmetric-memory allreduce")
+
+
+def test_search_index_has_compact_attempt_entries(site: Path) -> None:
+    docs = json.loads((site / "search" / "search_index.json").read_text(encoding="utf-8"))["docs"]
+    mine = [d for d in docs if d["location"].startswith("attempts/2026-02-23-torch-symm-mem/")]
+    assert [(d["location"], d["title"]) for d in mine] == [
+        ("attempts/2026-02-23-torch-symm-mem/", "Torch symmetric-memory allreduce"),
+        ("attempts/2026-02-23-torch-symm-mem/#error", "Error: KeyError: 12"),
+    ]
+    page, error = mine
+    for expected in ("Replace NCCL's allreduce with torch symmetric memory", "failed", "2026-02-23",
+                     "torch 2.10.0+cu128", "--enable-torch-symm-mem",
+                     "Blocked by: Torch symmetric memory has no size table entry", "Tags: allreduce"):
+        assert expected in page["text"], expected
+    assert error["text"] == "<pre><code>KeyError: 12</code></pre>"
+    attempts = {p.stem for p in (CAMPAIGN_RECORDS / "attempts").glob("*.yaml")}
+    pages = [d for d in docs if re.fullmatch(r"attempts/[^/#]+/", d["location"])]
+    assert sorted(d["location"].split("/")[1] for d in pages) == sorted(attempts)  # each once
+    assert not [d for d in docs if re.match(r"compare/[^/#]+/", d["location"])]  # pair pages are out
+    blocker = [d for d in docs if d["location"].startswith("blockers/torch-symm-mem-no-capability-12/")]
+    assert [(d["location"], d["title"]) for d in blocker] == [
+        ("blockers/torch-symm-mem-no-capability-12/", "Torch symmetric memory has no size table entry for compute capability 12")]
+    for expected in ("Status: fixed", "Caused by SM120 not supported by the CUDA 12.8 software stack",
+                     "<pre><code>KeyError: 12</code></pre>", "Workaround: Leave --enable-torch-symm-mem off"):
+        assert expected in blocker[0]["text"], expected
+    # decisions are still indexed by Material, section by section
+    assert any(d["location"].startswith("decisions/2026-02-26-upgrade-to-cuda-13/#") for d in docs)
+
+
+def test_untrusted_text_stays_text_in_search_entries(write_tree, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    site = build_untrusted(write_tree, tmp_path, monkeypatch)
+    docs = json.loads((site / "search" / "search_index.json").read_text(encoding="utf-8"))["docs"]
+    mine = [d for d in docs if d["location"].startswith("attempts/2026-01-01-evil-attempt/")]
+    assert len(mine) == 2
+    for d in mine:
+        assert "<script" not in d["title"] + d["text"] and "<img" not in d["title"] + d["text"]
+    assert "&lt;script&gt;window.__pwned=1&lt;/script&gt;" in mine[0]["title"]
