@@ -285,3 +285,59 @@ def test_a_list_page_comes_with_the_page_that_registers_it_and_every_page_of_its
         "lists/stack-s1/2.md", "attempts/a-7.md", "stacks/s1.md", "lists/stack-s1/index.md", "lists/stack-s1/3.md"}
     assert with_lists(pages, {"lists/tag-t/index.md"}) == {"lists/tag-t/index.md", "tags.md", "lists/tag-u/index.md"}
     assert with_lists(pages, {"attempts/a-7.md"}) == {"attempts/a-7.md"}
+
+
+def test_a_failed_full_build_keeps_the_last_good_site_served_with_its_error_shown(tmp_path, monkeypatch):
+    """A change outside the records (here mkdocs.yml broken) runs MkDocs' full build into the
+    other folder; when it fails, the folder served and its pages stay, the error goes to the
+    banner; fixed, the next full build is served and the banner goes."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "docs").mkdir()
+    config = tmp_path / "mkdocs.yml"
+    config.write_text(USER_CONFIG, encoding="utf-8")
+    shutil.copytree(CAMPAIGN_RECORDS, tmp_path / "records")
+    p = _preview(tmp_path / "records", tmp_path / "live")
+    first = p.site_dir
+    page = first / "attempts" / "2026-02-23-nccl-tree" / "index.html"
+    assert "NCCL Tree algorithm" in page.read_text(encoding="utf-8")
+    config.write_text(USER_CONFIG + "theme: [unclosed\n", encoding="utf-8")
+    p.rebuild()
+    assert p.site_dir == first and page.is_file()
+    assert len(p.problems) == 1 and p.problems[0].startswith("the site could not be rebuilt: ")
+    assert p.full_pending
+    config.write_text(USER_CONFIG.replace("my team's campaigns", "our campaigns"), encoding="utf-8")
+    p.rebuild()
+    assert p.problems == [] and not p.full_pending and p.site_dir != first and not first.exists()
+    assert "our campaigns" in (p.site_dir / "attempts" / "2026-02-23-nccl-tree" / "index.html").read_text(encoding="utf-8")
+
+
+def test_incremental_rebuilds_of_a_generated_campaign_give_the_pages_a_full_build_gives(tmp_path, monkeypatch):
+    """The same equality on a seeded campaign of 60 attempts (bench/gen_campaign.py: blocker
+    chains, decisions, stacks; more rows than a page shows, so paginated lists where the site
+    has them): a title edit, an outcome edit and an added attempt, served in two builds."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
+    from gen_campaign import generate
+
+    monkeypatch.chdir(tmp_path)
+    records = tmp_path / "records"
+    generate(records, 60, seed=5)
+    p = _preview(records, tmp_path / "live")
+    loop = p.server = _BuildLoop()
+    attempts = sorted((records / "attempts").iterdir())
+    middle, failed = attempts[30], next(a for a in attempts if "outcome: failed" in a.read_text(encoding="utf-8"))
+    first_line = middle.read_text(encoding="utf-8").splitlines()[0]
+    edits = [("title", lambda: _edit(middle, first_line, "title: Edited in the preview")),
+             ("outcome", lambda: _edit(failed, "outcome: failed", "outcome: inconclusive")),
+             ("added", lambda: (records / "attempts" / "2026-12-31-one-more.yaml").write_text(
+                 middle.read_text(encoding="utf-8").replace("title: Edited in the preview", "title: One more"),
+                 encoding="utf-8"))]
+    for n, (what, change) in enumerate(edits):
+        before_pages = dict(p.site.pages)
+        change()
+        rebuilt = p.rebuild_records()
+        assert loop._want_rebuild and len(rebuilt) == 1, what
+        loop._want_rebuild = False
+        rebuilt += p.rebuild_records()
+        fresh = _preview(records, tmp_path / f"fresh-{n}")
+        assert p.site.pages == fresh.site.pages, what
+        assert set(rebuilt) == {s for s in fresh.site.pages if fresh.site.pages[s] != before_pages.get(s)}, what

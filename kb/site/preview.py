@@ -10,8 +10,10 @@ runs MkDocs' live-reload server with kb's rebuild instead (:class:`Preview`):
     (:func:`banner_app`), the same lines ``kb check`` prints; fixing the records clears it;
   - otherwise only the pages the edit can change are rendered (:mod:`kb.site.incremental`), and
     those whose Markdown differs from the last build go through MkDocs' page pipeline (Markdown,
-    theme, plugins) and are written over the served site, with the record's YAML file, the JSON
-    twins of the records whose links moved, ``records.json`` and the compare picker's data;
+    theme, plugins) and are written over the served site (:mod:`kb.site.preview_site`), with the
+    record's YAML file, the JSON twins of the records whose links moved, ``records.json`` and the
+    compare picker's data; in two builds of the server's loop: the edited records' own pages
+    first (the page being edited is served updated as early as possible), then the rest;
 * **any other change** (``mkdocs.yml``, the docs folder, ``records/assets/``), an edit whose pages
   this module cannot place, and any failure of the incremental step run MkDocs' full build,
   into a second folder that is served only once it succeeded: a failed full build also leaves
@@ -195,7 +197,12 @@ class Preview:
 
         t0 = time.perf_counter()
         target = self.dirs[0] if first or self.site_dir == self.dirs[1] else self.dirs[1]
-        cfg = self._load_config(target)
+        try:
+            cfg = self._load_config(target)
+        except BuildError as exc:  # mkdocs.yml unreadable, or without the kb plugin
+            if first:
+                raise
+            return self._failed(f"the site could not be rebuilt: {exc}")
         plugin = cfg.plugins["kb"]
         seen = self._records_snapshot()
         loaded = load(self.records, list(plugin.config.catalogs))
@@ -216,10 +223,7 @@ class Preview:
             message = f"the site could not be rebuilt: {getattr(exc, 'message', None) or exc}"
             if first:
                 raise BuildError(message) from None
-            log.error("kb: %s; still serving the last good site", message)
-            self.full_pending = True
-            self.problems = [message]
-            return False
+            return self._failed(message)
         self.site = BuiltSite(cfg, capture.files, capture.nav, capture.env, plugin, self.records, capture.pages)
         self.kg, self.seen = loaded.graph, seen
         self.pairs = compare_pairs(loaded.graph)  # what text edits render with, and what later edits move
@@ -238,6 +242,14 @@ class Preview:
                         "every record edit rebuilds the whole site", len(unknown), ", ".join(sorted(unknown)[:3]))
         log.info("kb: site built in %.1f s, serving %s", time.perf_counter() - t0, target)
         return True
+
+    def _failed(self, message: str) -> bool:
+        """A full build that could not be made: the last good site stays served, ``message`` in
+        its banner, and the next change runs a full build again. Returns ``False``."""
+        log.error("kb: %s; still serving the last good site", message)
+        self.full_pending = True
+        self.problems = [message]
+        return False
 
     def _outside_snapshot(self, cfg: Any) -> dict[str, tuple[int, int]]:
         """``path → (mtime_ns, size)`` of what only a full build takes in: the configuration file,
