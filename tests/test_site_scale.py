@@ -329,3 +329,24 @@ def test_relpath_equals_posixpath_relpath():
     for target in paths:
         for start in folders:
             assert relpath(target, start) == posixpath.relpath(target or ".", start or "."), (target, start)
+
+
+def test_a_list_names_a_catalog_blocker_without_a_page_by_its_upstream_link(tmp_path):
+    import shutil
+
+    from kb.site.pages.context import Ctx
+    from kb.site.pages.lists import render_lists
+
+    case = Path(__file__).resolve().parent / "fixtures" / "cases" / "truth" / "contradiction-success-where-blocker-applies"
+    root = tmp_path / "records"
+    shutil.copytree(case / "records", root)
+    camp = root / "campaigns" / "c.yaml"
+    camp.write_text(camp.read_text(encoding="utf-8") + "catalogs: [blackwell]\n", encoding="utf-8")
+    c = Ctx(load_graph(root))
+    hidden, shown_ = c.kg.get("bitsandbytes-no-cuda128-binary"), c.kg.get("arch-allowlist-omits-sm12x")
+    assert hidden.id not in c.published and shown_.id in c.published
+    c.lists.add("mixed", "Mixed", [hidden, shown_], columns="blockers")
+    (md,) = render_lists(c).values()
+    assert "blockers/bitsandbytes-no-cuda128-binary" not in md
+    assert f'<a href="../../blockers/{shown_.id}/">' in md
+    assert re.search(r'<a href="https://github\.com/[^"]+">[^<]*bitsandbytes[^<]* \(catalog blackwell\)</a>', md, re.I)

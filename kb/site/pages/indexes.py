@@ -136,12 +136,10 @@ def render_upgrades(c: Ctx) -> str:
             out = Markup(f"{out} and {more}")
         return out
 
-    paths = upgrade_paths(kg)
-    keep = set(_current_stacks(c, [p.stack for p in paths]))
+    every = [x.id for x in kg.of_kind(Stack)]  # the stacks upgrade_paths reasons about
+    paths = upgrade_paths(kg, stacks=_current_stacks(c, every))  # only those shown are computed
     sections = []
     for p in paths:
-        if p.stack not in keep:
-            continue
         rows = []
         for i, r in enumerate(p.rows, 1):
             key = f"upgrades-{p.stack}-{i}"
@@ -155,7 +153,7 @@ def render_upgrades(c: Ctx) -> str:
                          "still": r.still})
         sections.append({"stack": c.link(src, kg.get(p.stack)), "standing": p.standing, "rows": rows,
                          "campaign": p.campaign, "note": p.note})
-    return render("upgrades.md.j2", sections=sections, left_out=len(paths) - len(sections))
+    return render("upgrades.md.j2", sections=sections, left_out=len(every) - len(sections))
 
 
 TAG_SHOWN = 5

@@ -124,10 +124,16 @@ def pager(c: Ctx, src: str, sources: list[str], k: int, labels: tuple[str, str, 
 
 
 def _a(c: Ctx, src: str, r: Record | None, rid: str = "") -> str:
-    from kb.site.pages.context import page_of
+    """A link to ``r``'s page; a catalog record without a page (:attr:`Ctx.published`) is its
+    title marked as from the catalog, linked to its first upstream thread when it has one."""
+    from kb.site.pages.context import page_of, upstream_url
 
     if r is None:
         return escape(rid, quote=False)
+    if r.id not in c.published:
+        text = f"{escape(r.title, quote=False)} (catalog {escape(c.kg.records.catalog_of.get(r.id, ''), quote=False)})"
+        upstream = getattr(r, "upstream", None) or []
+        return f'<a href="{escape(upstream_url(upstream[0]))}">{text}</a>' if upstream else text
     return f'<a href="{escape(c.href(src, page_of(r)))}">{escape(r.title, quote=False)}</a>'
 
 
@@ -183,5 +189,5 @@ def _pairs(c: Ctx, src: str, items: list[Any]) -> str:
     return _table(["A (reference)", "B", "Compare", "Why this pair"], rows)
 
 
-_TABLES: dict[str, Callable[[Ctx, str, list[Any]], str]] = {"attempts": _attempts, "decisions": _decisions, "blockers": _blockers, "records": _records,
-           "pairs": _pairs}
+_TABLES: dict[str, Callable[[Ctx, str, list[Any]], str]] = {
+    "attempts": _attempts, "decisions": _decisions, "blockers": _blockers, "records": _records, "pairs": _pairs}
