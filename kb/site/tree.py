@@ -111,7 +111,6 @@ def site_tree(kg: KnowledgeGraph, assets: dict[str, Path], record_files: dict[st
             tree[src] = str(tree[src]).rstrip("\n") + "\n\n" + _record_footer(src, yaml_name, twin_path(rec), o) + "\n"
     tree.update(render_assets(kg, directory_urls=o.directory_urls))  # kb's scripts, compare data
     tree.update(render_twins(kg))
-    tree.update(render_assets(kg, directory_urls=o.directory_urls))
     if any(isinstance(v, str) and f'class="{MERMAID_CLASS}"' in v for v in tree.values()):
         vendor = resources.files("kb.site") / "vendor"
         tree[MERMAID_JS] = (vendor / "mermaid.min.js").read_bytes()
