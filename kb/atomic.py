@@ -37,6 +37,12 @@ def write_text_atomic(target: Path, text: str, *, overwrite: bool = False) -> Pa
 
     Raises :class:`RecordExists` if ``target`` exists and ``overwrite`` is false, and
     :class:`WriteError` when the disk is full, the folder read-only, or similar."""
+    return write_bytes_atomic(target, text.encode("utf-8"), overwrite=overwrite)
+
+
+def write_bytes_atomic(target: Path, data: bytes, *, overwrite: bool = False) -> Path:
+    """:func:`write_text_atomic` for bytes (the store's cache of validated records): the same
+    temporary file, fsync and exclusive link or replace, the same errors."""
     target = Path(target)
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -54,8 +60,8 @@ def write_text_atomic(target: Path, text: str, *, overwrite: bool = False) -> Pa
         except FileNotFoundError:
             mode = None
         os.fchmod(fd, mode if mode is not None else 0o666 & ~current_umask())
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
         if overwrite:
@@ -70,8 +76,8 @@ def write_text_atomic(target: Path, text: str, *, overwrite: bool = False) -> Pa
                     raise
                 # file systems without hard links: O_EXCL create is still exclusive
                 fd2 = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)  # the umask applies
-                with os.fdopen(fd2, "w", encoding="utf-8") as fh2:
-                    fh2.write(text)
+                with os.fdopen(fd2, "wb") as fh2:
+                    fh2.write(data)
         _fsync_dir(target.parent)
     except RecordExists:
         raise

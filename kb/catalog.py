@@ -17,7 +17,7 @@ from pathlib import Path
 
 from kb.errors import Problem
 from kb.models import Campaign
-from kb.store import Origin, RecordSet, load_records
+from kb.store import RecordSet, load_records
 
 SHIPPED = Path(__file__).resolve().parent / "catalogs"
 """The folder of the catalogs shipped with kb (package data): one sub-folder per catalog."""
@@ -88,7 +88,7 @@ def merge_catalogs(records: RecordSet, root: str | Path, extra: list[str] | tupl
             continue
         seen[name] = path
     for name, path in seen.items():
-        loaded = load_records(path)
+        loaded = load_records(path, cache_for=root)
         problems.extend(loaded.problems)
         for rid, rec in sorted(loaded.records.records.items()):
             origin = loaded.records.origins[rid]
@@ -102,7 +102,7 @@ def merge_catalogs(records: RecordSet, root: str | Path, extra: list[str] | tupl
             records.records[rid] = rec
             # the catalog's file by its absolute path: the site ships it beside the page, and a
             # catalog lives outside the records folder that other paths are relative to
-            records.origins[rid] = Origin(str((path.parent / origin.path).resolve()), origin.doc)
+            records.origins[rid] = origin.moved(str((path.parent / origin.path).resolve()))
             records.catalog_of[rid] = name
     return problems
 

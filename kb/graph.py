@@ -21,8 +21,8 @@ part_of        attempt/decision → campaign       ``campaign``
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Iterator
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterator
 
 import networkx as nx
 
@@ -151,16 +151,18 @@ def _component_name_problems(records: RecordSet) -> list[Problem]:
     problems = []
     for b in records.of_kind(Blocker):
         origin = records.origins.get(b.id)
-        places = []
+        places: list[tuple[tuple[Any, ...], str]] = []
         for i, fix in enumerate(b.fixed_by):
-            full = origin is not None and ("fixed_by", i, "requires") in origin.doc.lines
-            places += [(("fixed_by", i) + (("requires",) if full else ()) + (name,), name) for name in fix.requires]
+            places += [(("fixed_by", i), name) for name in fix.requires]
         places += [(("applies_when", name), name) for name in b.applies_when.components]
         for path, name in places:
             if name in known:
                 continue
             near = difflib.get_close_matches(name, sorted(known), n=1, cutoff=0.8)
             if near:
+                if path[0] == "fixed_by":  # the line map is read only here (a cached record parses it on demand)
+                    full = origin is not None and path + ("requires",) in origin.doc.lines
+                    path = path + (("requires",) if full else ()) + (name,)
                 problems.append(records.problem(
                     b.id, path, f"no stack or attempt has a component '{name}'; did you mean '{near[0]}'? "
                                 "(a misspelt component can never be satisfied)"))
@@ -193,26 +195,69 @@ class KnowledgeGraph:
 
     ``g`` is a :class:`networkx.MultiDiGraph` whose nodes are record ids (attribute ``kind``)
     and whose edges are keyed by edge type (see the module docstring).
+
+    A graph is immutable once :func:`build_graph` made it: nothing in kb adds records or edges
+    afterwards (catalogs are merged into the :class:`RecordSet` before), so what is derived from
+    every record (records per kind, edges per node, a stack's components, and the query indexes
+    of :mod:`kb.queries.index`) is computed once per graph and kept here. Whoever changes
+    ``records`` or ``g`` after linking must build a new graph (or call :meth:`forget`).
     """
 
     records: RecordSet
     g: nx.MultiDiGraph
+    _memo: dict[Any, Any] = field(default_factory=dict, init=False, repr=False, compare=False)
+
+    def memo(self, key: Any, compute: Callable[[], Any]) -> Any:
+        """``compute()``, computed once per graph under ``key`` and kept (tables derived from every
+        record, e.g. :func:`kb.queries.index.index`); ``key`` is any hashable, usually a string."""
+        try:
+            return self._memo[key]
+        except KeyError:
+            value = self._memo[key] = compute()
+            return value
+
+    def memoized(self, key: Any) -> bool:
+        """Whether :meth:`memo` already holds ``key``."""
+        return key in self._memo
+
+    def forget(self) -> None:
+        """Drop everything computed from the records (after a change to ``records`` or ``g``)."""
+        self._memo.clear()
 
     def get(self, record_id: str) -> Record | None:
         """The record with id ``record_id``, or ``None``."""
         return self.records.get(record_id)
 
     def of_kind(self, cls: type) -> list:
-        """Records of one model class, sorted by id."""
-        return self.records.of_kind(cls)
+        """Records of one model class, sorted by id (sorted once per graph; a new list each call)."""
+        return list(self.memo(("of_kind", cls), lambda: self.records.of_kind(cls)))
+
+    def _edges(self, node: str, inward: bool) -> dict[str, list[str]]:
+        """Edge type → ``node``'s targets in insertion order (``inward``: its sources, sorted);
+        read from ``g`` once per node and direction, so a node with thousands of edges (a
+        campaign, a common blocker) is not walked again for each question."""
+        table = self._memo.setdefault("into" if inward else "out", {})
+        got = table.get(node)
+        if got is None:
+            got = {}
+            adj = self.g.pred if inward else self.g.succ
+            if node in adj:
+                for other, keys in adj[node].items():
+                    for k in keys:
+                        got.setdefault(k, []).append(other)
+            if inward:
+                for sources in got.values():
+                    sources.sort()
+            table[node] = got
+        return got
 
     def out(self, node: str, edge: str) -> list[str]:
         """Targets of ``node``'s edges of type ``edge``, in insertion order."""
-        return [v for _u, v, k in self.g.out_edges(node, keys=True) if k == edge]
+        return list(self._edges(node, False).get(edge, ()))
 
     def into(self, node: str, edge: str) -> list[str]:
         """Sources of edges of type ``edge`` that point at ``node``, sorted."""
-        return sorted(u for u, _v, k in self.g.in_edges(node, keys=True) if k == edge)
+        return list(self._edges(node, True).get(edge, ()))
 
     def causes_closure(self, blocker_ids: list[str]) -> set[str]:
         """The given blockers and every blocker they are (transitively) caused by."""
@@ -223,11 +268,15 @@ class KnowledgeGraph:
             if b in seen:
                 continue
             seen.add(b)
-            stack.extend(self.out(b, "caused_by"))
+            stack.extend(self._edges(b, False).get("caused_by", ()))
         return seen
 
     def stack_components(self, stack_id: str) -> dict[str, Component]:
-        """Components of ``stack_id`` with its ``base`` chain applied (base first, then overrides)."""
+        """Components of ``stack_id`` with its ``base`` chain applied (base first, then overrides).
+        Computed once per stack; a new dict each call (callers may change it)."""
+        return dict(self.memo(("stack_components", stack_id), lambda: self._stack_components(stack_id)))
+
+    def _stack_components(self, stack_id: str) -> dict[str, Component]:
         chain = []
         cur: str | None = stack_id
         while cur and cur not in chain:
@@ -242,13 +291,22 @@ class KnowledgeGraph:
         return out
 
     def attempt_components(self, attempt: Attempt) -> dict[str, Component]:
-        """The attempt's stack (with its base chain) plus the attempt's own overrides."""
-        comps = self.stack_components(attempt.stack) if attempt.stack else {}
+        """The attempt's stack (with its base chain) plus the attempt's own overrides (a new dict)."""
+        if not attempt.stack:
+            return dict(attempt.components)
+        comps = self.memo(("stack_components", attempt.stack), lambda: self._stack_components(attempt.stack or ""))
         return {**comps, **attempt.components}
 
     def attempts_of(self, campaign_id: str) -> list[Attempt]:
-        """The campaign's attempts ordered by date, then id."""
-        return sorted((a for a in self.of_kind(Attempt) if a.campaign == campaign_id), key=lambda a: (a.date, a.id))
+        """The campaign's attempts ordered by date, then id (grouped once per graph; a new list)."""
+        def build() -> dict[str, list[Attempt]]:
+            by: dict[str, list[Attempt]] = {}
+            for a in self.records.of_kind(Attempt):
+                by.setdefault(a.campaign, []).append(a)
+            for lst in by.values():
+                lst.sort(key=lambda a: (a.date, a.id))
+            return by
+        return list(self.memo("attempts_by_campaign", build).get(campaign_id, ()))
 
 
 def build_graph(records: RecordSet) -> KnowledgeGraph:

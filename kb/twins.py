@@ -49,24 +49,27 @@ def twin(kg: KnowledgeGraph, record: Record) -> dict[str, Any]:
             "links": {"out": out, "in": into}}
 
 
-def index(kg: KnowledgeGraph) -> dict[str, Any]:
-    """The index of every record (see the module docstring)."""
+def index(kg: KnowledgeGraph, only: set[str] | None = None) -> dict[str, Any]:
+    """The index of every record, or of the records in ``only`` and the edges between them
+    (see the module docstring)."""
     rows = []
-    for rid in sorted(kg.records.records):
+    for rid in sorted(kg.records.records if only is None else only & set(kg.records.records)):
         rec = kg.records.records[rid]
         date = getattr(rec, "date", None)
         rows.append({"id": rid, "kind": rec.kind, "title": rec.title, "status": getattr(rec, "status", None),
                      "date": date.isoformat() if date is not None else None,
                      "page": f"{rec.folder}/{rid}.md", "json": twin_path(rec),
                      "supersedes": kg.out(rid, "supersedes"), "superseded_by": kg.into(rid, "supersedes")})
-    edges = [{"source": u, "target": v, "type": k} for u, v, k in sorted(kg.g.edges(keys=True))]
+    edges = [{"source": u, "target": v, "type": k} for u, v, k in sorted(kg.g.edges(keys=True))
+             if only is None or (u in only and v in only)]
     return {"version": 1, "records": rows, "edges": edges}
 
 
-def render_twins(kg: KnowledgeGraph) -> dict[str, str]:
-    """``{path: JSON text}``: every record's twin and the index, ready to publish."""
-    files = {twin_path(r): _dumps(twin(kg, r)) for r in kg.records.records.values()}
-    files[INDEX] = _dumps(index(kg))
+def render_twins(kg: KnowledgeGraph, only: set[str] | None = None) -> dict[str, str]:
+    """``{path: JSON text}``: the twin of every record (or of those in ``only``: the records the
+    site publishes) and the index, ready to publish."""
+    files = {twin_path(r): _dumps(twin(kg, r)) for r in kg.records.records.values() if only is None or r.id in only}
+    files[INDEX] = _dumps(index(kg, only))
     return files
 
 

@@ -27,14 +27,54 @@ import yaml
 from kb.errors import Problem, RecordError
 
 try:  # libyaml is much faster; fall back to the pure-Python composer when it is missing
-    from yaml import CSafeLoader as _Loader
+    from yaml import CSafeLoader as _BaseLoader
 except ImportError:  # pragma: no cover - depends on how PyYAML was built
-    from yaml import SafeLoader as _Loader  # type: ignore[assignment]
+    from yaml import SafeLoader as _BaseLoader  # type: ignore[assignment]
+
+
+class _Loader(_BaseLoader):  # type: ignore[misc,valid-type]
+    """The safe loader with a memo on tag resolution: the composer asks, for every scalar, which
+    tag its text resolves to, and PyYAML answers in Python by trying regular expressions. For a
+    plain scalar the answer depends only on the text (no path resolvers are registered on the
+    safe loader): a text whose first character starts no resolver (most prose) is a string at
+    once, and any other distinct text is resolved once per process; everything else is asked of
+    the safe loader as before."""
+
+    _memo: dict[str, str] = {}
+    _MEMO_MAX = 200_000
+
+    def resolve(self, kind: Any, value: Any, implicit: Any) -> str:
+        if kind is yaml.ScalarNode and implicit[0] and not self.yaml_path_resolvers:
+            if value and value[0] not in self.yaml_implicit_resolvers and None not in self.yaml_implicit_resolvers:
+                return _STR  # no resolver starts with this character (most prose): a string
+            memo = _Loader._memo
+            tag = memo.get(value)
+            if tag is None:
+                if len(memo) >= _Loader._MEMO_MAX:
+                    memo.clear()
+                tag = memo[value] = super().resolve(kind, value, implicit)
+            return tag
+        return super().resolve(kind, value, implicit)
+
+
+def _libyaml_limits_nesting() -> bool:
+    """True when libyaml is in use and is 0.2.5 or later, whose parser stops at 1,000 levels of
+    nesting by itself (earlier ones let the composer recurse until the interpreter crashed)."""
+    try:
+        from yaml import _yaml
+
+        from kb.versions import parse_version
+    except ImportError:  # pragma: no cover - depends on how PyYAML was built
+        return False
+    return _BaseLoader.__name__ == "CSafeLoader" and parse_version(_yaml.get_version_string()) >= parse_version("0.2.5")
 
 MAX_DEPTH = 32
 """Deepest nesting accepted in a record (records need about 5 levels)."""
 
 Path_ = tuple[Any, ...]
+
+_FAST = _libyaml_limits_nesting()
+"""Whether a file is composed at once (one C parse) before any pre-scan: see :func:`parse_document`."""
 
 _TAG_WORDS = {
     "tag:yaml.org,2002:float": "a number",
@@ -46,6 +86,8 @@ _TAG_WORDS = {
 
 
 _PLAIN_TAGS = {"tag:yaml.org,2002:str"}
+_STR = "tag:yaml.org,2002:str"
+_COLLECTION_TAGS = frozenset({"tag:yaml.org,2002:map", "tag:yaml.org,2002:seq", "tag:yaml.org,2002:omap"})
 
 
 @dataclass
@@ -106,8 +148,29 @@ def parse_document(text: str, path: str) -> Document:
 
     Raises :class:`RecordError` for invalid YAML, duplicate keys, aliases, too deep nesting and
     scalars YAML cannot construct (an impossible date such as ``2026-02-30``).
+
+    One C parse for a good file: libyaml composes the node tree and one walk builds the values
+    and the line map, refusing aliases and deep nesting as it goes. Only when that fails (a bad
+    file) is the text parsed again through the guarded path (event pre-scan, then compose), so
+    that the error reported is the first one in the file, worded as always. Where libyaml is
+    missing or older than 0.2.5 (no nesting limit of its own, so composing 100,000 nested ``[``
+    could crash), every file takes the guarded path.
     """
     _refuse_conflict_markers(text, path)
+    if _FAST:
+        try:
+            node = yaml.compose(text, Loader=_Loader)
+            doc = Document(data=None)
+            if node is not None:
+                doc.data = _Builder(path, doc).build(node, (), 0)
+            return doc
+        except (yaml.YAMLError, RecordError, RecursionError):
+            pass  # report it exactly as the guarded path does
+    return _parse_guarded(text, path)
+
+
+def _parse_guarded(text: str, path: str) -> Document:
+    """:func:`parse_document` with the event pre-scan ahead of composing (see there)."""
     try:
         _prescan(text, path)
         node = yaml.compose(text, Loader=_Loader)
@@ -200,30 +263,40 @@ class _Builder:
         return RecordError(Problem(self.path, node.start_mark.line + 1, field_, message))
 
     def build(self, node: yaml.Node, path: Path_, depth: int) -> Any:
-        if depth > MAX_DEPTH:
-            raise self.fail(node, path, f"nesting deeper than {MAX_DEPTH} levels; records are shallow")
-        if id(node) in self.seen:
+        """The value of ``node`` (at ``path``, ``depth`` collections deep), its line recorded.
+
+        Refuses a node met twice (an alias: the composer hands back the anchored node again),
+        a collection deeper than :data:`MAX_DEPTH` and tags records never use."""
+        seen = self.seen
+        if id(node) in seen:
             raise self.fail(
                 node, path, "YAML aliases (*name) are not allowed in records; write the value out"
             )
-        self.seen.add(id(node))
+        seen.add(id(node))
         self.doc.lines.setdefault(path, node.start_mark.line + 1)
-        if isinstance(node, (yaml.MappingNode, yaml.SequenceNode)) and node.tag not in (
-                "tag:yaml.org,2002:map", "tag:yaml.org,2002:seq", "tag:yaml.org,2002:omap"):
+        cls = node.__class__
+        if cls is yaml.ScalarNode:
+            return node.value if node.tag == _STR else self._scalar(node, path)
+        if depth >= MAX_DEPTH:
+            raise self.fail(node, path, f"nesting deeper than {MAX_DEPTH} levels; records are shallow")
+        if node.tag not in _COLLECTION_TAGS:
             raise self.fail(node, path, f"the YAML tag {node.tag.replace('tag:yaml.org,2002:', '!!')} is not allowed; "
                                         "records hold plain strings, numbers, lists and mappings: remove the tag")
-        if isinstance(node, yaml.MappingNode):
+        if cls is yaml.MappingNode:
             return self._mapping(node, path, depth)
-        if isinstance(node, yaml.SequenceNode):
-            return [self.build(item, path + (i,), depth + 1) for i, item in enumerate(node.value)]
-        return self._scalar(node, path)
+        return [self.build(item, path + (i,), depth + 1) for i, item in enumerate(node.value)]
 
     def _mapping(self, node: yaml.MappingNode, path: Path_, depth: int) -> dict[str, Any]:
         out: dict[str, Any] = {}
         first_line: dict[str, int] = {}
+        lines = self.doc.lines
+        seen = self.seen
         for key_node, value_node in node.value:
-            if not isinstance(key_node, yaml.ScalarNode):
+            if key_node.__class__ is not yaml.ScalarNode:
                 raise self.fail(key_node, path, "a mapping key must be a plain name, not a list or mapping")
+            if id(key_node) in seen:  # an alias used as a key, or a key's anchor aliased elsewhere
+                raise self.fail(key_node, path, "YAML aliases (*name) are not allowed in records; write the value out")
+            seen.add(id(key_node))
             if key_node.tag == "tag:yaml.org,2002:merge":
                 raise self.fail(key_node, path, "YAML merge keys (<<) are not allowed in records; write the keys out")
             key = key_node.value  # the text as written: `on:` stays "on", `12:` stays "12"
@@ -236,8 +309,9 @@ class _Builder:
                     "YAML would silently keep only the last one: remove or rename one of them",
                 )
             first_line[key] = line
-            self.doc.lines[path + (key,)] = line
-            out[key] = self.build(value_node, path + (key,), depth + 1)
+            sub = path + (key,)
+            lines[sub] = line
+            out[key] = self.build(value_node, sub, depth + 1)
         return out
 
     def _scalar(self, node: yaml.ScalarNode, path: Path_) -> Any:

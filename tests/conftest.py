@@ -15,6 +15,23 @@ CAMPAIGN_RECORDS = ROOT / "tests" / "fixtures" / "campaign"
 SHARED = ROOT.parent / "shared"
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _record_cache_outside_the_tree(tmp_path_factory: pytest.TempPathFactory):
+    """The store's cache of validated records (kb.store.cache) goes to a folder of the test
+    session, not beside tests/fixtures (kept for processes the tests start, too);
+    tests/test_cache.py checks its default place."""
+    import os
+
+    if os.environ.get("KB_CACHE_DIR"):
+        yield
+        return
+    os.environ["KB_CACHE_DIR"] = str(tmp_path_factory.mktemp("kb-cache"))
+    try:
+        yield
+    finally:
+        os.environ.pop("KB_CACHE_DIR", None)
+
+
 @pytest.fixture
 def campaign_copy(tmp_path: Path) -> Path:
     """A writable copy of the campaign's records/ tree."""

@@ -176,3 +176,57 @@ def test_the_kb_plugin_option_adds_a_catalog_to_the_site(tmp_path):
     site = build_site(CAMPAIGN_RECORDS, config_file=str(cfg), site_dir=str(tmp_path / "site"))
     page = (site / "blockers" / "flashinfer-allreduce-fusion-sm12x-gate" / "index.html").read_text(encoding="utf-8")
     assert "From the catalog blackwell" in page
+
+
+def test_the_site_publishes_only_the_catalog_blockers_bearing_on_the_campaign(root, tmp_path):
+    from kb.queries.bearing import bearing_records
+    from kb.site.build import build_site
+    from kb.site.pages import render_site
+
+    kg = load_graph(root)
+    bearing = bearing_records(kg)
+    # matched by the campaign's error, applying to its stacks, or a root cause of those
+    assert {"flashinfer-allreduce-fusion-sm12x-gate", "arch-allowlist-omits-sm12x",
+            "toolchain-too-old-for-sm12x"} <= bearing
+    # the stacks have no bitsandbytes, flash-attn or Triton; no error names them
+    assert not bearing & {"bitsandbytes-no-cuda128-binary", "flash-attn2-arch-check-rejects-sm120",
+                          "triton-bundled-ptxas-rejects-sm120"}
+    assert len(bearing) < len(kg.records.catalog_of)
+    pages = render_site(kg)
+    assert "blockers/flashinfer-allreduce-fusion-sm12x-gate.md" in pages
+    assert "blockers/bitsandbytes-no-cuda128-binary.md" not in pages
+    # a page naming a catalog blocker without a page links to its upstream thread instead
+    root_page = pages["blockers/arch-allowlist-omits-sm12x.md"]
+    assert ("FlashAttention 2 builds whose device check only accepts SM8x and SM90 reject SM120 (catalog blackwell)]"
+            "(https://github.com/Dao-AILab/flash-attention/issues/1540)") in root_page.replace("&#45;", "-")
+    site = build_site(root, site_dir=str(tmp_path / "site"), strict=True)
+    index = json.loads((site / "records.json").read_text(encoding="utf-8"))
+    ids = {r["id"] for r in index["records"]}
+    assert "flashinfer-allreduce-fusion-sm12x-gate" in ids and "bitsandbytes-no-cuda128-binary" not in ids
+    assert not (site / "blockers" / "bitsandbytes-no-cuda128-binary.yaml").exists()
+    assert (site / "blockers" / "flashinfer-allreduce-fusion-sm12x-gate.yaml").exists()
+
+
+def test_import_names_the_catalog_blocker_its_fix_and_what_the_fix_needs(root):
+    from conftest import ROOT
+
+    log = ROOT / "tests" / "fixtures" / "logs" / "notebook.md"
+    r = run(root, "import", str(log), "--campaign", "c", "--dry-run")
+    assert r.exit_code == 0, r.output
+    # KeyError: 12 is only the catalog's: linked, and said with its fix
+    assert ("known blocker: 2026-02-23-torch-symmetric-memory matches sglang-symm-mem-size-table-keyerror-12 "
+            "(catalog blackwell): no fix of its own") in r.stdout
+    # the fusion error matches the campaign's own blocker and the catalog's: the own one is linked,
+    # the catalog's named with its fix and the nvcc co-requirement of that fix
+    row = next(line for line in r.stdout.splitlines() if "2026-02-23-flashinfer-allreduce-fusion " in line)
+    assert " fi-gate " in row and "flashinfer-allreduce-fusion-sm12x-gate" not in row
+    assert ("known blocker: 2026-02-23-flashinfer-allreduce-fusion matches flashinfer-allreduce-fusion-sm12x-gate "
+            "(catalog blackwell): fixed by flashinfer>=0.6.17, cuda>=12.9") in r.stdout
+    data = json.loads(run(root, "import", str(log), "--campaign", "c", "--dry-run", "--json").stdout)
+    drafts = {d["id"]: d for f in data["files"] for d in f["drafts"]}
+    assert drafts["2026-02-23-torch-symmetric-memory"]["blocked_by"] == ["sglang-symm-mem-size-table-keyerror-12"]
+    assert [k["id"] for k in drafts["2026-02-23-flashinfer-allreduce-fusion"]["known_blockers"]] == [
+        "flashinfer-allreduce-fusion-sm12x-gate"]
+    notes = drafts["2026-02-23-flashinfer-allreduce-fusion"]["record"]["notes"]
+    assert "Possible match: blocker `flashinfer-allreduce-fusion-sm12x-gate`" in notes
+    assert "also matches a blocker of the campaign's own, which was linked instead" in notes

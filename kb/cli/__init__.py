@@ -9,9 +9,25 @@ One module per verb or group of verbs: :mod:`~kb.cli.check`, :mod:`~kb.cli.ask` 
 unblocks, graph), :mod:`~kb.cli.diff`, :mod:`~kb.cli.site` (build, serve), :mod:`~kb.cli.log`,
 :mod:`~kb.cli.capture`, :mod:`~kb.cli.new`, :mod:`~kb.cli.importing`, :mod:`~kb.cli.schema`,
 :mod:`~kb.cli.export`.
+
+The command modules are imported when their command runs (:data:`kb.cli.app.COMMANDS`), so that
+``kb check`` does not pay for importing the importers, the site or the capture probes. Asking
+this package for ``cli`` imports them all (every command registered, as a library user expects);
+``main`` (the console script) stays lazy.
 """
 
-from kb.cli import ask, capture, check, diff, export, importing, log, new, schema, site  # noqa: F401  (registers the commands)
-from kb.cli.app import cli, main
+from typing import Any
 
 __all__ = ["cli", "main"]
+
+
+def __getattr__(name: str) -> Any:
+    import importlib
+
+    app = importlib.import_module("kb.cli.app")
+    if name == "cli":
+        app.load_commands()
+        return app.cli
+    if name == "main":
+        return app.main
+    raise AttributeError(f"module 'kb.cli' has no attribute {name!r}")

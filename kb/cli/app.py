@@ -16,7 +16,6 @@ from typing import Any, Callable
 
 import click
 
-from kb import __version__
 from kb.errors import InvalidOptions, InvalidRecords, KbError, UsageError
 
 RECORDS_HELP = "The records folder (default: ./records, or $KB_RECORDS)."
@@ -115,6 +114,24 @@ class KbGroup(click.Group):
     alone they surface later as an obscure validation error or a crash when written out.
     """
 
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        """The command ``cmd_name``, importing its module first (:data:`COMMANDS`); a name no
+        module is known for imports them all (a command added elsewhere is still found)."""
+        if cmd_name not in self.commands:
+            module = COMMANDS.get(cmd_name)
+            if module is not None:
+                import importlib
+
+                importlib.import_module(module)
+            if cmd_name not in self.commands:
+                load_commands()
+        return super().get_command(ctx, cmd_name)
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        """Every command (all their modules imported: for help and completion)."""
+        load_commands()
+        return super().list_commands(ctx)
+
     def invoke(self, ctx: click.Context) -> Any:
         """Run the command; kb's own errors are reported by :func:`report_error`."""
         try:
@@ -134,7 +151,7 @@ class KbGroup(click.Group):
 
 
 @click.group(cls=KbGroup, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, prog_name="kb")
+@click.version_option(package_name="kb", prog_name="kb")
 @click.option("--records", "records", default=lambda: os.environ.get("KB_RECORDS", "records"),
               show_default="records", type=click.Path(file_okay=False), help=RECORDS_HELP)
 @click.pass_context
@@ -154,6 +171,28 @@ def _problems_exit(exc: InvalidRecords, what: str) -> None:
         click.echo(str(p), err=True)
     n = len(exc.problems)
     fail(f"{n} problem{'s' if n != 1 else ''} in {what}; nothing written", exit_code(exc))
+
+
+COMMANDS = {
+    "check": "kb.cli.check", "roots": "kb.cli.ask", "why": "kb.cli.ask", "unblocks": "kb.cli.ask",
+    "graph": "kb.cli.ask", "diff": "kb.cli.diff", "build": "kb.cli.site", "serve": "kb.cli.site",
+    "log": "kb.cli.log", "capture": "kb.cli.capture", "new": "kb.cli.new", "import": "kb.cli.importing",
+    "schema": "kb.cli.schema", "export": "kb.cli.export",
+}
+"""Command name → the module that defines it (imported when the command runs). A module added
+without an entry here is still found: an unknown name imports every module of :data:`MODULES`."""
+
+MODULES = ("kb.cli.ask", "kb.cli.capture", "kb.cli.check", "kb.cli.diff", "kb.cli.export", "kb.cli.importing",
+           "kb.cli.log", "kb.cli.new", "kb.cli.schema", "kb.cli.site")
+"""Every module that registers commands on :func:`cli`."""
+
+
+def load_commands() -> None:
+    """Import every command module (:data:`MODULES`), registering all commands on :func:`cli`."""
+    import importlib
+
+    for module in MODULES:
+        importlib.import_module(module)
 
 
 def main() -> None:

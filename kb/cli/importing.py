@@ -107,6 +107,8 @@ def _print_import(report: Any) -> None:
             for r in rows:
                 click.echo("  " + "  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip())
         for d in item.drafts:
+            for bid, catalog, fix in d.known:
+                click.echo(f"  known blocker: {d.id} matches {bid} (catalog {catalog}): {fix}")
             for rid, why in d.duplicates:
                 click.echo(f"  possible duplicate: {d.id} looks like {rid} ({why}); review before keeping both")
         for s in item.decisions:

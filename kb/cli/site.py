@@ -54,8 +54,12 @@ def build(env: Env, config_file: str | None, site_dir: str | None, strict: bool,
 @pass_env
 @handle_errors
 def serve(env: Env, config_file: str | None, dev_addr: str) -> None:
-    """Serve the site locally and rebuild when a record changes."""
-    from kb.site.build import serve_site
+    """Serve the site locally and rebuild what a record change changes.
+
+    A record with a problem never stops the preview: the last good site stays served, with the
+    problem (file, line, field) in a banner on every page until it is fixed.
+    """
+    from kb.site.preview import serve_preview
 
     _mkdocs_logging(False, logging.INFO)
-    serve_site(env.records, config_file=config_file, dev_addr=dev_addr)
+    serve_preview(env.records, config_file=config_file, dev_addr=dev_addr)

@@ -58,6 +58,7 @@ from kb.importers.extract import (
     extract_windows,
 )
 from kb.importers.matching import (
+    GENERIC_SIGNATURES,
     _existing_sources,
     _match_platform,
     _match_stack,
@@ -87,7 +88,9 @@ class Draft:
     ``written``, or ``exists`` (an attempt already cites its source; ``record`` is then
     ``None`` and ``id`` is the existing record's). ``anchor``: the locator it was drafted from.
     ``duplicates``: existing attempts it may repeat (``kb.queries.possible_duplicates``), also
-    named in the draft's notes so the reviewer sees them on the site."""
+    named in the draft's notes so the reviewer sees them on the site. ``known``: the catalog
+    blockers (:mod:`kb.catalog`) its error matches, linked or possible, as ``(id, catalog, fix)``
+    where ``fix`` is :func:`kb.queries.describe_fix` (what fixes it and what that fix needs)."""
 
     id: str
     anchor: str
@@ -95,6 +98,7 @@ class Draft:
     record: Attempt | None = None
     blocked_by: list[str] = field(default_factory=list)
     duplicates: list[tuple[str, str]] = field(default_factory=list)
+    known: list[tuple[str, str, str]] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         """This result as plain data for ``--json`` (dicts, lists, strings, numbers)."""
@@ -104,6 +108,7 @@ class Draft:
             data["record"] = _jsonable(record_to_data(self.record))
         data["blocked_by"] = self.blocked_by
         data["possible_duplicates"] = [{"id": rid, "reason": why} for rid, why in self.duplicates]
+        data["known_blockers"] = [{"id": bid, "catalog": cat, "fix": fix} for bid, cat, fix in self.known]
         return data
 
 
@@ -346,6 +351,7 @@ def _drafts(x: Extraction, kg: Any, camp: Campaign, existing: dict[tuple[str, st
             continue
         draft.blocked_by = list(draft.record.blocked_by)
         draft.duplicates = possible_duplicates(kg, draft.record)
+        draft.known = _known_blockers(kg, draft.record)
         if draft.duplicates:
             lines = "\n".join(f"- `{rid}`: {why}" for rid, why in draft.duplicates)
             draft.record = draft.record.model_copy(update={
@@ -362,6 +368,18 @@ def _new_id(date: dt.date, title: str, taken: set[str], suffixes: dict[str, int]
     if found != base:
         suffixes[base] = int(found.rsplit("-", 1)[1]) + 1
     return found
+
+
+def _known_blockers(kg: Any, record: Attempt) -> list[tuple[str, str, str]]:
+    """The catalog blockers the attempt's error matches: ``(id, catalog, fix)``, linked ones first."""
+    from kb.models import Blocker
+    from kb.queries import describe_fix, match_signatures
+
+    catalog = kg.records.catalog_of
+    text = "\n".join(t for t in (record.error, record.notes) if t)
+    found = [b for b in record.blocked_by if b in catalog]
+    found += [b for b in match_signatures(kg, record.error or "") if b in catalog and b not in found]
+    return [(bid, catalog[bid], describe_fix(b, kg)) for bid in found if isinstance(b := kg.get(bid), Blocker)] if text else []
 
 
 def _record(x: Extraction, a: ExtractedAttempt, record_id: str, kg: Any, camp: Campaign,
@@ -392,8 +410,14 @@ def _record(x: Extraction, a: ExtractedAttempt, record_id: str, kg: Any, camp: C
     if a.error_detail:
         notes.append("Error output:\n\n```\n" + a.error_detail + "\n```")
     for blocker_id, signature in possible:
-        notes.append(f"Possible match: blocker `{blocker_id}` (its signature \"{signature}\" is generic: "
-                     "any such error matches it). Add it to `blocked_by` if it is this cause.")
+        if " ".join(signature.lower().strip("/").split()) in GENERIC_SIGNATURES:
+            why = "is generic: any such error matches it"
+        elif blocker_id in kg.records.catalog_of:
+            why = "also matches a blocker of the campaign's own, which was linked instead"
+        else:
+            why = "matches, beside other blockers, none of them by a specific signature"
+        notes.append(f"Possible match: blocker `{blocker_id}` (its signature \"{signature}\" {why}). "
+                     "Add it to `blocked_by` if it is this cause.")
     if unmatched:
         notes.append("Platform seen in the log (no platform record matches): "
                      + ", ".join(f"{f.name} {f.value}" for f in unmatched) + ".")

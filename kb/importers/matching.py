@@ -63,25 +63,32 @@ match", never ``blocked_by``."""
 
 
 def specific_blockers(kg: Any, text: str) -> tuple[list[str], list[tuple[str, str]]]:
-    """Blockers whose signatures match ``text`` (an error headline and its detail): those matched
-    by a specific signature (``KeyError: 12``, ``No supported CUDA architectures found for major
-    versions [9, 10]``) go to ``blocked_by``; those matched only by a generic one
-    (:data:`GENERIC_SIGNATURES`, e.g. ``CUDA out of memory``) come back as ``(id, signature)``
-    possible matches."""
+    """Blockers whose signatures match ``text`` (an error headline and its detail), by the rule
+    ``kb log`` links with (:func:`kb.queries.signatures.specific_matches`): those it links and
+    that match by a specific signature (``KeyError: 12``, ``No supported CUDA architectures found
+    for major versions [9, 10]``) go to ``blocked_by``; the other matches come back as
+    ``(id, signature)`` possible matches: matched only by a generic signature
+    (:data:`GENERIC_SIGNATURES`, e.g. ``CUDA out of memory``), or a catalog blocker matching the
+    same text as the campaign's own blocker, or one of several matches none of which is specific."""
     from kb.models import Blocker
     from kb.queries import match_signatures
+    from kb.queries.signatures import specific_matches
 
     if not text:
         return [], []
+    linked = set(specific_matches(kg, text))
     specific: list[str] = []
     possible: list[tuple[str, str]] = []
     for blocker_id in match_signatures(kg, text):
         blocker = kg.get(blocker_id)
         signatures = blocker.signatures if isinstance(blocker, Blocker) else []
         matched = [s for s in signatures if match_signatures_one(s, text)]
-        if any(" ".join(s.lower().strip("/").split()) not in GENERIC_SIGNATURES for s in matched):
+        if not matched:
+            continue
+        generic = all(" ".join(s.lower().strip("/").split()) in GENERIC_SIGNATURES for s in matched)
+        if blocker_id in linked and not generic:
             specific.append(blocker_id)
-        elif matched:
+        else:
             possible.append((blocker_id, matched[0]))
     return specific, possible
 

@@ -28,7 +28,7 @@ ID_RE = re.compile(r"^[a-z0-9][a-z0-9._-]{0,119}$")
 
 
 def _check_id(value: str) -> str:
-    odd = next((c for c in value if ord(c) > 127), None)
+    odd = None if value.isascii() else next((c for c in value if ord(c) > 127), None)
     if odd is not None:
         import unicodedata
 

@@ -13,6 +13,8 @@
 * :mod:`~kb.queries.upgrades` — upgrade paths: candidate versions from the fixes' specifiers.
 * :mod:`~kb.queries.signatures` — error headlines, signature matching, possible duplicates.
 * :mod:`~kb.queries.compare` — what differs between two attempts (``kb diff``, the compare pages).
+* :mod:`~kb.queries.index` — per-graph indexes the others share, built once per graph; the
+  reverse links a page per record needs (:func:`citing_decisions`, :func:`resolving_decisions`).
 
 Layering: graph → these modules → CLI, site, importers. No module here imports presentation code.
 """
@@ -28,6 +30,7 @@ from kb.queries.credit import (
 )
 from kb.queries.findings import Finding, findings, findings_of
 from kb.queries.fixes import describe_fix, fix_phrase, requirement_text
+from kb.queries.index import citing_decisions, resolving_decisions
 from kb.queries.resolution import (
     BlockerStatus,
     attempt_flags,
@@ -53,9 +56,9 @@ from kb.queries.why import ChainLink, WhyResult, why
 __all__ = [
     "AttemptDiff", "BlockerStatus", "CatalogRoot", "ChainLink", "Credit", "DoneRetry", "Finding", "RetryCandidate",
     "RootCause", "StillBlocked", "UnblocksResult", "WhyResult", "attempt_credit", "attempt_flags", "catalog_roots",
-    "candidate_versions", "credit_sentence", "current_stack", "decision_credit", "default_from_stack", "describe_fix",
+    "candidate_versions", "citing_decisions", "credit_sentence", "current_stack", "decision_credit", "default_from_stack", "describe_fix",
     "diff_attempts", "findings",
     "findings_of", "fix_phrase", "last_metric", "match_signatures", "parse_change", "possible_duplicates",
-    "requirement_text", "resolve_blockers", "retried", "retries_of", "roots", "scope", "unblocks",
+    "requirement_text", "resolve_blockers", "resolving_decisions", "retried", "retries_of", "roots", "scope", "unblocks",
     "upgrade_candidates", "upgrade_paths", "why",
 ]

@@ -186,9 +186,19 @@ def diff_attempts(kg: KnowledgeGraph, a_id: str, b_id: str) -> AttemptDiff:
 
 def _similarity(fa: dict[str, dict[str, str]], fb: dict[str, dict[str, str]]) -> float:
     """Jaccard similarity of the (section, key, value) items of two attempts' facts."""
-    ia = {(s, k, v) for s in SECTIONS for k, v in fa[s].items()}
-    ib = {(s, k, v) for s in SECTIONS for k, v in fb[s].items()}
-    return len(ia & ib) / len(ia | ib) if ia | ib else 0.0
+    return _jaccard(_items(fa), _items(fb))
+
+
+def _items(facts: dict[str, dict[str, str]]) -> frozenset[tuple[str, str, str]]:
+    """The ``(section, key, value)`` items of an attempt's facts."""
+    return frozenset((s, k, v) for s in SECTIONS for k, v in facts[s].items())
+
+
+def _jaccard(ia: frozenset[tuple[str, str, str]], ib: frozenset[tuple[str, str, str]]) -> float:
+    """``|ia ∩ ib| / |ia ∪ ib|`` (0.0 when both are empty)."""
+    both = len(ia & ib)
+    either = len(ia) + len(ib) - both
+    return both / either if either else 0.0
 
 
 @dataclass(frozen=True)
@@ -216,7 +226,12 @@ def compare_pairs(kg: KnowledgeGraph, *, per_decision: int = 12, lookback: int =
     each one dated after it (before/after the decision), at most ``per_decision`` pairs. So at
     most one page per attempt plus ``per_decision`` per decision: linear in the records, never
     every pair. Any other pair is compared in the browser (the site's compare picker).
+    Computed once per graph and arguments (a new list each call).
     """
+    return list(kg.memo(("compare_pairs", per_decision, lookback), lambda: _compare_pairs(kg, per_decision, lookback)))
+
+
+def _compare_pairs(kg: KnowledgeGraph, per_decision: int, lookback: int) -> list[Pair]:
     pairs: dict[tuple[str, str], Pair] = {}
 
     def add(a: str | None, b: str, why: str, page: bool = True) -> None:
@@ -226,16 +241,21 @@ def compare_pairs(kg: KnowledgeGraph, *, per_decision: int = 12, lookback: int =
     closest: list[tuple[str, str]] = []
     for camp in kg.of_kind(Campaign):
         attempts = kg.attempts_of(camp.id)
-        facts = {x.id: attempt_facts(kg, x) for x in attempts}
+        items = [_items(attempt_facts(kg, x)) for x in attempts]
         for i, b in enumerate(attempts):
             add(b.baseline, b.id, "baseline")
             if not b.baseline:
                 add(camp.baseline_attempt, b.id, "campaign baseline")
-            earlier = attempts[max(0, i - lookback):i]
-            if earlier:
-                best = max(reversed(earlier), key=lambda x: _similarity(facts[x.id], facts[b.id]))
-                if _similarity(facts[best.id], facts[b.id]) > 0:
-                    closest.append((best.id, b.id))
+            if i:
+                mine = items[i]
+                # the latest of the most similar among the lookback runs before it
+                best, score = -1, -1.0
+                for j in range(i - 1, max(0, i - lookback) - 1, -1):
+                    sim = _jaccard(items[j], mine)
+                    if sim > score:
+                        best, score = j, sim
+                if score > 0:
+                    closest.append((attempts[best].id, b.id))
     for d in kg.of_kind(Decision):
         before, after = decision_evidence(kg, d)
         effect = decision_effect(kg, d)

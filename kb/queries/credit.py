@@ -13,28 +13,11 @@ from typing import Any
 
 from kb.graph import KnowledgeGraph
 from kb.models import Attempt, Blocker, Campaign, Component, Decision
-from kb.queries.resolution import (
-    BlockerStatus,
-    attempt_flags,
-    platform_of,
-    resolve_blockers,
-)
+from kb.queries.index import index, is_indexed
+from kb.queries.resolution import StatusCache
 
-
-class StatusCache:
-    """:func:`resolve_blockers` memoised by (components, campaign platform)."""
-
-    def __init__(self, kg: KnowledgeGraph):
-        self.kg = kg
-        self._memo: dict[Any, dict[str, BlockerStatus]] = {}
-
-    def of(self, comps: dict[str, Component], campaign_id: str | None) -> dict[str, BlockerStatus]:
-        """Blocker statuses under ``comps`` on the platform of campaign ``campaign_id``."""
-        key = (tuple(sorted((k, c.version, c.source) for k, c in comps.items())), campaign_id)
-        if key not in self._memo:
-            camp = self.kg.get(campaign_id) if campaign_id else None
-            self._memo[key] = resolve_blockers(self.kg, comps, platform_of(self.kg, camp if isinstance(camp, Campaign) else None))
-        return self._memo[key]
+__all__ = ["Credit", "StatusCache", "attempt_credit", "credit_sentence", "decision_credit", "is_retry", "retried",
+           "retries_of", "stack_diff"]
 
 
 def _platform_campaign(kg: KnowledgeGraph, a: Attempt) -> str | None:
@@ -46,7 +29,10 @@ def is_retry(kg: KnowledgeGraph, later: Attempt, earlier: Attempt, cache: Status
     and later, it ran on a stack where none of ``earlier``'s blockers stand while one stood on
     ``earlier``'s own stack, and it either compares itself to ``earlier`` (``baseline``) or runs
     with every flag ``earlier`` ran with (so one run with several features on re-runs each of the
-    attempts that tried one of them, whatever its ``retry_of`` names)."""
+    attempts that tried one of them, whatever its ``retry_of`` names).
+
+    This is the definition; :func:`retries_of` and :func:`retried` answer it for every pair at
+    once through :mod:`kb.queries.index`."""
     if later.id == earlier.id:
         return False
     if later.retry_of == earlier.id:
@@ -54,8 +40,9 @@ def is_retry(kg: KnowledgeGraph, later: Attempt, earlier: Attempt, cache: Status
     if (later.campaign != earlier.campaign or (later.date, later.id) <= (earlier.date, earlier.id)
             or not earlier.blocked_by):
         return False
-    flags = attempt_flags(earlier)
-    if not (later.baseline == earlier.id or (flags and flags <= attempt_flags(later))):
+    ix = index(kg)
+    flags = ix.flags(earlier)
+    if not (later.baseline == earlier.id or (flags and flags <= ix.flags(later))):
         return False
     cache = cache or StatusCache(kg)
     camp = _platform_campaign(kg, earlier)
@@ -66,13 +53,18 @@ def is_retry(kg: KnowledgeGraph, later: Attempt, earlier: Attempt, cache: Status
 
 
 def retries_of(kg: KnowledgeGraph, earlier: Attempt, cache: StatusCache | None = None) -> list[Attempt]:
-    """The attempts that re-run ``earlier`` (see :func:`is_retry`), by date."""
+    """The attempts that re-run ``earlier`` (see :func:`is_retry`), by date then id (a new list).
+    Looked up in the graph's index for an attempt of ``kg``; scanned for one from elsewhere."""
+    if is_indexed(kg, earlier):
+        return list(index(kg).retries.get(earlier.id, ()))
     cache = cache or StatusCache(kg)
     return sorted((a for a in kg.of_kind(Attempt) if is_retry(kg, a, earlier, cache)), key=lambda a: (a.date, a.id))
 
 
 def retried(kg: KnowledgeGraph, later: Attempt, cache: StatusCache | None = None) -> list[Attempt]:
-    """The earlier attempts ``later`` re-runs, by date."""
+    """The earlier attempts ``later`` re-runs, by date then id (a new list; see :func:`retries_of`)."""
+    if is_indexed(kg, later):
+        return list(index(kg).retried.get(later.id, ()))
     cache = cache or StatusCache(kg)
     return sorted((a for a in kg.of_kind(Attempt) if is_retry(kg, later, a, cache)), key=lambda a: (a.date, a.id))
 
@@ -139,37 +131,55 @@ def _credit(kg: KnowledgeGraph, before: dict[str, Component], after: dict[str, C
         if not isinstance(b, Blocker) or bid not in st1:
             continue
         if st0[bid].state in ("stands", "disabled") and st1[bid].state in ("resolved", "disabled"):
-            index = st1[bid].fix
-            fix = b.fixed_by[index] if index is not None else None
+            which = st1[bid].fix
+            fix = b.fixed_by[which] if which is not None else None
             if fix is not None:
                 credited.append({"blocker": bid, "fix": st1[bid].by, "kind": fix.kind, "components": sorted(fix.requires)})
                 names.update(fix.requires)
     changed_names = {c["component"] for c in changed}
     unchanged = sorted(n for n in names if n not in changed_names)
-    isolated = []
+    ix = index(kg)
+    isolated: list[str] = []
     if names:
-        for a in kg.of_kind(Attempt):
-            diff = {c["component"] for c in stack_diff(before, kg.attempt_components(a))}
-            if diff and diff <= names and diff & changed_names and (campaign is None or a.campaign == campaign):
-                isolated.append(a.id)
+        isolated = ix.memo(("isolated", StatusCache.key(before), frozenset(names), frozenset(changed_names), campaign),
+                           lambda: _isolated(kg, before, names, changed_names, campaign))
     retested: dict[str, list[str]] = {}
     untested = []
     for bid in sorted(kg.causes_closure(blockers) | _caused_by(kg, blockers)):
         if bid not in st1 or not (st0[bid].state in ("stands", "disabled") and st1[bid].state == "resolved"):
             continue
-        reruns: set[str] = set()
-        for x in kg.into(bid, "blocked_by"):
-            rec = kg.get(x)
-            if isinstance(rec, Attempt):
-                reruns.update(r.id for r in retries_of(kg, rec, cache)
-                              if cache.of(kg.attempt_components(r), campaign)[bid].state != "stands")
+        reruns = ix.memo(("reruns", bid, campaign), lambda bid=bid: _reruns(kg, bid, campaign))
         if reruns:
-            retested[bid] = sorted(reruns)
+            retested[bid] = list(reruns)
         elif kg.into(bid, "blocked_by"):
             untested.append(bid)
     return Credit(labels[0], labels[1], changed, credited, sorted(changed_names - names), sorted(isolated),
                   verified=bool(credited) and (len(changed) == 1 or bool(isolated)), unchanged_credit=unchanged,
                   retested=retested, untested=untested)
+
+
+def _isolated(kg: KnowledgeGraph, before: dict[str, Component], names: set[str], changed_names: set[str],
+              campaign: str | None) -> list[str]:
+    """Attempts (of ``campaign`` when given) whose components differ from ``before`` in some of
+    ``changed_names`` and in nothing outside ``names`` (sorted ids); one test per distinct stack."""
+    out: list[str] = []
+    for comps, attempts in index(kg).groups:
+        diff = {c["component"] for c in stack_diff(before, comps)}
+        if diff and diff <= names and diff & changed_names:
+            out.extend(a.id for a in attempts if campaign is None or a.campaign == campaign)
+    return sorted(out)
+
+
+def _reruns(kg: KnowledgeGraph, bid: str, campaign: str | None) -> list[str]:
+    """The retries of the attempts ``bid`` blocked, run where ``bid`` no longer stands (on the
+    platform of ``campaign``), sorted ids."""
+    ix = index(kg)
+    out: set[str] = set()
+    for x in kg.into(bid, "blocked_by"):
+        rec = kg.get(x)
+        if isinstance(rec, Attempt):
+            out.update(r.id for r in ix.retries.get(rec.id, ()) if ix.statuses(r, campaign)[bid].state != "stands")
+    return sorted(out)
 
 
 def _caused_by(kg: KnowledgeGraph, roots: list[str]) -> set[str]:

@@ -24,8 +24,8 @@ from typing import Any
 from kb.errors import Problem
 from kb.graph import KnowledgeGraph
 from kb.models import Attempt, Blocker, Decision, Record
-from kb.queries.credit import StatusCache
-from kb.queries.resolution import attempt_flags, flag_names
+from kb.queries.index import index
+from kb.queries.resolution import StatusCache, flag_names
 
 SUCCESS = ("improved", "baseline")
 """Outcomes that claim the feature worked."""
@@ -52,26 +52,116 @@ class Finding:
 
 def _distinguishing(kg: KnowledgeGraph, a: Attempt) -> frozenset[str]:
     """The flags that set ``a`` apart from its baseline (all its flags without a baseline)."""
-    mine = attempt_flags(a)
+    ix = index(kg)
+    mine = ix.flags(a)
     base = kg.get(a.baseline) if a.baseline else None
-    return mine - attempt_flags(base) if isinstance(base, Attempt) else mine
+    return mine - ix.flags(base) if isinstance(base, Attempt) else mine
+
+
+def _own_flags(b: Blocker, flags: frozenset[str]) -> list[str]:
+    """The flags of blocker ``b`` that attempt flags ``flags`` turn on (an env setting given
+    exactly, a flag by its name)."""
+    names = flag_names(flags)
+    env = {f for f in flags if "=" in f and not f.startswith("-")}
+    return [f for f in b.flags if (f in env) or ("=" not in f and flag_names([f]) & names)]
 
 
 def _same_feature(kg: KnowledgeGraph, b: Blocker, a: Attempt, flags: frozenset[str]) -> str:
-    """Why blocker ``b`` concerns the feature attempt ``a`` runs (``""`` when it does not)."""
-    names = flag_names(flags)
-    env = {f for f in flags if "=" in f and not f.startswith("-")}
-    own = [f for f in b.flags if (f in env) or ("=" not in f and flag_names([f]) & names)]
+    """Why blocker ``b`` concerns the feature attempt ``a`` runs (``""`` when it does not).
+
+    The definition, one pair at a time; :class:`_Features` answers it for one attempt and every
+    blocker at once."""
+    own = _own_flags(b, flags)
     if own:
-        return f"it runs with {', '.join(own)}, the flag{'s' if len(own) > 1 else ''} that turn{'' if len(own) > 1 else 's'} that feature on"
+        return _own_text(own)
     for other_id in kg.into(b.id, "blocked_by"):
         other = kg.get(other_id)
         if not isinstance(other, Attempt) or other.id == a.id:
             continue
         dist = _distinguishing(kg, other)
         if dist and dist <= flags:
-            return f"it blocked {other.id}, run with the same {', '.join(sorted(dist))}"
+            return _blocked_text(other.id, dist)
     return ""
+
+
+def _own_text(own: list[str]) -> str:
+    return f"it runs with {', '.join(own)}, the flag{'s' if len(own) > 1 else ''} that turn{'' if len(own) > 1 else 's'} that feature on"
+
+
+def _blocked_text(other: str, dist: frozenset[str]) -> str:
+    return f"it blocked {other}, run with the same {', '.join(sorted(dist))}"
+
+
+class _Features:
+    """:func:`_same_feature` for one attempt against every blocker, without a scan per pair.
+
+    A blocker concerns an attempt's feature (1) through its own ``flags`` (looked up by env
+    setting and by flag name), or (2) through an attempt it blocked whose distinguishing flags
+    the attempt carries: each distinct set of distinguishing flags is filed under its rarest flag,
+    so an attempt tests only the sets filed under one of its own flags."""
+
+    def __init__(self, kg: KnowledgeGraph):
+        ix = index(kg)
+        self.blockers: dict[str, Blocker] = {b.id: b for b in kg.of_kind(Blocker)}
+        self.by_env: dict[str, set[str]] = {}
+        self.by_name: dict[str, set[str]] = {}
+        for b in kg.of_kind(Blocker):
+            for f in b.flags:
+                self.by_env.setdefault(f, set()).add(b.id)
+                if "=" not in f:
+                    for n in flag_names([f]):
+                        self.by_name.setdefault(n, set()).add(b.id)
+        count: dict[str, int] = {}
+        for a in kg.of_kind(Attempt):
+            for f in ix.flags(a):
+                count[f] = count.get(f, 0) + 1
+        # distinguishing flag set → blocker → the attempts it blocked that ran with that set (sorted)
+        self.blocked: dict[frozenset[str], dict[str, list[str]]] = {}
+        for b in kg.of_kind(Blocker):
+            for other_id in kg.into(b.id, "blocked_by"):
+                other = kg.get(other_id)
+                if not isinstance(other, Attempt):
+                    continue
+                dist = _distinguishing(kg, other)
+                if dist:
+                    self.blocked.setdefault(dist, {}).setdefault(b.id, []).append(other_id)
+        self.filed: dict[str, list[frozenset[str]]] = {}
+        for dist in self.blocked:
+            rarest = min(dist, key=lambda f: (count.get(f, 0), f))
+            self.filed.setdefault(rarest, []).append(dist)
+
+    def concerned(self, a: Attempt, flags: frozenset[str]) -> dict[str, str]:
+        """Blocker id → why it concerns the feature ``a`` runs with ``flags`` (as :func:`_same_feature`),
+        for every blocker it concerns."""
+        names = flag_names(flags)
+        env = {f for f in flags if "=" in f and not f.startswith("-")}
+        by_flag: set[str] = set()
+        for f in env:
+            by_flag |= self.by_env.get(f, set())
+        for n in names:
+            by_flag |= self.by_name.get(n, set())
+        first: dict[str, tuple[str, frozenset[str]]] = {}
+        for f in flags:
+            for dist in self.filed.get(f, ()):
+                if not dist <= flags:
+                    continue
+                for bid, others in self.blocked[dist].items():
+                    other = next((o for o in others if o != a.id), None)
+                    if other is not None and (bid not in first or other < first[bid][0]):
+                        first[bid] = (other, dist)
+        out = {}
+        for bid in by_flag | set(first):
+            b = self.blocker(bid)
+            own = _own_flags(b, flags)
+            if own:
+                out[bid] = _own_text(own)
+            elif bid in first:
+                out[bid] = _blocked_text(*first[bid])
+        return out
+
+    def blocker(self, bid: str) -> Blocker:
+        """The blocker record ``bid``."""
+        return self.blockers[bid]
 
 
 def _catalog_note(kg: KnowledgeGraph, b: Blocker) -> str:
@@ -83,68 +173,68 @@ def _catalog_note(kg: KnowledgeGraph, b: Blocker) -> str:
     return f" (catalog {name}" + (f", source {src}" if src else "") + ")"
 
 
-def _success_findings(kg: KnowledgeGraph, cache: StatusCache) -> list[Finding]:
-    out = []
-    for a in kg.of_kind(Attempt):
-        if a.outcome.value not in SUCCESS:
+def _success_findings(kg: KnowledgeGraph, cache: StatusCache, a: Attempt) -> list[Finding]:
+    """The findings of kinds ``success-cites-blocker`` and ``success-where-blocker-stands`` about attempt ``a``."""
+    out: list[Finding] = []
+    if a.outcome.value not in SUCCESS:
+        return out
+    if a.blocked_by:
+        out.append(Finding(a.id, ("blocked_by",), "success-cites-blocker",
+                           f"outcome is {a.outcome.value}, yet blocked_by names {', '.join(a.blocked_by)}; "
+                           "a blocked attempt did not succeed: fix the outcome or drop the blocker"))
+    comps = kg.attempt_components(a)
+    if not comps:
+        return out
+    ix = index(kg)
+    features = ix.memo("findings.features", lambda: _Features(kg))
+    statuses = cache.of(comps, a.campaign)
+    flags = ix.flags(a)
+    for bid, why in sorted(features.concerned(a, flags).items()):
+        st = statuses[bid]
+        if st.state not in ("stands", "disabled") or bid in a.blocked_by:
             continue
-        if a.blocked_by:
-            out.append(Finding(a.id, ("blocked_by",), "success-cites-blocker",
-                               f"outcome is {a.outcome.value}, yet blocked_by names {', '.join(a.blocked_by)}; "
-                               "a blocked attempt did not succeed: fix the outcome or drop the blocker"))
-        comps = kg.attempt_components(a)
-        if not comps:
-            continue
-        statuses = cache.of(comps, a.campaign)
-        flags = attempt_flags(a)
-        for b in kg.of_kind(Blocker):
-            st = statuses[b.id]
-            if st.state not in ("stands", "disabled") or b.id in a.blocked_by:
-                continue
-            why = _same_feature(kg, b, a, flags)
-            if not why:
-                continue
-            state = ("still stands" + (f" (needs {' and '.join(st.missing)})" if st.missing else " (no known fix)")
-                     if st.state == "stands" else f"is only disabled ({st.by}: the feature is off)")
-            where = f"stack {a.stack}" if a.stack else "its stack"
-            out.append(Finding(a.id, ("outcome",), "success-where-blocker-stands",
-                               f"outcome is {a.outcome.value} on {where}, where blocker {b.id}{_catalog_note(kg, b)} "
-                               f"{state}; {why}: check the outcome, the stack or the blocker's applies_when/fixed_by"))
+        b = features.blocker(bid)
+        state = ("still stands" + (f" (needs {' and '.join(st.missing)})" if st.missing else " (no known fix)")
+                 if st.state == "stands" else f"is only disabled ({st.by}: the feature is off)")
+        where = f"stack {a.stack}" if a.stack else "its stack"
+        out.append(Finding(a.id, ("outcome",), "success-where-blocker-stands",
+                           f"outcome is {a.outcome.value} on {where}, where blocker {b.id}{_catalog_note(kg, b)} "
+                           f"{state}; {why}: check the outcome, the stack or the blocker's applies_when/fixed_by"))
     return out
 
 
-def _decision_findings(kg: KnowledgeGraph, cache: StatusCache) -> list[Finding]:
+def _decision_findings(kg: KnowledgeGraph, cache: StatusCache, d: Decision) -> list[Finding]:
+    """The findings about decision ``d`` (``not-accepted-resolves``, ``credit-unchanged``, ``resolves-still-standing``)."""
     from kb.queries.credit import stack_diff
 
-    out = []
-    for d in kg.of_kind(Decision):
-        if d.resolves and d.status != "accepted":
-            out.append(Finding(d.id, ("resolves",), "not-accepted-resolves",
-                               f"status is {d.status}, so its resolves ({', '.join(d.resolves)}) resolve nothing; "
-                               "only accepted decisions resolve blockers (pages show it as "
-                               f"{'would resolve' if d.status == 'proposed' else d.status})"))
-        sc = d.stack_change
-        if d.status != "accepted" or sc is None or not (sc.from_ and (sc.to or sc.components)):
+    out: list[Finding] = []
+    if d.resolves and d.status != "accepted":
+        out.append(Finding(d.id, ("resolves",), "not-accepted-resolves",
+                           f"status is {d.status}, so its resolves ({', '.join(d.resolves)}) resolve nothing; "
+                           "only accepted decisions resolve blockers (pages show it as "
+                           f"{'would resolve' if d.status == 'proposed' else d.status})"))
+    sc = d.stack_change
+    if d.status != "accepted" or sc is None or not (sc.from_ and (sc.to or sc.components)):
+        return out
+    before = kg.stack_components(sc.from_)
+    after = {**(kg.stack_components(sc.to) if sc.to else before), **sc.components}
+    changed = {c["component"] for c in stack_diff(before, after)}
+    st1 = cache.of(after, d.campaign)
+    for i, bid in enumerate(d.resolves):
+        b = kg.get(bid)
+        if not isinstance(b, Blocker):
             continue
-        before = kg.stack_components(sc.from_)
-        after = {**(kg.stack_components(sc.to) if sc.to else before), **sc.components}
-        changed = {c["component"] for c in stack_diff(before, after)}
-        st1 = cache.of(after, d.campaign)
-        for i, bid in enumerate(d.resolves):
-            b = kg.get(bid)
-            if not isinstance(b, Blocker):
-                continue
-            needs = {n for f in b.fixed_by if f.is_version_fix for n in f.requires}
-            if needs and not needs & changed:
-                out.append(Finding(d.id, ("resolves", i), "credit-unchanged",
-                                   f"credits the stack change with fixing {bid}, whose fixes need "
-                                   f"{', '.join(sorted(needs))}; none of them changed from {sc.from_} to "
-                                   f"{sc.to or 'the changed stack'}"))
-            elif st1[bid].state in ("stands", "disabled"):
-                miss = " and ".join(st1[bid].missing) or "no known fix"
-                out.append(Finding(d.id, ("resolves", i), "resolves-still-standing",
-                                   f"resolves {bid}, which still {'stands' if st1[bid].state == 'stands' else 'is only disabled'} "
-                                   f"under {sc.to or 'the changed stack'} ({miss})"))
+        needs = {n for f in b.fixed_by if f.is_version_fix for n in f.requires}
+        if needs and not needs & changed:
+            out.append(Finding(d.id, ("resolves", i), "credit-unchanged",
+                               f"credits the stack change with fixing {bid}, whose fixes need "
+                               f"{', '.join(sorted(needs))}; none of them changed from {sc.from_} to "
+                               f"{sc.to or 'the changed stack'}"))
+        elif st1[bid].state in ("stands", "disabled"):
+            miss = " and ".join(st1[bid].missing) or "no known fix"
+            out.append(Finding(d.id, ("resolves", i), "resolves-still-standing",
+                               f"resolves {bid}, which still {'stands' if st1[bid].state == 'stands' else 'is only disabled'} "
+                               f"under {sc.to or 'the changed stack'} ({miss})"))
     return out
 
 
@@ -159,31 +249,61 @@ def _placeholders(value: Any, path: tuple[Any, ...]) -> list[tuple[Any, ...]]:
     return []
 
 
-def _placeholder_findings(kg: KnowledgeGraph) -> list[Finding]:
-    out = []
-    for rec in sorted(kg.records.records.values(), key=lambda r: r.id):
-        data = rec.model_dump(mode="json", by_alias=True, exclude_none=True)
-        for path in _placeholders(data, ()):
-            accepted = isinstance(rec, Decision) and rec.status == "accepted"
-            what = f"an accepted decision with an unfilled '{PLACEHOLDER}'" if accepted else f"still holds kb's '{PLACEHOLDER}' placeholder"
-            out.append(Finding(rec.id, path, "placeholder", f"{what}; fill it in (or remove the line if it is optional)"))
+def _placeholder_findings(rec: Record) -> list[Finding]:
+    """The ``placeholder`` findings about ``rec``: every field still holding kb's ``TODO``."""
+    out: list[Finding] = []
+    if PLACEHOLDER not in rec.model_dump_json(by_alias=True, exclude_none=True):
+        return out  # the walk below only for a record that holds the word at all
+    data = rec.model_dump(mode="json", by_alias=True, exclude_none=True)
+    for path in _placeholders(data, ()):
+        accepted = isinstance(rec, Decision) and rec.status == "accepted"
+        what = f"an accepted decision with an unfilled '{PLACEHOLDER}'" if accepted else f"still holds kb's '{PLACEHOLDER}' placeholder"
+        out.append(Finding(rec.id, path, "placeholder", f"{what}; fill it in (or remove the line if it is optional)"))
     return out
 
 
 def findings(kg: KnowledgeGraph) -> list[Finding]:
     """Every finding over ``kg``, sorted by record, field and kind (see the module docstring).
     Computed once per graph (kept on it), since each page of the site asks for its own."""
-    cached = kg.__dict__.get("_kb_findings")
-    if cached is not None:
-        return list(cached)
+    return list(kg.memo("queries.findings", lambda: _findings(kg)))
+
+
+def _sorted(found: list[Finding]) -> list[Finding]:
+    return sorted(set(found), key=lambda f: (f.record, tuple(map(str, f.field)), f.kind, f.message))
+
+
+def _about(kg: KnowledgeGraph, cache: StatusCache, rec: Record) -> list[Finding]:
+    """Every finding about ``rec`` (unsorted)."""
+    out = _placeholder_findings(rec)
+    if isinstance(rec, Attempt):
+        out += _success_findings(kg, cache, rec)
+    elif isinstance(rec, Decision):
+        out += _decision_findings(kg, cache, rec)
+    return out
+
+
+def _findings(kg: KnowledgeGraph) -> list[Finding]:
     cache = StatusCache(kg)
-    out = _success_findings(kg, cache) + _decision_findings(kg, cache) + _placeholder_findings(kg)
-    result = sorted(set(out), key=lambda f: (f.record, tuple(map(str, f.field)), f.kind, f.message))
-    kg.__dict__["_kb_findings"] = result
-    return list(result)
+    return _sorted([f for rec in kg.records.records.values() for f in _about(kg, cache, rec)])
 
 
 def findings_of(kg: KnowledgeGraph, record: Record | str) -> list[Finding]:
-    """The findings about one record (for its page)."""
+    """The findings about one record (for its page, and ``kb why``): the findings of
+    :func:`findings` about it, in that order. Once every finding is known they are looked up;
+    before that only this record's are worked out (``kb why`` asks about one attempt)."""
     rid = record if isinstance(record, str) else record.id
-    return [f for f in findings(kg) if f.record == rid]
+    ix = index(kg)
+    if kg.memoized("queries.findings"):
+        by_record = ix.memo("findings_by_record", lambda: _by_record(findings(kg)))
+        return list(by_record.get(rid, ()))
+    rec = kg.get(rid)
+    if rec is None:
+        return []
+    return list(ix.memo(("findings_of", rid), lambda: _sorted(_about(kg, StatusCache(kg), rec))))
+
+
+def _by_record(found: list[Finding]) -> dict[str, list[Finding]]:
+    out: dict[str, list[Finding]] = {}
+    for f in found:
+        out.setdefault(f.record, []).append(f)
+    return out

@@ -95,8 +95,14 @@ def describe_fix(blocker: Blocker, kg: Any = None, _seen: tuple[str, ...] = ()) 
     is fixed through its causes, followed through ``kg`` (a :class:`kb.graph.KnowledgeGraph`)
     when given: ``no fix of its own; its cause arch-table has no known fix (workaround: ...)``.
     Without any: ``no known fix`` (``no fix coming`` for a ``wontfix`` blocker) and the
-    ``workaround`` text if there is one.
+    ``workaround`` text if there is one. With a graph, computed once per blocker of it.
     """
+    if kg is not None and not _seen and hasattr(kg, "memo") and kg.get(blocker.id) is blocker:
+        return kg.memo(("describe_fix", blocker.id), lambda: _describe(blocker, kg, ()))
+    return _describe(blocker, kg, _seen)
+
+
+def _describe(blocker: Blocker, kg: Any, _seen: tuple[str, ...]) -> str:
     own = _own(blocker)
     if has_own_fix(blocker) or not blocker.caused_by:
         if own:

@@ -18,6 +18,7 @@ Only decisions with status ``accepted`` are taken as resolving anything elsewher
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from kb.graph import KnowledgeGraph
 from kb.models import Attempt, Blocker, Campaign, Component, Fix, Platform
@@ -186,6 +187,44 @@ def resolve_blockers(kg: KnowledgeGraph, comps: dict[str, Component],
     for b in kg.of_kind(Blocker):
         visit(b.id, ())
     return memo
+
+
+class StatusCache:
+    """:func:`resolve_blockers` memoised by (components, campaign platform), once per graph: every
+    cache made for one graph shares what any of them computed (a graph does not change after
+    linking). The statuses returned are shared: read them, do not change them."""
+
+    def __init__(self, kg: KnowledgeGraph):
+        self.kg = kg
+        self._memo: dict[Any, dict[str, BlockerStatus]] = kg.memo("resolution.StatusCache", dict)
+
+    @staticmethod
+    def key(comps: dict[str, Component]) -> tuple[tuple[str, str | None, str | None], ...]:
+        """The components as a hashable key: ``((name, version, source), ...)`` sorted by name."""
+        return tuple(sorted((k, c.version, c.source) for k, c in comps.items()))
+
+    def of(self, comps: dict[str, Component], campaign_id: str | None) -> dict[str, BlockerStatus]:
+        """Blocker statuses under ``comps`` on the platform of campaign ``campaign_id``."""
+        return self.of_key(self.key(comps), comps, campaign_id)
+
+    def of_key(self, key: tuple[tuple[str, str | None, str | None], ...], comps: dict[str, Component],
+               campaign_id: str | None) -> dict[str, BlockerStatus]:
+        """:meth:`of` with ``key`` (:meth:`key` of ``comps``) already computed."""
+        camp = self.kg.get(campaign_id) if campaign_id else None
+        return self.under_key(key, comps, platform_of(self.kg, camp if isinstance(camp, Campaign) else None))
+
+    def under(self, comps: dict[str, Component], platform: Platform | None) -> dict[str, BlockerStatus]:
+        """Blocker statuses under ``comps`` on ``platform`` (``None``: judged without one)."""
+        return self.under_key(self.key(comps), comps, platform)
+
+    def under_key(self, key: tuple[tuple[str, str | None, str | None], ...], comps: dict[str, Component],
+                  platform: Platform | None) -> dict[str, BlockerStatus]:
+        """:meth:`under` with ``key`` already computed."""
+        memo_key = (key, platform.id if platform is not None else None)
+        found = self._memo.get(memo_key)
+        if found is None:
+            found = self._memo[memo_key] = resolve_blockers(self.kg, comps, platform)
+        return found
 
 
 # --------------------------------------------------------------------------- attempts and campaigns

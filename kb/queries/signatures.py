@@ -8,6 +8,7 @@ import re
 from kb.errortext import error_headline
 from kb.graph import KnowledgeGraph
 from kb.models import Attempt, Blocker, Campaign
+from kb.queries.index import index
 
 
 def possible_duplicates(kg: KnowledgeGraph, attempt: Attempt) -> list[tuple[str, str]]:
@@ -39,12 +40,16 @@ def possible_duplicates(kg: KnowledgeGraph, attempt: Attempt) -> list[tuple[str,
 
 def _signature_matches(signature: str, text: str) -> bool:
     if len(signature) > 2 and signature.startswith("/") and signature.endswith("/"):
-        try:
-            return re.search(signature[1:-1], text) is not None
-        except re.error:
-            return False
+        return _regex_matches(signature, text)
     norm = " ".join(signature.split())
     return norm in " ".join(text.split())
+
+
+def _regex_matches(signature: str, text: str) -> bool:
+    try:
+        return re.search(signature[1:-1], text) is not None
+    except re.error:
+        return False
 
 
 def match_signatures(kg: KnowledgeGraph, error_text: str) -> list[str]:
@@ -55,7 +60,11 @@ def match_signatures(kg: KnowledgeGraph, error_text: str) -> list[str]:
     """
     if not error_text:
         return []
-    return sorted(b.id for b in kg.of_kind(Blocker) if any(_signature_matches(s, error_text) for s in b.signatures))
+    literals, patterns = index(kg).signatures
+    norm = " ".join(error_text.split())  # once per text, not once per signature
+    hits = {bid for sig, bid in literals if sig in norm}
+    hits.update(bid for sig, bid in patterns if bid not in hits and _regex_matches(sig, error_text))
+    return sorted(hits)
 
 
 SPECIFIC_LENGTH = 16

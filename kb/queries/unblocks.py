@@ -13,14 +13,13 @@ from packaging.version import InvalidVersion, Version
 from kb.errors import UsageError
 from kb.graph import KnowledgeGraph
 from kb.models import Attempt, Blocker, Campaign, Component, Decision, Platform, Stack
-from kb.queries.credit import StatusCache, retries_of
+from kb.queries.index import index
 from kb.queries.resolution import (
     BlockerStatus,
-    attempt_flags,
+    StatusCache,
     concerned_components,
     current_stack,
     flag_names,
-    resolve_blockers,
 )
 from kb.versions import KNOWN_COMPONENTS, canonical_component, parse_version
 
@@ -169,7 +168,12 @@ class UnblocksResult:
 
 
 def mentioned_components(kg: KnowledgeGraph) -> set[str]:
-    """Components any stack, attempt, decision or blocker names, plus :data:`KNOWN_COMPONENTS`."""
+    """Components any stack, attempt, decision or blocker names, plus :data:`KNOWN_COMPONENTS`
+    (collected once per graph; a new set each call)."""
+    return set(index(kg).memo("mentioned_components", lambda: frozenset(_mentioned(kg))))
+
+
+def _mentioned(kg: KnowledgeGraph) -> set[str]:
     out = set(KNOWN_COMPONENTS)
     for rec in kg.records.records.values():
         if isinstance(rec, (Stack, Attempt)):
@@ -238,11 +242,10 @@ def unblocks(kg: KnowledgeGraph, change: dict[str, str] | None = None, *, to_sta
             notes.append(f"{where} already has {name} {old.version}; {name}={version} is not an upgrade "
                          "(pick the starting stack with --from)")
         after[name] = Component(version=version)
-    st0 = resolve_blockers(kg, before, platform)
-    st1 = resolve_blockers(kg, after, platform)
-    in_scope = [a for a in kg.of_kind(Attempt) if camp is None or a.campaign == camp.id]
-    in_ids = {a.id for a in in_scope}
-    bearing = kg.causes_closure([b for a in in_scope for b in a.blocked_by])
+    cache = StatusCache(kg)
+    st0 = cache.under(before, platform)
+    st1 = cache.under(after, platform)
+    in_ids, bearing = _scope_tables(kg, camp.id if camp else None)
     resolved: list[dict[str, Any]] = []
     disabled: list[dict[str, Any]] = []
     introduced: list[dict[str, Any]] = []
@@ -254,17 +257,18 @@ def unblocks(kg: KnowledgeGraph, change: dict[str, str] | None = None, *, to_sta
             notes.extend(f"{b.id}: {n}" for n in s1.notes)
         if s0.state in ("stands", "disabled") and s1.state in ("resolved", "not_applicable"):
             resolved.append({"id": b.id, "title": b.title, "by": s1.by or f"no longer applies ({s1.reason})",
-                             "was_missing": s0.missing})
+                             "was_missing": list(s0.missing)})
         elif s0.state == "stands" and s1.state == "disabled":
-            disabled.append({"id": b.id, "title": b.title, "by": s1.by, "missing": s1.missing})
+            disabled.append({"id": b.id, "title": b.title, "by": s1.by, "missing": list(s1.missing)})
         elif s0.state != "stands" and s1.state == "stands" and s0.state != "disabled":
             introduced.append({"id": b.id, "title": b.title, "reason": _introduced_reason(b, s0, before, after),
-                               "missing": s1.missing, "advice": s1.advice or ([b.workaround] if b.workaround else [])})
+                               "missing": list(s1.missing),
+                               "advice": list(s1.advice) or ([b.workaround] if b.workaround else [])})
         elif s1.state in ("stands", "disabled") and s0.state in ("stands", "disabled"):
-            entry = StillBlocked(b.id, b.title, s1.missing or ["no known fix"], b.workaround,
-                                 [a for a in kg.into(b.id, "blocked_by") if a in in_ids], s1.advice)
+            entry = StillBlocked(b.id, b.title, list(s1.missing) or ["no known fix"], b.workaround,
+                                 [a for a in kg.into(b.id, "blocked_by") if a in in_ids], list(s1.advice))
             (still if b.id in bearing else other).append(entry)
-    retry, would_hit, done = _retries(kg, in_scope, resolved, introduced, st1, after)
+    retry, would_hit, done = _retries(kg, in_ids, resolved, introduced, st1, after)
     return UnblocksResult(
         change=change if not to_stack else {k: c.version or c.source or "" for k, c in after.items()
                                             if before.get(k) != c},
@@ -277,40 +281,60 @@ def unblocks(kg: KnowledgeGraph, change: dict[str, str] | None = None, *, to_sta
         retry_would_hit=would_hit, retried=done, other_still_blocked=other)
 
 
-def _retries(kg: KnowledgeGraph, attempts: list[Attempt], resolved: list[dict[str, Any]],
+def _scope_tables(kg: KnowledgeGraph, campaign: str | None) -> tuple[frozenset[str], frozenset[str]]:
+    """``(attempt ids, bearing blockers)`` of ``campaign`` (every campaign for ``None``): its
+    attempts, and the blockers they met with every cause of those (once per graph and campaign)."""
+    def build() -> tuple[frozenset[str], frozenset[str]]:
+        scoped = [a for a in kg.of_kind(Attempt) if campaign is None or a.campaign == campaign]
+        return (frozenset(a.id for a in scoped),
+                frozenset(kg.causes_closure([b for a in scoped for b in a.blocked_by])))
+    return index(kg).memo(("unblocks.scope", campaign), build)
+
+
+def _retries(kg: KnowledgeGraph, in_ids: frozenset[str], resolved: list[dict[str, Any]],
              introduced: list[dict[str, Any]], st_after: dict[str, BlockerStatus],
              after: dict[str, Component]) -> tuple[list[RetryCandidate], list[RetryCandidate], list[DoneRetry]]:
-    cache = StatusCache(kg)
+    """Retries worth making and made, among the attempts ``in_ids`` that a resolved blocker
+    blocked (only those are looked at: found through the ``blocked_by`` edges, not by a scan)."""
+    ix = index(kg)
     resolved_ids = {r["id"] for r in resolved}
-    new = [kg.get(i["id"]) for i in introduced]
+    new = [(n.id, concerned_components(n), flag_names(n.flags))
+           for i in introduced if isinstance(n := kg.get(i["id"]), Blocker)]
     retry: list[RetryCandidate] = []
     would_hit: list[Any] = []
     done: list[DoneRetry] = []
-    for a in attempts:
-        if not a.blocked_by or not set(a.blocked_by) & resolved_ids:
+    met = sorted({x for bid in resolved_ids for x in kg.into(bid, "blocked_by") if x in in_ids})
+    for aid in met:
+        a = kg.get(aid)
+        if not isinstance(a, Attempt) or not a.blocked_by or not set(a.blocked_by) & resolved_ids:
             continue
-        own = kg.attempt_components(a)
-        if own:  # an attempt that ran on a stack where its blockers no longer stood is no retry
-            mine = cache.of(own, a.campaign)
+        if kg.attempt_components(a):  # an attempt that ran on a stack where its blockers no longer stood is no retry
+            mine = ix.statuses(a, a.campaign)
             if not any(mine[b].state in ("stands", "disabled") for b in a.blocked_by):
                 continue
         if not all(st_after[b].state in ("resolved", "not_applicable") for b in a.blocked_by):
             continue
-        made = retries_of(kg, a, cache)
+        made = ix.retries.get(a.id)
         if made:
             done.extend(DoneRetry(a.id, r.id, r.date.isoformat(), r.stack, r.outcome.value, last_metric(kg, r))
                         for r in made)
             continue
-        touched = set().union(*(concerned_components(b) for bid in kg.causes_closure(a.blocked_by)
-                                if isinstance(b := kg.get(bid), Blocker)))
-        flags = flag_names(attempt_flags(a))
-        hits = sorted(n.id for n in new if isinstance(n, Blocker)
-                      and (concerned_components(n) & touched or flag_names(n.flags) & flags))
+        hits = []
+        if new:
+            touched = ix.memo(("unblocks.touched", tuple(a.blocked_by)), lambda a=a: _touched(kg, a.blocked_by))
+            flags = flag_names(ix.flags(a))
+            hits = sorted(nid for nid, comps, names in new if comps & touched or names & flags)
         cand = RetryCandidate(a.id, a.title, a.outcome.value, last_metric(kg, a),
                               sorted(set(a.blocked_by) & resolved_ids), hits)
         (would_hit if hits else retry).append(cand)
     return (sorted(retry, key=lambda r: r.id), sorted(would_hit, key=lambda r: r.id),
             sorted(done, key=lambda d: (d.of, d.date, d.id)))
+
+
+def _touched(kg: KnowledgeGraph, blocked_by: list[str]) -> frozenset[str]:
+    """Every component the blockers ``blocked_by`` and their causes name (:func:`concerned_components`)."""
+    return frozenset(set().union(*(concerned_components(b) for bid in kg.causes_closure(blocked_by)
+                                   if isinstance(b := kg.get(bid), Blocker))))
 
 
 def _newer(candidate: str, current: str) -> bool:

@@ -16,7 +16,9 @@ set (``>=12.9,!=13.0`` drops 13.0).
 
 from __future__ import annotations
 
+import copy
 from dataclasses import asdict, dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from packaging.specifiers import Specifier
@@ -25,7 +27,8 @@ from packaging.version import InvalidVersion, Version
 from kb.errors import KbError
 from kb.graph import KnowledgeGraph
 from kb.models import Attempt, Blocker, Campaign, Stack
-from kb.queries.resolution import platform_of, resolve_blockers
+from kb.queries.index import index
+from kb.queries.resolution import StatusCache, platform_of
 from kb.queries.unblocks import unblocks
 from kb.versions import parse_specifier, satisfies
 
@@ -48,6 +51,11 @@ def _from_specifier(spec: Specifier) -> str | None:
 
 def candidate_versions(specifier: str) -> list[str]:
     """Versions a fix's ``specifier`` names to move to, each satisfying the whole set (sorted)."""
+    return list(_candidate_versions(specifier))
+
+
+@lru_cache(maxsize=4096)
+def _candidate_versions(specifier: str) -> tuple[str, ...]:
     out = set()
     for spec in parse_specifier(specifier):
         try:
@@ -56,7 +64,7 @@ def candidate_versions(specifier: str) -> list[str]:
             continue
         if cand is not None and satisfies(cand, specifier).ok:
             out.add(cand)
-    return sorted(out, key=Version)
+    return tuple(sorted(out, key=Version))
 
 
 def upgrade_candidates(kg: KnowledgeGraph, stack_id: str, campaign: Campaign | None = None) -> list[tuple[str, str]]:
@@ -64,7 +72,7 @@ def upgrade_candidates(kg: KnowledgeGraph, stack_id: str, campaign: Campaign | N
     by the version fixes of blockers standing on it (on the campaign's platform), for components
     the stack has, newer than what it has. Sorted by component, then version."""
     comps = kg.stack_components(stack_id)
-    st = resolve_blockers(kg, comps, platform_of(kg, campaign))
+    st = StatusCache(kg).under(comps, platform_of(kg, campaign))
     out: set[tuple[str, str]] = set()
     for b in kg.of_kind(Blocker):
         if st[b.id].state not in ("stands", "disabled"):
@@ -122,33 +130,52 @@ class UpgradePaths:
 
 
 def _campaign_for(kg: KnowledgeGraph, stack_id: str) -> Campaign | None:
+    """The first campaign (by id) whose own stack or one of whose attempts' is ``stack_id``, else
+    the first campaign, else ``None``."""
+    def build() -> dict[str, set[str]]:
+        users: dict[str, set[str]] = {}
+        for a in kg.of_kind(Attempt):
+            if a.stack:
+                users.setdefault(a.stack, set()).add(a.campaign)
+        return users
+    attempt_users = index(kg).memo("upgrades.stack_users", build).get(stack_id, set())
     camps = kg.of_kind(Campaign)
-    users = [c for c in camps if c.stack == stack_id
-             or any(a.stack == stack_id for a in kg.of_kind(Attempt) if a.campaign == c.id)]
+    users = [c for c in camps if c.stack == stack_id or c.id in attempt_users]
     pick = users or camps
     return pick[0] if pick else None
 
 
-def upgrade_paths(kg: KnowledgeGraph) -> list[UpgradePaths]:
-    """For each stack (by id) and each of its :func:`upgrade_candidates`: what moving to it
-    resolves, only disables, introduces, makes worth retrying, and how many blockers still stand.
-    Each stack is reasoned for the first campaign that uses it (else the first campaign)."""
-    out = []
-    for s in kg.of_kind(Stack):
-        camp = _campaign_for(kg, s.id)
-        comps = kg.stack_components(s.id)
-        st = resolve_blockers(kg, comps, platform_of(kg, camp))
-        paths = UpgradePaths(s.id, camp.id if camp else None, sum(1 for x in st.values() if x.state == "stands"))
-        for name, version in upgrade_candidates(kg, s.id, camp):
-            try:
-                res = unblocks(kg, {name: version}, from_stack=s.id, campaign=camp.id if camp else None)
-            except KbError as exc:
-                paths.note = str(exc)
-                break
-            cur = comps.get(name)
-            paths.rows.append(UpgradeRow(f"{name}={version}", cur.version if cur else None,
-                                         [r["id"] for r in res.resolved], [r["id"] for r in res.disabled],
-                                         [r["id"] for r in res.introduced], [r.id for r in res.retry],
-                                         len(res.still_blocked) + len(res.other_still_blocked)))
-        out.append(paths)
-    return out
+def upgrade_paths(kg: KnowledgeGraph, stacks: list[str] | None = None) -> list[UpgradePaths]:
+    """For each stack (by id; only those named in ``stacks`` when given) and each of its
+    :func:`upgrade_candidates`: what moving to it resolves, only disables, introduces, makes worth
+    retrying, and how many blockers still stand. Each stack is reasoned for the first campaign
+    that uses it (else the first campaign).
+
+    Each stack's paths are computed once per graph (a deep copy each call). One stack costs a
+    :func:`kb.queries.unblocks` per candidate, each linear in the attempts its resolved blockers
+    blocked, so a page showing a bounded set of stacks should pass ``stacks``: every stack of a
+    campaign that moved through hundreds costs that many times as much."""
+    wanted = None if stacks is None else set(stacks)
+    ix = index(kg)
+    return [copy.deepcopy(ix.memo(("upgrade_paths", s.id), lambda s=s: _paths_of(kg, s)))
+            for s in kg.of_kind(Stack) if wanted is None or s.id in wanted]
+
+
+def _paths_of(kg: KnowledgeGraph, s: Stack) -> UpgradePaths:
+    """The :class:`UpgradePaths` of stack ``s``."""
+    camp = _campaign_for(kg, s.id)
+    comps = kg.stack_components(s.id)
+    st = StatusCache(kg).under(comps, platform_of(kg, camp))
+    paths = UpgradePaths(s.id, camp.id if camp else None, sum(1 for x in st.values() if x.state == "stands"))
+    for name, version in upgrade_candidates(kg, s.id, camp):
+        try:
+            res = unblocks(kg, {name: version}, from_stack=s.id, campaign=camp.id if camp else None)
+        except KbError as exc:
+            paths.note = str(exc)
+            break
+        cur = comps.get(name)
+        paths.rows.append(UpgradeRow(f"{name}={version}", cur.version if cur else None,
+                                     [r["id"] for r in res.resolved], [r["id"] for r in res.disabled],
+                                     [r["id"] for r in res.introduced], [r.id for r in res.retry],
+                                     len(res.still_blocked) + len(res.other_still_blocked)))
+    return paths

@@ -62,7 +62,7 @@ def why(kg: KnowledgeGraph, attempt_id: str) -> WhyResult:
 
     Raises :class:`QueryError` for an unknown attempt id.
     """
-    from kb.queries.findings import findings
+    from kb.queries.findings import findings_of
 
     a = kg.get(attempt_id)
     if not isinstance(a, Attempt):
@@ -90,7 +90,7 @@ def why(kg: KnowledgeGraph, attempt_id: str) -> WhyResult:
         walk(b, [])
     matches = [b for b in match_signatures(kg, a.error or "") if b not in a.blocked_by]
     credit = attempt_credit(kg, a)
-    found = [f.message for f in findings(kg) if f.record == a.id]
+    found = [f.message for f in findings_of(kg, a.id)]
     return WhyResult(a.id, a.title, a.outcome.value, a.error, chains, matches,
                      [r.id for r in retried(kg, a)], credit.to_dict() if credit else None,
                      credit_sentence(credit) if credit else None, found)

@@ -260,7 +260,8 @@ def metric_chart(points: list[ChartPoint], *, metric: str, unit: str, baseline: 
 
 @dataclass
 class DiagramNode:
-    """A box in a cause diagram: ``kind`` is ``attempt``, ``blocker`` or ``root``; ``status`` (blockers
+    """A box in a cause diagram: ``kind`` is ``attempt``, ``blocker``, ``root`` or ``more`` (a box
+    counting records left out of a large diagram, linked to their list); ``status`` (blockers
     only) is ``open``, ``fixed`` or ``introduced`` (it starts to apply from some version on), each
     drawn in its own style (:data:`STATUS_STYLE`) so that colour is never the only cue."""
 
@@ -286,22 +287,18 @@ _NODE_STYLE = {
     "blocker": ("#fff3e0", "#ef6c00"),
     "root": ("#ffebee", "#c62828"),
     "focus": ("#e3f2fd", "#1565c0"),
+    "more": ("#fafafa", "#90a4ae"),
 }
 
 
-def cause_diagram(nodes: list[DiagramNode], edges: list[tuple[str, str]], *, focus: str | None = None,
-                  title: str = "Causes") -> str:
-    """A left-to-right layered SVG diagram: attempts → blockers → root causes.
-
-    ``edges`` are ``(from_id, to_id)`` pairs (``blocked_by`` and ``caused_by``). Layers are the
-    longest path from a source; nodes in a layer are ordered by the mean position of their
-    predecessors (one barycentre pass). Returns an ``<svg>`` string.
-    """
-    ids = [n.id for n in nodes]
-    by_id = {n.id: n for n in nodes}
+def _layering(ids: list[str], edges: list[tuple[str, str]]
+              ) -> tuple[dict[str, list[str]], dict[str, int], dict[int, list[str]]]:
+    """Predecessors of each node, its layer (the longest path from a source) and the nodes of
+    each layer in ``ids`` order; edges naming an unknown node are ignored."""
+    known = set(ids)
     preds: dict[str, list[str]] = {i: [] for i in ids}
     for a, b in edges:
-        if a in by_id and b in by_id:
+        if a in known and b in known:
             preds[b].append(a)
     layer: dict[str, int] = {}
 
@@ -319,6 +316,31 @@ def cause_diagram(nodes: list[DiagramNode], edges: list[tuple[str, str]], *, foc
     layers: dict[int, list[str]] = {}
     for i in ids:
         layers.setdefault(layer[i], []).append(i)
+    return preds, layer, layers
+
+
+DIAGRAM_ROW_PX = 70
+"""Height of one row of boxes in a cause diagram (box and gap), in SVG user units (px at 1:1)."""
+
+
+def diagram_rows(node_ids: list[str], edges: list[tuple[str, str]]) -> int:
+    """Rows the tallest column of :func:`cause_diagram` would have for these nodes and edges: the
+    diagram is ``rows × DIAGRAM_ROW_PX + 20`` px tall."""
+    _preds, _layer, layers = _layering(node_ids, edges)
+    return max((len(col) for col in layers.values()), default=1)
+
+
+def cause_diagram(nodes: list[DiagramNode], edges: list[tuple[str, str]], *, focus: str | None = None,
+                  title: str = "Causes") -> str:
+    """A left-to-right layered SVG diagram: attempts → blockers → root causes.
+
+    ``edges`` are ``(from_id, to_id)`` pairs (``blocked_by`` and ``caused_by``). Layers are the
+    longest path from a source; nodes in a layer are ordered by the mean position of their
+    predecessors (one barycentre pass). Returns an ``<svg>`` string.
+    """
+    ids = [n.id for n in nodes]
+    by_id = {n.id: n for n in nodes}
+    preds, layer, layers = _layering(ids, edges)
     pos: dict[str, int] = {}
     for k in sorted(layers):
         col = layers[k]
@@ -382,7 +404,8 @@ def diagram_legend(nodes: list[DiagramNode], focus: str | None = None) -> str:
     phone while the diagram scrolls). Returns ``<ul class="kb-legend">…</ul>``."""
     entries = []
     used_kinds = {n.kind for n in nodes}
-    for kind, label in (("attempt", "attempt"), ("blocker", "blocker (a cause)"), ("root", "root cause")):
+    for kind, label in (("attempt", "attempt"), ("blocker", "blocker (a cause)"), ("root", "root cause"),
+                        ("more", "a count of records left out, linked to their list")):
         if kind in used_kinds:
             fill, stroke = _NODE_STYLE[kind]
             entries.append((fill, stroke, "", label))

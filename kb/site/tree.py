@@ -28,6 +28,7 @@ from importlib import resources
 from pathlib import Path
 
 from kb.graph import KnowledgeGraph
+from kb.queries.bearing import published_ids
 from kb.site.config import CSS
 from kb.site.pages import NAV, page_of, render_assets, render_site
 from kb.site.pages.context import url_of
@@ -100,9 +101,10 @@ def site_tree(kg: KnowledgeGraph, assets: dict[str, Path], record_files: dict[st
         if f'class="{MERMAID_CLASS}"' in md:
             md = md.rstrip("\n") + "\n\n" + _mermaid_scripts(src, o.directory_urls) + "\n"
         tree[src] = md
+    published = published_ids(kg)
     for rid, path in record_files.items():
         rec = kg.get(rid)
-        if rec is None or not path.is_file():  # a record read from elsewhere (a catalog) ships no file
+        if rec is None or rid not in published or not path.is_file():  # a record read from elsewhere (a catalog) ships no file
             continue
         src = page_of(rec)
         yaml_name = f"{rec.folder}/{rid}.yaml"
@@ -110,7 +112,7 @@ def site_tree(kg: KnowledgeGraph, assets: dict[str, Path], record_files: dict[st
         if src in tree:
             tree[src] = str(tree[src]).rstrip("\n") + "\n\n" + _record_footer(src, yaml_name, twin_path(rec), o) + "\n"
     tree.update(render_assets(kg, directory_urls=o.directory_urls))  # kb's scripts, compare data
-    tree.update(render_twins(kg))
+    tree.update(render_twins(kg, published))
     if any(isinstance(v, str) and f'class="{MERMAID_CLASS}"' in v for v in tree.values()):
         vendor = resources.files("kb.site") / "vendor"
         tree[MERMAID_JS] = (vendor / "mermaid.min.js").read_bytes()

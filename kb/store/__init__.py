@@ -8,32 +8,30 @@ that fails if the name exists, so a record is never overwritten and two concurre
 take the same id).
 """
 
-from kb.atomic import write_text_atomic
-from kb.store.read import (
-    ASSETS_FOLDER,
-    MAX_FILE_BYTES,
-    RECORD_SUFFIXES,
-    LoadResult,
-    Origin,
-    RecordSet,
-    last_changed,
-    list_assets,
-    load_records,
-    parse_record,
-    record_files,
-)
-from kb.store.write import (
-    SCHEMA_URL_ENV,
-    Saved,
-    create_record,
-    dump_record,
-    record_path,
-    record_to_data,
-    redact_record,
-    save_record,
-    schema_ref,
-    write_record,
-)
+from typing import Any
+
+_FROM = {
+    "write_text_atomic": "kb.atomic",
+    **dict.fromkeys(["ASSETS_FOLDER", "MAX_FILE_BYTES", "RECORD_SUFFIXES", "LoadResult", "Origin", "RecordSet",
+                     "last_changed", "list_assets", "load_records", "parse_record", "record_files"], "kb.store.read"),
+    **dict.fromkeys(["SCHEMA_URL_ENV", "Saved", "create_record", "dump_record", "record_path", "record_to_data",
+                     "redact_record", "save_record", "schema_ref", "write_record"], "kb.store.write"),
+}
+"""Where each name kb.store re-exports lives. They are imported on first use (PEP 562), so that
+importing a light part of the store (:mod:`kb.store.memo`, which ``kb check`` uses before
+anything else) does not import the models and pydantic."""
+
+
+def __getattr__(name: str) -> Any:
+    module = _FROM.get(name)
+    if module is None:
+        raise AttributeError(f"module 'kb.store' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "ASSETS_FOLDER", "MAX_FILE_BYTES", "RECORD_SUFFIXES", "SCHEMA_URL_ENV", "LoadResult", "Origin", "RecordSet",

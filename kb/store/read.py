@@ -3,7 +3,11 @@ costs only itself), the assets folder listed, and each record file's last commit
 
 from __future__ import annotations
 
+import contextlib
 import difflib
+import gc
+import hashlib
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator, TypeVar
@@ -22,18 +26,56 @@ MAX_FILE_BYTES = 2 * 1024 * 1024
 """Largest record file read (2 MiB); records are small, a bigger file is a mistake."""
 
 
-@dataclass
 class Origin:
     """Where a record was read from: ``path`` as shown in problems (relative to the parent of
-    its records or catalog folder), its line map, and ``file``, the file on disk (absolute)."""
+    its records or catalog folder), its line map ``doc``, and ``file``, the file on disk.
 
-    path: str
-    doc: Document
-    file: Path | None = None
+    A record that came from the cache (:mod:`kb.store.cache`) has no line map yet: ``doc`` parses
+    ``file`` again the first time a line is asked for (to locate a problem, which is rare), and
+    is an empty map when the file cannot be read or parsed any more.
+    """
+
+    __slots__ = ("path", "_doc", "_file")
+
+    def __init__(self, path: str, doc: Document | None = None, file: str | Path | None = None):
+        self.path = path
+        self._doc = doc
+        self._file = file
+
+    @property
+    def doc(self) -> Document:
+        """The file's :class:`Document` (values and line map), parsed on first use when cached."""
+        if self._doc is None:
+            self._doc = _reparse(self._file, self.path)
+        return self._doc
+
+    @property
+    def file(self) -> Path | None:
+        """The record's file on disk (absolute), or ``None`` when not known."""
+        return None if self._file is None else Path(self._file)
 
     def line(self, *field_path: Any) -> int:
         """1-based line of ``field_path`` in the file (nearest located ancestor)."""
         return self.doc.line_of(tuple(field_path))
+
+    def moved(self, path: str) -> Origin:
+        """This origin shown under another ``path`` (a catalog's record by its absolute path);
+        the line map, parsed or not, goes with it."""
+        return Origin(path, self._doc, self._file)
+
+    def __repr__(self) -> str:
+        return f"Origin({self.path!r}, file={self._file!r})"
+
+
+def _reparse(file: str | Path | None, rel: str) -> Document:
+    """The line map of a cached record's ``file`` (an empty one if it cannot be read or parsed)."""
+    if file is None:
+        return Document(None)
+    try:
+        text = Path(file).read_bytes().decode("utf-8")
+        return parse_document(text[1:] if text.startswith("\ufeff") else text, rel)
+    except (OSError, UnicodeDecodeError, RecordError):
+        return Document(None)
 
 
 @dataclass
@@ -109,6 +151,21 @@ RECORD_SUFFIXES = (".yaml", ".yml")
 """File name endings of record files."""
 
 
+def _listing(folder: Path) -> list[os.DirEntry[str]]:
+    """The entries of ``folder`` sorted by name; ``[]`` when it is not a folder. One
+    ``os.scandir`` (its entries know whether they are folders or links without another system
+    call): listing 10,000 records through ``pathlib`` cost more than reading them."""
+    try:
+        with os.scandir(folder) as it:
+            return sorted(it, key=lambda e: e.name)
+    except OSError:
+        return []
+
+
+def _is_record(e: os.DirEntry[str]) -> bool:
+    return e.name.endswith(RECORD_SUFFIXES) and not e.name.startswith(".") and not e.is_dir()
+
+
 def record_files(root: Path) -> Iterator[tuple[str, Path]]:
     """Yield ``(folder, path)`` for every ``*.yaml``/``*.yml`` under the kind folders of ``root``.
 
@@ -116,41 +173,30 @@ def record_files(root: Path) -> Iterator[tuple[str, Path]]:
     ``.<id>.<pid>.<random>.tmp``) are not records and are skipped.
     """
     for folder in KINDS:
-        d = root / folder
-        if d.is_dir():
-            for p in sorted(d.iterdir()):
-                if p.suffix in RECORD_SUFFIXES and not p.name.startswith(".") and not p.is_dir():
-                    yield folder, p
+        for e in _listing(Path(root) / folder):
+            if _is_record(e):
+                yield folder, Path(e.path)
 
 
-def _stray_files(root: Path) -> Iterator[Path]:
-    """Files in a kind folder that kb would not read: not hidden and not ``.yaml``/``.yml``
-    (``x.YAML``, ``x.yaml.bak``, ``notes.txt``), or folders there. Reported, so that a record
+def _stray(e: os.DirEntry[str]) -> bool:
+    """A file in a kind folder that kb would not read: not hidden and not ``.yaml``/``.yml``
+    (``x.YAML``, ``x.yaml.bak``, ``notes.txt``), or a folder there. Reported, so that a record
     saved under a wrong name is never silently left out."""
-    for folder in KINDS:
-        d = root / folder
-        if d.is_dir():
-            for p in sorted(d.iterdir()):
-                if (not p.name.startswith(".") and (p.is_dir() or p.suffix not in RECORD_SUFFIXES)
-                        and not (leftover_kind(p.name) and not p.is_dir())):
-                    yield p
+    if e.name.startswith("."):
+        return False
+    if e.is_dir():
+        return True
+    return not e.name.endswith(RECORD_SUFFIXES) and not leftover_kind(e.name)
 
 
-def _leftover_files(root: Path) -> list[tuple[Path, str]]:
-    """Editor and OS leftovers (:func:`kb.leftovers.leftover_kind`) in ``root`` and its kind
-    folders, with what each is: skipped, never read, only counted."""
-    found = []
-    for d in [root, *(root / folder for folder in KINDS)]:
-        if d.is_dir():
-            for p in sorted(d.iterdir()):
-                what = leftover_kind(p.name)
-                if what and not p.is_dir():
-                    found.append((p, what))
-    return found
-
-
-def load_records(root: str | Path) -> LoadResult:
+def load_records(root: str | Path, cache_for: str | Path | None = None) -> LoadResult:
     """Read and validate every record under ``root`` (a ``records/`` folder).
+
+    Each file is read and hashed; what validating it produced (the record, or its problems) is
+    taken from the store's cache (:mod:`kb.store.cache`) when the same path had the same bytes
+    before, else parsed and validated and kept for next time. Problems are reported on every
+    load either way. ``cache_for``: the campaign records folder whose cache folder keeps this
+    folder's cache (a catalog's; default ``root``).
 
     Returns a :class:`LoadResult`; never raises for bad records (they become problems). Raises
     :class:`kb.errors.RecordError` only when ``root`` itself is not a folder.
@@ -158,58 +204,108 @@ def load_records(root: str | Path) -> LoadResult:
     root = Path(root)
     if not root.is_dir():
         raise RecordError(Problem(str(root), None, "", "records folder not found; create it or pass --records PATH"))
+    from kb.store.cache import RecordCache, cache_path
+
+    with gc_paused():  # reading the cache back allocates as much as building the records
+        cache = RecordCache(cache_path(root, Path(cache_for) if cache_for is not None else None))
+        result = _load(root, cache)
+    cache.save()
+    return result
+
+
+@contextlib.contextmanager
+def gc_paused() -> Iterator[None]:
+    """Pause Python's cyclic garbage collector while a block allocates many objects that all
+    stay alive (loading 10,000 records makes about a million): each time the allocation
+    threshold is crossed the collector walks the young objects again, for nothing. Reference
+    counting still frees whatever is not in a cycle; the collector resumes (if it was on) after."""
+    was_on = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_on:
+            gc.enable()
+
+
+def _load(root: Path, cache: Any) -> LoadResult:
     problems: list[Problem] = []
     result = RecordSet()
     first_seen: dict[str, str] = {}
     real_root = root.resolve()
-    for entry in sorted(root.iterdir()):
+    top = _listing(root)
+    for entry in top:
         if entry.name.startswith("."):
             continue
         if entry.is_dir() and entry.name not in KINDS and entry.name != ASSETS_FOLDER:
             hint = difflib.get_close_matches(entry.name, list(KINDS), n=1)
             problems.append(
                 Problem(
-                    _rel(entry, root), None, "",
+                    _rel(Path(entry.path), root), None, "",
                     f"unknown folder; records live in {', '.join(KINDS)}"
                     + (f" (did you mean '{hint[0]}'?)" if hint else ""),
                 )
             )
-        elif entry.is_file() and entry.suffix in (".yaml", ".yml"):
+        elif entry.is_file() and entry.name.endswith(RECORD_SUFFIXES):
             problems.append(
-                Problem(_rel(entry, root), None, "", f"record outside a kind folder; move it into one of {', '.join(KINDS)}")
+                Problem(_rel(Path(entry.path), root), None, "",
+                        f"record outside a kind folder; move it into one of {', '.join(KINDS)}")
             )
-    for stray in _stray_files(root):
-        if stray.is_dir():
-            msg = "a folder inside a kind folder is not read; records are files <id>.yaml: move its records up"
-        else:
-            wanted = stray.name[: -len(stray.suffix)] + ".yaml" if stray.suffix.lower() in RECORD_SUFFIXES else None
-            msg = ("not a record file, so kb does not read it; "
-                   + (f"rename it to {wanted}" if wanted else "records are named <id>.yaml: rename it or move it out of records/"))
-        problems.append(Problem(_rel(stray, root), None, "", msg))
-    result.ignored = [(_rel(p, root), what) for p, what in _leftover_files(root)]
-    for folder, path in record_files(root):
-        rel = _rel(path, root)
-        try:
-            text = _read_text(path, rel, real_root)
-        except RecordError as exc:
-            problems.append(exc.problem)
-            result.broken.add(path.stem)
-            continue
-        record, doc, found = parse_record(text, rel, folder, path.stem)
-        if record is None or doc is None:
-            problems.extend(found)
-            result.broken.add(path.stem)
-            continue
-        origin = Origin(rel, doc, path.resolve())
-        if record.id in first_seen:
-            problems.append(
-                Problem(rel, origin.line("id"), "id",
-                        f"duplicate id '{record.id}' (also {first_seen[record.id]}); ids are unique across all kinds: rename one")
-            )
-            continue
-        first_seen[record.id] = rel
-        result.records[record.id] = record
-        result.origins[record.id] = origin
+    listings = {folder: _listing(root / folder) for folder in KINDS}
+    for entries in listings.values():
+        for e in entries:
+            if not _stray(e):
+                continue
+            stray = Path(e.path)
+            if e.is_dir():
+                msg = "a folder inside a kind folder is not read; records are files <id>.yaml: move its records up"
+            else:
+                wanted = stray.name[: -len(stray.suffix)] + ".yaml" if stray.suffix.lower() in RECORD_SUFFIXES else None
+                msg = ("not a record file, so kb does not read it; "
+                       + (f"rename it to {wanted}" if wanted else "records are named <id>.yaml: rename it or move it out of records/"))
+            problems.append(Problem(_rel(stray, root), None, "", msg))
+    result.ignored = [(_rel(Path(e.path), root), what) for e in [*top, *(e for es in listings.values() for e in es)]
+                      if (what := leftover_kind(e.name)) and not e.is_dir()]
+    prefix = f"{root.name}/" if root.name else None
+    sha256 = hashlib.sha256
+    for folder, entries in listings.items():
+        for entry in entries:
+            if not _is_record(entry):
+                continue
+            name = entry.name
+            stem = name.rsplit(".", 1)[0]
+            rel = f"{prefix}{folder}/{name}" if prefix is not None else entry.path
+            try:
+                data = _read_bytes(entry, rel, real_root)
+            except RecordError as exc:
+                problems.append(exc.problem)
+                result.broken.add(stem)
+                continue
+            digest = sha256(data).digest()
+            hit = cache.get(rel, digest)
+            doc: Document | None = None
+            if hit is not None:
+                record, found = hit[1], list(hit[2])
+            else:
+                try:
+                    record, doc, found = parse_record(_decode(data, rel), rel, folder, stem)
+                except RecordError as exc:
+                    record, found = None, [exc.problem]
+                cache.put(rel, digest, record, found)
+            if record is None:
+                problems.extend(found)
+                result.broken.add(stem)
+                continue
+            origin = Origin(rel, doc, os.path.join(real_root, folder, name))
+            if record.id in first_seen:
+                problems.append(
+                    Problem(rel, origin.line("id"), "id",
+                            f"duplicate id '{record.id}' (also {first_seen[record.id]}); ids are unique across all kinds: rename one")
+                )
+                continue
+            first_seen[record.id] = rel
+            result.records[record.id] = record
+            result.origins[record.id] = origin
     return LoadResult(result, problems)
 
 
@@ -220,18 +316,27 @@ def _rel(path: Path, root: Path) -> str:
         return str(path)
 
 
-def _read_text(path: Path, rel: str, real_root: Path) -> str:
-    if path.is_symlink():
-        target = path.resolve()
+def _read_bytes(entry: os.DirEntry[str], rel: str, real_root: Path) -> bytes:
+    """The bytes of one record file; raises :class:`RecordError` for a symlink that leads out of
+    the records folder, a file over :data:`MAX_FILE_BYTES` or one that cannot be read."""
+    if entry.is_symlink():
+        target = Path(entry.path).resolve()
         if not target.is_relative_to(real_root):
             raise RecordError(Problem(rel, None, "", f"symlink points outside the records folder ({target}); copy the file in instead"))
     try:
-        size = path.stat().st_size
-        if size > MAX_FILE_BYTES:
-            raise RecordError(Problem(rel, None, "", f"file is {size} bytes; a record is at most {MAX_FILE_BYTES} bytes: move large text (logs) out of the record"))
-        data = path.read_bytes()
+        with open(entry.path, "rb") as fh:
+            data = fh.read(MAX_FILE_BYTES + 1)
+            if len(data) > MAX_FILE_BYTES:
+                size = os.fstat(fh.fileno()).st_size
+                raise RecordError(Problem(rel, None, "", f"file is {size} bytes; a record is at most {MAX_FILE_BYTES} bytes: move large text (logs) out of the record"))
     except OSError as exc:
         raise RecordError(Problem(rel, None, "", f"cannot read: {exc.strerror}")) from None
+    return data
+
+
+def _decode(data: bytes, rel: str) -> str:
+    """``data`` as text (a UTF-8 byte order mark dropped); raises :class:`RecordError` when it
+    is not UTF-8 or holds NUL bytes."""
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:

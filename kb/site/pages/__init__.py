@@ -24,6 +24,7 @@ from kb.site.pages.indexes import (
     render_tags,
     render_upgrades,
 )
+from kb.site.pages.lists import render_lists
 from kb.site.pages.timeline import render_timeline, render_timeline_index, timeline_page
 
 __all__ = ["NAV", "SCRIPTS", "page_of", "render_assets", "render_site"]
@@ -44,8 +45,9 @@ def render_assets(kg: KnowledgeGraph, *, directory_urls: bool = True) -> dict[st
 
 
 def render_site(kg: KnowledgeGraph, *, directory_urls: bool = True) -> dict[str, str]:
-    """Every generated page: ``{src_uri: markdown}`` (index pages, one page per record,
-    the upgrade paths and tags pages)."""
+    """Every generated page: ``{src_uri: markdown}`` (index pages, one page per record, the
+    upgrade paths and tags pages, and the paginated lists the others link to,
+    :mod:`kb.site.pages.lists`)."""
     c = Ctx(kg, directory_urls)
     pages: dict[str, str] = {
         "index.md": render_home(c),
@@ -63,17 +65,18 @@ def render_site(kg: KnowledgeGraph, *, directory_urls: bool = True) -> dict[str,
     for pair in c.pairs:
         if pair.page:
             pages[pair_page(pair.a, pair.b)] = render_compare(c, pair)
-    for a in kg.of_kind(Attempt):
+    for a in c.of_kind(Attempt):
         pages[page_of(a)] = render_attempt(c, a)
-    for b in kg.of_kind(Blocker):
+    for b in c.of_kind(Blocker):
         pages[page_of(b)] = render_blocker(c, b)
-    for d in kg.of_kind(Decision):
+    for d in c.of_kind(Decision):
         pages[page_of(d)] = render_decision(c, d)
-    for s in kg.of_kind(Stack):
+    for s in c.of_kind(Stack):
         pages[page_of(s)] = render_stack(c, s)
-    for p in kg.of_kind(Platform):
+    for p in c.of_kind(Platform):
         pages[page_of(p)] = render_platform(c, p)
-    for camp in kg.of_kind(Campaign):
+    for camp in c.of_kind(Campaign):
         pages[page_of(camp)] = render_campaign(c, camp)
         pages[timeline_page(camp)] = render_timeline(c, camp)
+    pages.update(render_lists(c))
     return pages

@@ -8,7 +8,7 @@ from typing import Any
 from markupsafe import Markup
 
 from kb.errortext import error_headline
-from kb.models import Attempt, Blocker, Campaign, Decision, Metric, Outcome
+from kb.models import Attempt, Blocker, Campaign, Metric, Outcome
 from kb.queries import describe_fix, why
 from kb.site.pages.compare import pair_page
 from kb.site.pages.context import (
@@ -61,8 +61,7 @@ def render_attempt(c: Ctx, a: Attempt) -> str:
         blocked_by=[c.link(src, kg.get(b), b) for b in a.blocked_by],
         chains=chains, fixes=fixes,
         matches=[c.link(src, kg.get(b), b) for b in w.matches],
-        cited_by=[{"link": c.link(src, d), "status": d.status} for d in kg.of_kind(Decision)
-                  if a.id in d.evidence],
+        cited_by=[{"link": c.link(src, d), "status": d.status} for d in c.rev.citing.get(a.id, [])],
         compare=_compare_links(c, src, a), tags=c.tag_links(src, a.tags),
         command=_command_line(a),
         findings=w.findings, credit=w.credit, credit_text=w.credit_text,
@@ -76,7 +75,7 @@ def _compare_links(c: Ctx, src: str, a: Attempt) -> list[Markup]:
     to the picker with this attempt chosen."""
     kg = c.kg
     out = []
-    mine = [p for p in c.pairs if a.id in (p.a, p.b)]
+    mine = list(c.pairs_of.get(a.id, []))
     mine.sort(key=lambda p: (p.why != "baseline", p.why != "campaign baseline", p.a == a.id))
     for p in mine:
         other = kg.get(p.b if p.a == a.id else p.a)

@@ -18,22 +18,64 @@ from kb.site.pages.context import (
     outcome_cell,
     page_of,
     render,
+    shown,
     sources,
     with_drafts,
 )
+from kb.site.pages.reverse import newest_first
 from kb.site.pages.timeline import timeline_page
+
+MAX_CHART_POINTS = 300
+"""Above this many marks a campaign's chart shows, per period (at most :data:`CHART_PERIODS`), the
+best figure and one cross for the failures instead of one mark per attempt."""
+
+CHART_PERIODS = 100
+"""Periods of an aggregated chart: at most 2 × this many marks whatever the campaign's size."""
+
+DASHBOARDS_ON_HOME = 3
+"""With more campaigns than this, the home page lists them in one table instead of showing each
+dashboard (each campaign's page keeps its dashboard), so the home page stays about one screen."""
+
+
+def _chart_points(c: Ctx, src: str, camp: Campaign, attempts: list[Attempt]) -> tuple[list[ChartPoint], bool]:
+    """The chart's marks, oldest first, and whether they were aggregated: one per attempt with a
+    figure or failed, up to :data:`MAX_CHART_POINTS`; beyond, per period of equal days, the best
+    figure (linked to its attempt) and one cross counting the period's failures (linked to the
+    list of the campaign's failed attempts)."""
+    name = camp.metric.name
+    points = [(a, a.metrics.get(name)) for a in attempts if name in a.metrics or a.outcome == Outcome.failed]
+    if len(points) <= MAX_CHART_POINTS:
+        return [ChartPoint(a.date, a.title, m.value if m else None, a.outcome.value, c.href(src, page_of(a)))
+                for a, m in points], False
+    first, last = points[0][0].date, points[-1][0].date
+    width = max(1, -(-((last - first).days + 1) // CHART_PERIODS))  # days per period
+    higher = camp.metric.direction.value == "higher"
+    periods: dict[int, list[tuple[Attempt, Any]]] = {}
+    for a, m in points:
+        periods.setdefault((a.date - first).days // width, []).append((a, m))
+    failed_all = newest_first([a for a in attempts if a.outcome == Outcome.failed])
+    failed_href = c.list_href(src, f"campaign-{camp.id}-failed", f"Failed attempts of {camp.title}", failed_all)
+    out = []
+    for _k, group in sorted(periods.items()):
+        measured = [(a, m) for a, m in group if m is not None]
+        failed = [a for a, m in group if m is None]
+        if measured:
+            a, m = (max if higher else min)(measured, key=lambda x: x[1].value)
+            label = f"{a.title} (best of {len(measured)} measured)" if len(measured) > 1 else a.title
+            out.append(ChartPoint(a.date, label, m.value, a.outcome.value, c.href(src, page_of(a))))
+        if failed:
+            if len(failed) > 1:
+                label = f"{len(failed)} failed attempts, {failed[0].date.isoformat()} to {failed[-1].date.isoformat()}"
+                out.append(ChartPoint(failed[0].date, label, None, "failed", failed_href))
+            else:
+                out.append(ChartPoint(failed[0].date, failed[0].title, None, "failed", c.href(src, page_of(failed[0]))))
+    return out, True
 
 
 def _campaign_dashboard(c: Ctx, src: str, camp: Campaign) -> dict[str, Any]:
     kg = c.kg
-    attempts = kg.attempts_of(camp.id)
-    points = []
-    for a in attempts:
-        m = a.metrics.get(camp.metric.name)
-        if m is None and a.outcome != Outcome.failed:
-            continue
-        points.append(ChartPoint(a.date, a.title, m.value if m else None, a.outcome.value,
-                                 c.href(src, page_of(a))))
+    attempts = c.rev.attempts_of.get(camp.id, [])  # oldest first
+    points, aggregated = _chart_points(c, src, camp, attempts)
     base = camp.baseline.value if camp.baseline else None
     chart = metric_chart(points, metric=metric_name(camp.metric.name), unit=camp.metric.unit,
                          baseline=base, target=camp.target.value if camp.target else None,
@@ -49,14 +91,17 @@ def _campaign_dashboard(c: Ctx, src: str, camp: Campaign) -> dict[str, Any]:
         now = len([x for x in r.current if x in ids])
         if n or nd:
             top_roots.append({"link": c.link(src, kg.get(r.id)), "count": f"{now} now; {with_drafts(n, nd)} in all"})
-    decisions = sorted((d for d in kg.of_kind(Decision) if d.campaign in (camp.id, None)),
+    decisions = sorted(c.rev.decisions_of.get(camp.id, []) + c.rev.decisions_of.get(None, []),
                        key=lambda d: (d.date, d.id), reverse=True)[:5]
     higher = camp.metric.direction.value == "higher"
     measured = [(a, a.metrics[camp.metric.name]) for a in attempts if camp.metric.name in a.metrics]
     best = (max if higher else min)(measured, key=lambda x: x[1].value) if measured else None
     table = [{**attempt_row(c, src, a),
               "delta": delta(a.metrics[camp.metric.name].value, base, higher)
-              if camp.metric.name in a.metrics and base is not None else ""} for a in attempts]
+              if camp.metric.name in a.metrics and base is not None else ""} for a in shown(attempts, last=True)]
+    all_link = (c.list_link(src, f"campaign-{camp.id}", f"Attempts of {camp.title}", newest_first(attempts),
+                            f"All {len(attempts)} attempts, newest first")
+                if len(table) < len(attempts) else None)
     return {
         "camp": camp,
         "chart": Markup(f'<div class="kb-chart-box">\n{chart}\n</div>'),
@@ -67,6 +112,8 @@ def _campaign_dashboard(c: Ctx, src: str, camp: Campaign) -> dict[str, Any]:
         "best": {"link": c.link(src, best[0]), "value": best[1].display(),
                  "delta": delta(best[1].value, base, higher) if base is not None else ""} if best else None,
         "attempts": table,
+        "all_attempts": all_link,
+        "aggregated": aggregated,
         "platform": c.link(src, kg.get(camp.platform), camp.platform),
         "stack": c.link(src, kg.get(camp.stack), camp.stack) if camp.stack else None,
         "metric": metric_name(camp.metric.name),
@@ -77,13 +124,25 @@ def _campaign_dashboard(c: Ctx, src: str, camp: Campaign) -> dict[str, Any]:
 
 
 def render_home(c: Ctx) -> str:
-    """The home page: counts, then each campaign's dashboard."""
+    """The home page: counts, then each campaign's dashboard (or, beyond
+    :data:`DASHBOARDS_ON_HOME` campaigns, one summary row per campaign)."""
     src = "index.md"
-    camps = c.kg.of_kind(Campaign)
-    dashboards = [_campaign_dashboard(c, src, camp) for camp in camps]
-    return render("home.md.j2", dashboards=dashboards, campaigns=camps,
-                   counts={k: len(c.kg.of_kind(m)) for k, m in
-                           (("attempts", Attempt), ("blockers", Blocker), ("decisions", Decision))})
+    camps = c.of_kind(Campaign)
+    counts = {k: len(c.of_kind(m)) for k, m in (("attempts", Attempt), ("blockers", Blocker), ("decisions", Decision))}
+    if len(camps) <= DASHBOARDS_ON_HOME:
+        dashboards = [_campaign_dashboard(c, src, camp) for camp in camps]
+        return render("home.md.j2", dashboards=dashboards, summary=[], campaigns=camps, counts=counts)
+    rows = []
+    for camp in camps:
+        atts = c.rev.attempts_of.get(camp.id, [])
+        higher = camp.metric.direction.value == "higher"
+        measured = [a.metrics[camp.metric.name] for a in atts if camp.metric.name in a.metrics]
+        best = (max if higher else min)(measured, key=lambda m: m.value) if measured else None
+        rows.append({"link": c.link(src, camp), "attempts": len(atts),
+                     "failed": sum(1 for a in atts if a.outcome == Outcome.failed),
+                     "best": best.display() if best else "—",
+                     "latest": atts[-1].date.isoformat() if atts else "—"})
+    return render("home.md.j2", dashboards=[], summary=rows, campaigns=camps, counts=counts)
 
 
 def render_campaign(c: Ctx, camp: Campaign) -> str:

@@ -17,7 +17,7 @@ from markupsafe import Markup
 
 from kb.models import Attempt, Campaign
 from kb.queries.compare import AttemptDiff, Pair, attempt_facts, compare_pairs, diff_attempts
-from kb.site.pages.context import Ctx, metric_name, outcome_cell, page_of, render
+from kb.site.pages.context import ROWS, Ctx, metric_name, outcome_cell, page_of, render
 
 SECTION_TITLES = {"flags": ("Flags", "Flag"), "env": ("Environment", "Variable"),
                   "components": ("Stack components", "Component"), "platform": ("Platform", "Field")}
@@ -93,11 +93,21 @@ def render_compare(c: Ctx, pair: Pair) -> str:
 def render_compare_index(c: Ctx, pairs: list[Pair]) -> str:
     """The compare picker page (two attempt menus, compared in the browser) and the published pairs."""
     src = "compare/index.md"
-    attempts = c.kg.of_kind(Attempt)
+    attempts = c.of_kind(Attempt)
+    more = None
+    if len(pairs) > ROWS and not c.small:  # the newest pairs here, all of them in a paginated list
+        def newest(p: Pair) -> tuple[str, str]:
+            b = c.kg.get(p.b)
+            return (b.date.isoformat() if isinstance(b, Attempt) else "", p.b)
+
+        pairs = sorted(pairs, key=newest, reverse=True)
+        more = c.list_link(src, "compare", "Suggested comparisons", pairs,
+                           f"All {len(pairs)} suggested comparisons, newest first", columns="pairs")
+        pairs = pairs[:ROWS]
     rows = [{"a": c.link(src, c.kg.get(p.a)), "b": c.link(src, c.kg.get(p.b)),
              "page": Markup(f"[compare]({p.a}--{p.b}.md)" if p.page else f"[compare](?a={p.a}&amp;b={p.b})"),
              "why": p.why} for p in pairs]
-    return render("compare_index.md.j2", rows=rows, n=len(attempts))
+    return render("compare_index.md.j2", rows=rows, n=len(attempts), more=more)
 
 
 def compare_data(c: Ctx, pairs: list[Pair]) -> str:

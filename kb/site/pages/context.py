@@ -8,8 +8,8 @@ Every ``{{ value }}`` is escaped by :func:`kb.site.text.inline` unless it is
 from __future__ import annotations
 
 import posixpath
-from dataclasses import dataclass
-from functools import cached_property
+from dataclasses import dataclass, field
+from functools import cached_property, lru_cache
 from typing import Any
 
 import jinja2
@@ -19,7 +19,10 @@ from kb.graph import KnowledgeGraph
 from kb.ids import free_id, slugify
 from kb.models import METRIC_NAMES, Attempt, Campaign, Metric, Outcome, Record
 from kb.queries import roots
+from kb.queries.bearing import published_ids
 from kb.queries.compare import compare_pairs
+from kb.site.pages.lists import ROWS, ListRegistry
+from kb.site.pages.reverse import ReverseLinks, by_date, reverse_links
 from kb.site.text import code_block, inline, join, markdown_block, mono
 
 OUTCOME_ICONS = {
@@ -54,6 +57,25 @@ def page_of(record: Record) -> str:
     return f"{record.folder}/{record.id}.md"
 
 
+@lru_cache(maxsize=1 << 16)
+def _reldir(folder: str, start: str) -> str:
+    return posixpath.relpath(folder or ".", start or ".")
+
+
+def relpath(target: str, start: str) -> str:
+    """``posixpath.relpath(target, start)`` for normalised paths, computed once per pair of folders
+    (a 10,000-attempt site makes a few hundred thousand links between a few dozen folders).
+
+    >>> relpath("attempts/a.md", "blockers"), relpath("attempts/a.md", "attempts"), relpath("tags.md", "")
+    ('../attempts/a.md', 'a.md', 'tags.md')
+    """
+    folder, _, name = target.rpartition("/")
+    if name in ("", ".", "..") or start == target or start.startswith(target + "/"):
+        return posixpath.relpath(target or ".", start or ".")
+    up = _reldir(folder, start)
+    return name if up == "." else f"{up}/{name}"
+
+
 def url_of(src: str, directory_urls: bool) -> str:
     if not directory_urls:
         return src[:-3] + ".html"
@@ -64,27 +86,85 @@ def url_of(src: str, directory_urls: bool) -> str:
 
 @dataclass
 class Ctx:
+    """What page builders share: the graph, the URL style, the reverse links (computed once per
+    render, :mod:`kb.site.pages.reverse`) and the registry of paginated lists the pages link to
+    (:mod:`kb.site.pages.lists`)."""
+
     kg: KnowledgeGraph
     directory_urls: bool = True
+    lists: ListRegistry = field(default_factory=ListRegistry)
+
+    @cached_property
+    def rev(self) -> ReverseLinks:
+        """Reverse links of the whole graph, built once."""
+        return reverse_links(self.kg)
+
+    @cached_property
+    def published(self) -> set[str]:
+        """Ids of the records that get a page: the campaign's own and the catalog records bearing
+        on it (:func:`kb.queries.bearing.published_ids`)."""
+        return published_ids(self.kg)
+
+    @cached_property
+    def _published_of_kind(self) -> dict[type, list]:
+        return {}
+
+    def of_kind(self, cls: type) -> list:
+        """Records of one model class that get a page (:attr:`published`), sorted by id
+        (computed once per render)."""
+        out = self._published_of_kind.get(cls)
+        if out is None:
+            out = self._published_of_kind[cls] = [r for r in self.rev.of_kind(cls) if r.id in self.published]
+        return out
+
+    @cached_property
+    def small(self) -> bool:
+        """Whether the site has at most :data:`~kb.site.pages.lists.ROWS` attempts: then every
+        page shows all it lists (upgrade cells, tags, suggested comparisons), as before lists."""
+        return len(self.of_kind(Attempt)) <= ROWS
+
+    def list_link(self, src_from: str, key: str, title: str, items: list, label: str,
+                  columns: str = "attempts", intro: str = "") -> Markup:
+        """Register the paginated list ``key`` of ``items`` (:meth:`ListRegistry.add`) and return a
+        Markdown link to its first page from page ``src_from``, showing ``label``."""
+        return self.link_to(src_from, self.lists.add(key, title, items, columns, intro), label)
+
+    def list_href(self, src_from: str, key: str, title: str, items: list, columns: str = "attempts") -> str:
+        """Like :meth:`list_link`, but the final URL (for raw HTML such as SVG)."""
+        return self.href(src_from, self.lists.add(key, title, items, columns))
 
     def link(self, src_from: str, record: Record | None, rid: str = "") -> Markup:
-        """A Markdown link from page ``src_from`` to ``record``'s page, titled with its title."""
+        """A Markdown link from page ``src_from`` to ``record``'s page, titled with its title; a
+        catalog record without a page of its own (it does not bear on the campaign) is its
+        title, marked as from the catalog, linked to its first upstream thread when it has one."""
         if record is None:
             return inline(rid)
-        target = posixpath.relpath(page_of(record), posixpath.dirname(src_from) or ".")
+        if record.id not in self.published:
+            return self.catalog_mention(record)
+        target = relpath(page_of(record), posixpath.dirname(src_from))
         return Markup(f"[{inline(record.title)}]({target})")
+
+    def catalog_mention(self, record: Record) -> Markup:
+        """A catalog record named on a page without a page of its own: ``title (catalog
+        blackwell)``, linked to its first upstream issue or pull request when it has one."""
+        catalog = self.kg.records.catalog_of.get(record.id, "")
+        text = Markup(f"{inline(record.title)} (catalog {inline(catalog)})")
+        upstream = getattr(record, "upstream", None) or []
+        if upstream:
+            return Markup(f"[{text}]({upstream_url(upstream[0])})")
+        return text
 
     def href(self, src_from: str, src_to: str) -> str:
         """A final URL (for raw HTML such as SVG) from ``src_from``'s page to ``src_to``'s."""
         a = url_of(src_from, self.directory_urls)
         b = url_of(src_to, self.directory_urls)
         base = (a if self.directory_urls else posixpath.dirname(a)).rstrip("/") or "."
-        rel = posixpath.relpath(b.rstrip("/") or ".", base)
+        rel = relpath(b.rstrip("/") or ".", base)
         return rel + "/" if (b == "" or b.endswith("/")) else rel
 
     def link_to(self, src_from: str, src_to: str, text: str) -> Markup:
         """A Markdown link from page ``src_from`` to the generated page ``src_to``, showing ``text``."""
-        target = posixpath.relpath(src_to, posixpath.dirname(src_from) or ".")
+        target = relpath(src_to, posixpath.dirname(src_from))
         return Markup(f"[{inline(text)}]({target})")
 
     @cached_property
@@ -97,7 +177,7 @@ class Ctx:
         two spellings gets a number)."""
         out: dict[str, str] = {}
         taken: set[str] = set()
-        for t in sorted({t for r in self.kg.records.records.values() for t in r.tags}):
+        for t in sorted(self.rev.tagged):
             anchor = free_id("tag-" + slugify(t, fallback="x"), taken)
             taken.add(anchor)
             out[t] = anchor
@@ -112,6 +192,16 @@ class Ctx:
     def pairs(self):
         """The attempt pairs published as compare pages (:func:`kb.queries.compare.compare_pairs`)."""
         return compare_pairs(self.kg)
+
+    @cached_property
+    def pairs_of(self) -> dict[str, list]:
+        """Each attempt id → the published pairs it is part of, in :attr:`pairs` order."""
+        out: dict[str, list] = {}
+        for p in self.pairs:
+            out.setdefault(p.a, []).append(p)
+            if p.b != p.a:
+                out.setdefault(p.b, []).append(p)
+        return out
 
 
 def _env() -> jinja2.Environment:
@@ -169,6 +259,15 @@ def tidy_markdown(text: str) -> str:
     return "\n".join(out).strip("\n") + "\n"
 
 
+def upstream_url(ref: str) -> str:
+    """The address of an upstream reference: a URL as it is, ``owner/repo#123`` as its GitHub
+    issue (GitHub redirects an issue number to the pull request of that number)."""
+    if ref.startswith("http"):
+        return ref
+    repo, _, number = ref.partition("#")
+    return f"https://github.com/{repo}/issues/{number}"
+
+
 def metric_name(name: str) -> str:
     """Display name of a metric (``output_throughput`` → ``Output throughput``)."""
     return METRIC_NAMES.get(name, name.replace("_", " "))
@@ -207,6 +306,27 @@ def attempt_row(c: Ctx, src: str, a: Attempt) -> dict[str, Any]:
         "blocked_by": Markup(", ".join(c.link(src, c.kg.get(b), b) for b in a.blocked_by)) or "—",
         "draft": a.status == "draft",
     }
+
+
+def shown(items: list, *, last: bool = False) -> list:
+    """``items`` when they fit in a page's table (at most :data:`~kb.site.pages.lists.ROWS`), else
+    the first (or with ``last``, the last) ``ROWS`` of them; the page then links to their list."""
+    if len(items) <= ROWS:
+        return items
+    return items[-ROWS:] if last else items[:ROWS]
+
+
+def latest(attempts: list[Attempt]) -> list[Attempt]:
+    """``attempts`` as they are when they fit in a page's table (at most
+    :data:`~kb.site.pages.lists.ROWS`), else the newest ``ROWS`` of them, oldest first."""
+    if len(attempts) <= ROWS:
+        return attempts
+    return by_date(attempts)[-ROWS:]
+
+
+def plural(n: int, word: str) -> str:
+    """``"1 attempt"``, ``"3 attempts"``."""
+    return f"{n} {word}{'' if n == 1 else 's'}"
 
 
 def with_drafts(reviewed: int, drafts: int) -> str:

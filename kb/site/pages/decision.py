@@ -62,7 +62,7 @@ def render_decision(c: Ctx, d: Decision) -> str:
         campaign=c.link(src, kg.get(d.campaign), d.campaign) if d.campaign else None,
         resolves=[c.link(src, kg.get(b), b) for b in d.resolves],
         supersedes=[c.link(src, kg.get(x), x) for x in d.supersedes],
-        superseded_by=[c.link(src, x) for x in kg.of_kind(Decision) if d.id in x.supersedes],
+        superseded_by=[c.link(src, x) for x in c.rev.superseded_by.get(d.id, [])],
         stack_from=c.link(src, kg.get(d.stack_change.from_), "") if d.stack_change and d.stack_change.from_ else None,
         stack_to=c.link(src, kg.get(d.stack_change.to), "") if d.stack_change and d.stack_change.to else None,
         change=change, sources=sources(d), tags=c.tag_links(src, d.tags),
@@ -117,10 +117,17 @@ def _summary(c: Ctx, src: str, d: Decision, change: list[dict[str, Any]]) -> dic
     }
 
 
+DECISIONS_SHOWN = 100
+"""Rows of the decision log page (the newest); every decision is in its paginated list."""
+
+
 def render_decisions_index(c: Ctx) -> str:
-    """The decision log: every ADR with its status, date and chosen option, newest first."""
+    """The decision log: ADRs with their status, date and chosen option, newest first (at most
+    :data:`DECISIONS_SHOWN`, then a link to the paginated list of them all)."""
     src = "decisions/index.md"
-    ds = sorted(c.kg.of_kind(Decision), key=lambda d: (d.date, d.id), reverse=True)
+    ds = sorted(c.of_kind(Decision), key=lambda d: (d.date, d.id), reverse=True)
     rows = [{"link": c.link(src, d), "status": d.status,
-             "date": d.date.isoformat(), "chosen": d.outcome.chosen} for d in ds]
-    return render("decisions_index.md.j2", rows=rows)
+             "date": d.date.isoformat(), "chosen": d.outcome.chosen} for d in ds[:DECISIONS_SHOWN]]
+    more = (c.list_link(src, "decisions", "Decision log", ds, f"All {len(ds)} decisions, newest first",
+                        columns="decisions") if len(ds) > DECISIONS_SHOWN else None)
+    return render("decisions_index.md.j2", rows=rows, more=more)

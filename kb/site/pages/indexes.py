@@ -3,31 +3,43 @@
 
 from __future__ import annotations
 
+from collections import Counter
+from typing import Any
+
 from markupsafe import Markup
 
 from kb.models import Attempt, Campaign, Platform, Record, Stack
 from kb.queries import upgrade_paths
 from kb.site.pages.context import (
+    ROWS,
     Ctx,
     attempt_row,
     components_table,
+    latest,
     metric_name,
     page_of,
     render,
     sources,
 )
+from kb.site.pages.reverse import newest_first
 from kb.site.text import inline
 
 
 def render_stack(c: Ctx, s: Stack) -> str:
-    """A stack's page: components with the base chain applied, derived stacks, attempts on it."""
+    """A stack's page: components with the base chain applied, derived stacks, attempts on it (at
+    most :data:`~kb.site.pages.lists.ROWS`, the newest; all of them in a paginated list)."""
     kg = c.kg
     src = page_of(s)
     comps = kg.stack_components(s.id)
+    on_it = sorted(c.rev.attempts_of.get(s.id, []), key=lambda a: a.id)  # by id, as the page always was
+    rows = latest(on_it)
+    all_link = (c.list_link(src, f"stack-{s.id}", f"Attempts on {s.title}", newest_first(on_it),
+                            f"All {len(on_it)} attempts on this stack, newest first")
+                if len(rows) < len(on_it) else None)
     return render("stack.md.j2", s=s, base=c.link(src, kg.get(s.base), s.base) if s.base else None,
                    components=components_table(c, comps),
-                   attempts=[attempt_row(c, src, a) for a in kg.of_kind(Attempt) if a.stack == s.id],
-                   derived=[c.link(src, x) for x in kg.of_kind(Stack) if x.base == s.id],
+                   attempts=[attempt_row(c, src, a) for a in rows], n_attempts=len(on_it), all_link=all_link,
+                   derived=[c.link(src, x) for x in c.rev.derived.get(s.id, [])],
                    sources=sources(s))
 
 
@@ -35,20 +47,36 @@ def render_platform(c: Ctx, p: Platform) -> str:
     """A platform's page: GPUs, compute capability, interconnect, the campaigns on it."""
     src = page_of(p)
     return render("platform.md.j2", p=p,
-                   campaigns=[c.link(src, x) for x in c.kg.of_kind(Campaign) if x.platform == p.id],
-                   attempts=len([a for a in c.kg.of_kind(Attempt) if a.platform == p.id]),
+                   campaigns=[c.link(src, x) for x in c.of_kind(Campaign) if x.platform == p.id],
+                   attempts=len(c.rev.attempts_of.get(p.id, [])),
                    sources=sources(p))
 
 
+INDEX_ROWS = 100
+"""Records listed on a kind's index page (campaigns, stacks, platforms); more are in its list."""
+
+
 def render_index(c: Ctx, kind: type[Record], title: str, intro: str) -> str:
-    """The index page of one record kind (attempts as a table, the others as a list)."""
+    """The index page of one record kind: attempts as a table of the newest
+    :data:`~kb.site.pages.lists.ROWS` (with a count per month and a link to the paginated list
+    of all when there are more), the others as a list (at most :data:`INDEX_ROWS`)."""
     src = f"{kind.folder}/index.md"
-    records = c.kg.of_kind(kind)
+    records = c.of_kind(kind)
     if kind is Attempt:
-        rows = [attempt_row(c, src, a) for a in sorted(records, key=lambda a: (a.date, a.id), reverse=True)]
-        return render("attempts_index.md.j2", rows=rows, title=title, intro=intro)
+        newest = newest_first(records)
+        rows = [attempt_row(c, src, a) for a in newest[:ROWS]]
+        more = (c.list_link(src, "attempts", "All attempts", newest, f"All {len(newest)} attempts, newest first")
+                if len(newest) > ROWS else None)
+        months: list[dict[str, Any]] = []
+        if more:
+            by_month: dict[str, Counter[str]] = {}
+            for a in newest:
+                by_month.setdefault(a.date.strftime("%Y-%m"), Counter())[a.outcome.value] += 1
+            months = [{"month": k, "total": sum(v.values()), "failed": v.get("failed", 0)}
+                      for k, v in sorted(by_month.items(), reverse=True)]
+        return render("attempts_index.md.j2", rows=rows, title=title, intro=intro, more=more, months=months)
     rows = []
-    for r in records:
+    for r in records[:INDEX_ROWS]:
         extra = ""
         if isinstance(r, Stack):
             comps = c.kg.stack_components(r.id)
@@ -61,33 +89,89 @@ def render_index(c: Ctx, kind: type[Record], title: str, intro: str) -> str:
                 f"baseline {r.baseline.display()}" if r.baseline else "no baseline yet") + (
                 f", result {r.result.display()}" if r.result else "")
         rows.append({"link": c.link(src, r), "extra": extra})
-    return render("simple_index.md.j2", rows=rows, title=title, intro=intro)
+    more = (c.list_link(src, kind.folder, title, records, f"All {len(records)}", columns="records")
+            if len(records) > INDEX_ROWS else None)
+    return render("simple_index.md.j2", rows=rows, title=title, intro=intro, more=more)
+
+
+UPGRADE_LINKS = 5
+"""Links in one cell of the upgrade paths table; a cell with more shows this many and "and N
+more", linked to the list of them all (unless the site is small, :attr:`Ctx.small`)."""
+
+UPGRADE_STACKS = 8
+"""Stacks the upgrade paths page shows; with more, the stacks in use now (:func:`_current_stacks`)."""
+
+
+def _current_stacks(c: Ctx, stack_ids: list[str]) -> list[str]:
+    """``stack_ids`` when there are at most :data:`UPGRADE_STACKS`; else those in use now: each
+    campaign's starting stack and the stack of its latest attempt, in ``stack_ids`` order."""
+    if len(stack_ids) <= UPGRADE_STACKS:
+        return stack_ids
+    used: set[str] = set()
+    for camp in c.of_kind(Campaign):
+        if camp.stack:
+            used.add(camp.stack)
+        latest_stack = next((a.stack for a in reversed(c.rev.attempts_of.get(camp.id, [])) if a.stack), None)
+        if latest_stack:
+            used.add(latest_stack)
+    return [s for s in stack_ids if s in used]
 
 
 def render_upgrades(c: Ctx) -> str:
-    """For each stack, each candidate version the fixes name (:func:`kb.queries.upgrade_paths`):
-    what moving to it resolves, only disables, introduces, makes worth retrying, and what still stands."""
+    """For each stack (in use now, beyond :data:`UPGRADE_STACKS`), each candidate version the fixes
+    name (:func:`kb.queries.upgrade_paths`): what moving to it resolves, only disables,
+    introduces, makes worth retrying, and what still stands (each cell at most
+    :data:`UPGRADE_LINKS` links, then a link to the list of them all)."""
     kg = c.kg
     src = "upgrades.md"
 
-    def links(ids: list[str]) -> Markup:
-        return Markup(", ".join(c.link(src, kg.get(x), x) for x in ids)) or Markup("—")
+    def links(ids: list[str], key: str, title: str, columns: str) -> Markup:
+        if not ids:
+            return Markup("—")
+        shown_ids = ids if len(ids) <= UPGRADE_LINKS or c.small else ids[:UPGRADE_LINKS]
+        out = Markup(", ".join(c.link(src, kg.get(x), x) for x in shown_ids))
+        if len(ids) > len(shown_ids):
+            records = [r for x in ids if (r := kg.get(x)) is not None]
+            more = c.list_link(src, key, title, records, f"{len(ids) - len(shown_ids)} more", columns=columns)
+            out = Markup(f"{out} and {more}")
+        return out
 
+    paths = upgrade_paths(kg)
+    keep = set(_current_stacks(c, [p.stack for p in paths]))
     sections = []
-    for p in upgrade_paths(kg):
-        rows = [{"change": r.change, "current": r.current or "—", "resolved": links(r.resolved),
-                 "disabled": links(r.disabled), "introduced": links(r.introduced), "retry": links(r.retry),
-                 "still": r.still} for r in p.rows]
+    for p in paths:
+        if p.stack not in keep:
+            continue
+        rows = []
+        for i, r in enumerate(p.rows, 1):
+            key = f"upgrades-{p.stack}-{i}"
+            what = f"{r.change} from {p.stack}"
+            rows.append({"change": r.change, "current": r.current or "—",
+                         "resolved": links(r.resolved, f"{key}-resolved", f"Blockers {what} resolves", "blockers"),
+                         "disabled": links(r.disabled, f"{key}-disabled", f"Blockers {what} only disables", "blockers"),
+                         "introduced": links(r.introduced, f"{key}-introduced", f"Blockers {what} introduces",
+                                             "blockers"),
+                         "retry": links(r.retry, f"{key}-retry", f"Attempts worth retrying after {what}", "attempts"),
+                         "still": r.still})
         sections.append({"stack": c.link(src, kg.get(p.stack)), "standing": p.standing, "rows": rows,
                          "campaign": p.campaign, "note": p.note})
-    return render("upgrades.md.j2", sections=sections)
+    return render("upgrades.md.j2", sections=sections, left_out=len(paths) - len(sections))
+
+
+TAG_SHOWN = 5
+"""Records listed under one tag on the tags page; a tag with more lists this many and links to
+the paginated list of them all (unless the site is small, :attr:`Ctx.small`)."""
 
 
 def render_tags(c: Ctx) -> str:
-    """The tags page: every tag with the records carrying it."""
+    """The tags page: every tag with the records carrying it (sorted by kind, then id; beyond
+    :data:`TAG_SHOWN`, the first ones and a link to the list of them all)."""
     src = "tags.md"
-    tags: dict[str, list[Markup]] = {}
-    for r in sorted(c.kg.records.records.values(), key=lambda r: (r.kind, r.id)):
-        for t in r.tags:
-            tags.setdefault(t, []).append(Markup(f"{c.link(src, r)} ({inline(r.kind)})"))
-    return render("tags.md.j2", tags=[(t, Markup(c.tag_anchors[t]), items) for t, items in sorted(tags.items())])
+    tags = []
+    for t, records in sorted(c.rev.tagged.items()):
+        cut = len(records) > TAG_SHOWN and not c.small
+        items = [Markup(f"{c.link(src, r)} ({inline(r.kind)})") for r in (records[:TAG_SHOWN] if cut else records)]
+        more = (c.list_link(src, c.tag_anchors[t], f"Tagged {t}", records, f"all {len(records)} tagged {t}",
+                            columns="records") if cut else None)
+        tags.append((t, Markup(c.tag_anchors[t]), items, more))
+    return render("tags.md.j2", tags=tags)

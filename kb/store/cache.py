@@ -1,0 +1,214 @@
+"""The store's cache of validated records: what validating each record file produced (the
+record, or its problems), kept under the SHA-256 of the file's bytes.
+
+Parsing and validating a record costs far more than reading it (measured in
+``bench/bench_scale.py``: at 1,000 attempts, 0.33 s to parse and validate, 0.02 s to read the
+same records back from the cache). A load still reads every file and hashes it; an entry is
+reused only when the path and the hash both match. So an edit is seen whatever happened to the
+file's mtime or size, a deleted file's entry is dropped at the next save, and every problem of
+every file is reported on every run (problems are cached with their file's entry).
+
+Where: ``<records>/../.kb-cache/records-<16 hex of the SHA-256 of the records folder's real
+path>.pickle``: beside ``records/``, never inside it, hidden (MkDocs never publishes it) and
+git-ignored (the folder gets a ``.gitignore`` of ``*``). ``$KB_CACHE_DIR`` moves it;
+``KB_CACHE=off`` (or ``0``, ``no``, ``false``) turns it off. A records folder inside the kb
+package (a catalog shipped with kb, which may be installed read-only) is cached in the cache
+folder of the campaign that loads it (:func:`load_records`'s ``cache_for``), or not at all.
+
+Trust: a cache file starts with :data:`FORMAT` and a fingerprint of everything that decides what
+validation produces: kb's version, the source of the modules that parse and validate (models,
+validation, YAML, versions, errors, the store's reader and this module), and the versions of
+Python, pydantic, PyYAML, libyaml and packaging. A file with another header (another kb, an
+edited model), a truncated or corrupt one, or one holding anything but entries of kb's record
+models is ignored and rebuilt. It is unpickled with an allow-list (kb's model classes and
+enums, :class:`kb.errors.Problem`, :class:`datetime.date` and :class:`datetime.datetime`), so a
+planted file cannot run code. Writes are atomic (:func:`kb.atomic.write_bytes_atomic`); a cache
+that cannot be written (read-only folder, full disk) is skipped silently: it only saves time.
+"""
+
+from __future__ import annotations
+
+import enum
+import hashlib
+import io
+import os
+import pickle
+import sys
+from pathlib import Path
+from typing import Any
+
+FORMAT = b"kb-record-cache 2\n"
+"""First line of a cache file; a file that does not start with it is never unpickled."""
+
+_SOURCE_MODULES = ("kb.models.base", "kb.models.kinds", "kb.models", "kb.validation", "kb.yamldoc",
+                   "kb.versions", "kb.errors", "kb.leftovers", "kb.store.read", "kb.store.cache")
+"""kb modules whose code decides what loading a record file produces (their source is hashed)."""
+
+OFF_VALUES = ("off", "0", "no", "false")
+"""Values of ``$KB_CACHE`` that turn the cache off."""
+
+Entry = tuple[bytes, Any, tuple[Any, ...]]
+"""One cached file: ``(sha256 digest of its bytes, record or None, problems)``."""
+
+_fingerprint: bytes | None = None
+
+
+def fingerprint() -> bytes:
+    """32 hex digits (bytes) naming this kb and its libraries (see the module docstring); a
+    cache written under another fingerprint is never read. Computed once per process."""
+    global _fingerprint
+    if _fingerprint is None:
+        import importlib
+
+        import packaging
+        import pydantic
+        import yaml
+
+        try:
+            from yaml import _yaml
+            libyaml = _yaml.get_version_string()
+        except ImportError:  # pragma: no cover - depends on how PyYAML was built
+            libyaml = "none"
+        from kb import __version__
+
+        h = hashlib.sha256(f"{__version__}|{sys.version}|{pydantic.VERSION}|{yaml.__version__}|{libyaml}|"
+                           f"{packaging.__version__}".encode())
+        for name in _SOURCE_MODULES:
+            mod = importlib.import_module(name)
+            h.update(name.encode() + b"\0")
+            try:
+                h.update(Path(mod.__file__ or "").read_bytes())
+            except OSError:  # no source to hash (a frozen build): its name and kb's version stand in
+                pass
+        _fingerprint = h.hexdigest()[:32].encode()
+    return _fingerprint
+
+
+def _header() -> bytes:
+    return FORMAT + fingerprint() + b"\n"
+
+
+def cache_folder(records_root: Path) -> Path | None:
+    """The folder of the caches of the records folder ``records_root``: ``$KB_CACHE_DIR``, else
+    ``.kb-cache`` beside the records folder; ``None`` when ``$KB_CACHE`` turns the cache off or
+    the records folder lies inside the kb package (read-only package data)."""
+    if os.environ.get("KB_CACHE", "").strip().lower() in OFF_VALUES:
+        return None
+    if os.environ.get("KB_CACHE_DIR"):
+        return Path(os.environ["KB_CACHE_DIR"])
+    real = records_root.resolve()
+    if real.is_relative_to(_PACKAGE):
+        return None
+    return real.parent / ".kb-cache"
+
+
+_PACKAGE = Path(__file__).resolve().parent.parent
+"""The kb package folder: records folders inside it (shipped catalogs) are never cached there."""
+
+
+def cache_path(root: Path, cache_for: Path | None = None) -> Path | None:
+    """The cache file of the records folder ``root``, kept in the cache folder of ``cache_for``
+    (a campaign's records folder loading ``root`` as a catalog; default ``root`` itself), or
+    ``None`` when there is no cache (see :func:`cache_folder`)."""
+    folder = cache_folder(cache_for if cache_for is not None else root)
+    if folder is None:
+        return None
+    tag = hashlib.sha256(os.fsencode(root.resolve())).hexdigest()[:16]
+    return folder / f"records-{tag}.pickle"
+
+
+class _Unpickler(pickle.Unpickler):
+    """Finds only kb's record models and enums, :class:`kb.errors.Problem` and dates: any other
+    global (``os.system``, ``builtins.eval``) makes the load fail, so a planted file runs nothing."""
+
+    def find_class(self, module: str, name: str) -> Any:
+        if (module, name) in _PLAIN:
+            return super().find_class(module, name)
+        if module in ("kb.models.base", "kb.models.kinds"):
+            from pydantic import BaseModel
+
+            obj = getattr(sys.modules.get(module), name, None)
+            if isinstance(obj, type) and issubclass(obj, (BaseModel, enum.Enum)) and obj.__module__ == module:
+                return obj
+        raise pickle.UnpicklingError(f"{module}.{name} is not allowed in kb's record cache")
+
+
+_PLAIN = {("datetime", "date"), ("datetime", "datetime"), ("kb.errors", "Problem")}
+
+
+class RecordCache:
+    """The entries of one records folder's cache file.
+
+    :meth:`get` hands back an entry only when its content hash matches; :meth:`put` keeps a
+    fresh one; :meth:`save` writes the entries met in this load (so those of deleted files drop
+    out) when any was added or dropped. With ``path`` ``None`` there is no cache: :meth:`get`
+    finds nothing and :meth:`save` writes nothing.
+    """
+
+    def __init__(self, path: Path | None):
+        self.path = path
+        self.old: dict[str, Entry] = read_entries(path) if path is not None else {}
+        self.new: dict[str, Entry] = {}
+        self.dirty = False
+
+    def get(self, rel: str, digest: bytes) -> Entry | None:
+        """The entry of the file ``rel`` whose bytes hash to ``digest``, or ``None``."""
+        entry = self.old.get(rel)
+        if entry is None or entry[0] != digest:
+            return None
+        self.new[rel] = entry
+        return entry
+
+    def put(self, rel: str, digest: bytes, record: Any, problems: list[Any]) -> None:
+        """Remember what validating the file ``rel`` (content hash ``digest``) produced."""
+        if self.path is not None:
+            self.new[rel] = (digest, record, tuple(problems))
+            self.dirty = True
+
+    def save(self) -> bool:
+        """Write the entries met in this load, atomically, when any changed or was dropped.
+        Returns whether the file was written (``False`` also when it could not be)."""
+        if self.path is None or not (self.dirty or self.old.keys() - self.new.keys()):
+            return False
+        from kb.atomic import write_bytes_atomic
+        from kb.errors import KbError
+
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            ignore = self.path.parent / ".gitignore"
+            if not ignore.exists():
+                write_bytes_atomic(ignore, b"# kb's cache of validated records: never commit or publish it\n*\n",
+                                   overwrite=True)
+            write_bytes_atomic(self.path, _header() + pickle.dumps(self.new, protocol=pickle.HIGHEST_PROTOCOL),
+                               overwrite=True)
+        except (OSError, KbError):
+            return False  # read-only folder or full disk: the cache only saves time
+        return True
+
+
+def read_entries(path: Path) -> dict[str, Entry]:
+    """The entries of the cache file at ``path``: ``{rel path: (digest, record or None,
+    problems)}``; ``{}`` when it is missing, written under another fingerprint, truncated,
+    corrupt, or holds anything that is not such an entry."""
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return {}
+    head = _header()
+    if not data.startswith(head):
+        return {}
+    try:
+        entries = _Unpickler(io.BytesIO(data[len(head):])).load()
+    except Exception:  # noqa: BLE001 - any damage at all (truncated, garbled, a global not allowed) means: rebuild
+        return {}
+    if not isinstance(entries, dict):
+        return {}
+    from kb.errors import Problem
+    from kb.models import Record
+
+    for rel, entry in entries.items():
+        if not (isinstance(rel, str) and type(entry) is tuple and len(entry) == 3 and type(entry[0]) is bytes
+                and (entry[1] is None or isinstance(entry[1], Record)) and type(entry[2]) is tuple
+                and all(type(p) is Problem for p in entry[2])):
+            return {}  # not what kb writes: trust none of it
+    return entries

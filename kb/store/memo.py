@@ -1,0 +1,175 @@
+"""Results kept under the content of a records folder: what ``kb check`` reported for the exact
+bytes of every file, reported again without loading anything when nothing changed.
+
+``kb check`` reports the problems and warnings of every record on every run. Both are a function
+of the records folder (every ``*.yaml``/``*.yml`` file's bytes, and the names and kinds of every
+other entry: strays, leftovers, assets), of the catalogs its campaigns use, and of kb itself.
+:func:`tree_digest` hashes the first (SHA-256, reading every record file: an edit is seen
+whatever its mtime); a result is stored with the digests of the catalog folders it read
+(``deps``); :func:`recall` hands it back only when the folder and every dep hash the same and the
+result was written by this kb (:func:`code_fingerprint`: the source of every kb module, Python,
+and the installed distributions beside kb's libraries). This module imports neither the models
+nor pydantic, so a warm ``kb check`` costs little more than reading the files.
+
+Where: ``<cache folder>/<name>-<16 hex of the records folder's real path>.json`` in the cache
+folder of :mod:`kb.store.cache` (``.kb-cache/`` beside ``records/``, ``$KB_CACHE_DIR``;
+``KB_CACHE=off`` turns this off too). The file is JSON (never unpickled); anything unexpected in
+it, or a file that cannot be read or written, means: no result, compute it again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+FORMAT = "kb-result-memo 1"
+"""The ``format`` every memo file names; another value is never trusted."""
+
+RECORD_SUFFIXES = (".yaml", ".yml")
+"""Files whose bytes are hashed (the record files); of every other entry only the name counts."""
+
+_LIBRARIES = ("yaml", "pydantic", "pydantic_core", "networkx", "packaging", "click")
+"""Libraries whose installed versions can change what a result holds."""
+
+_code: str | None = None
+
+
+def code_fingerprint() -> str:
+    """64 hex digits naming this kb and its libraries: the bytes of every ``.py`` file of the kb
+    package, Python's version, and the names of the installed distributions (``*.dist-info``,
+    which carry their versions) in the folders that hold :data:`_LIBRARIES`. Computed once per
+    process; reads about 1 MB."""
+    global _code
+    if _code is None:
+        h = hashlib.sha256(f"{FORMAT}|{sys.version}|{sys.executable}".encode())
+        package = Path(__file__).resolve().parent.parent
+        for path in sorted(package.rglob("*.py")):
+            h.update(b"\0" + str(path.relative_to(package)).encode() + b"\0")
+            try:
+                h.update(path.read_bytes())
+            except OSError:
+                h.update(b"!unreadable")
+        places = set()
+        for name in _LIBRARIES:
+            spec = importlib.util.find_spec(name)
+            origin = spec.origin if spec is not None else None
+            h.update(f"\0{name}={origin}".encode())
+            if origin:
+                places.add(Path(origin).parent.parent)
+        for place in sorted(places):
+            try:
+                h.update("\0".join(sorted(n for n in os.listdir(place) if n.endswith(".dist-info"))).encode())
+            except OSError:
+                h.update(b"!unlisted")
+        _code = h.hexdigest()
+    return _code
+
+
+def tree_digest(folder: Path) -> str:
+    """SHA-256 (hex) of ``folder``: every entry's path relative to it and kind (folder, file,
+    link and its target), walked in name order, and the bytes of every ``*.yaml``/``*.yml`` file
+    (through links). Linked folders are walked too (the store reads a linked kind folder), each
+    real folder once (a link back up cannot loop). Entries that cannot be read are hashed as
+    such, never skipped."""
+    h = hashlib.sha256()
+    _walk(folder, "", h, set())
+    return h.hexdigest()
+
+
+def _walk(folder: Path | str, prefix: str, h: Any, seen: set[tuple[int, int]]) -> None:
+    try:
+        st = os.stat(folder)
+        if (st.st_dev, st.st_ino) in seen:
+            h.update(f"\0@{prefix}".encode("utf-8", "surrogateescape"))  # a folder met before (a loop)
+            return
+        seen.add((st.st_dev, st.st_ino))
+        with os.scandir(folder) as it:
+            entries = sorted(it, key=lambda e: e.name)
+    except OSError as exc:
+        h.update(f"\0!{prefix}:{exc.errno}".encode("utf-8", "surrogateescape"))
+        return
+    for e in entries:
+        rel = prefix + e.name
+        try:
+            if e.is_symlink():
+                h.update(f"\0L{rel}\0{os.readlink(e.path)}".encode("utf-8", "surrogateescape"))
+            if e.is_dir():
+                h.update(f"\0D{rel}".encode("utf-8", "surrogateescape"))
+                _walk(e.path, rel + "/", h, seen)
+            elif e.name.endswith(RECORD_SUFFIXES):
+                with open(e.path, "rb") as fh:
+                    data = fh.read()
+                h.update(f"\0F{rel}\0{len(data)}\0".encode("utf-8", "surrogateescape"))
+                h.update(data)
+            else:
+                h.update(f"\0N{rel}".encode("utf-8", "surrogateescape"))
+        except OSError as exc:
+            h.update(f"\0!{rel}:{exc.errno}".encode("utf-8", "surrogateescape"))
+
+
+def memo_path(root: Path, name: str) -> Path | None:
+    """The memo file of result ``name`` for the records folder ``root``; ``None`` when the
+    cache is off or the folder lies inside the kb package (see :func:`kb.store.cache.cache_folder`)."""
+    from kb.store.cache import cache_folder
+
+    folder = cache_folder(root)
+    if folder is None:
+        return None
+    tag = hashlib.sha256(os.fsencode(root.resolve())).hexdigest()[:16]
+    return folder / f"{name}-{tag}.json"
+
+
+def recall(root: str | Path, name: str) -> Any | None:
+    """The result ``name`` stored for ``root`` (a records folder) when the folder, every
+    catalog folder it depended on, and kb are as they were then; else ``None``."""
+    root = Path(root)
+    path = memo_path(root, name)
+    if path is None:
+        return None
+    try:
+        memo = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not (isinstance(memo, dict) and memo.get("format") == FORMAT and isinstance(memo.get("deps"), list)
+            and "result" in memo and memo.get("code") == code_fingerprint()):
+        return None
+    if memo.get("tree") != tree_digest(root):
+        return None
+    for dep in memo["deps"]:
+        if not (isinstance(dep, list) and len(dep) == 2 and all(isinstance(x, str) for x in dep)):
+            return None
+        if tree_digest(Path(dep[0])) != dep[1]:
+            return None
+    return memo["result"]
+
+
+def remember(root: str | Path, name: str, result: Any, deps: list[Path], tree: str) -> bool:
+    """Store ``result`` (JSON-able) as ``name`` for ``root``, computed when ``root`` hashed to
+    ``tree`` (:func:`tree_digest`, taken before reading it, so that an edit made meanwhile is
+    never hidden), with the catalog folders ``deps`` it read. Atomic; returns whether it was
+    written (a folder that cannot be written is skipped: the memo only saves time)."""
+    root = Path(root)
+    path = memo_path(root, name)
+    if path is None or tree_digest(root) != tree:  # changed while it was read: keep nothing
+        return False
+    memo = {"format": FORMAT, "code": code_fingerprint(), "tree": tree,
+            "deps": [[str(Path(d).resolve()), tree_digest(Path(d))] for d in deps], "result": result}
+    from kb.atomic import write_bytes_atomic
+    from kb.errors import KbError
+
+    try:
+        data = json.dumps(memo, ensure_ascii=False).encode("utf-8")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        ignore = path.parent / ".gitignore"
+        if not ignore.exists():
+            write_bytes_atomic(ignore, b"# kb's cache of validated records: never commit or publish it\n*\n",
+                               overwrite=True)
+        write_bytes_atomic(path, data, overwrite=True)
+    except (OSError, KbError, ValueError, TypeError):  # unwritable folder, or text JSON cannot carry
+        return False
+    return True

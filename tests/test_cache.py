@@ -1,0 +1,281 @@
+"""The store's cache of validated records (kb.store.cache): keyed by content, never trusted blindly."""
+
+from __future__ import annotations
+
+import os
+import pickle
+import shutil
+import stat
+from pathlib import Path
+
+import pytest
+
+import kb.store.read as store_read
+from kb.store import cache as kb_cache
+from kb.store import load_records
+
+CAMPAIGN = Path(__file__).parent / "fixtures" / "campaign"
+BAD_ATTEMPT = ("title: Bad\ndate: 2026-03-01\ncampaign: kimi-k25-eagle3-blackwell\napproach: x\n"
+               "outcome: failed\nblocked_byy: []\n")
+
+
+@pytest.fixture
+def records(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A copy of the campaign's records whose cache goes to its default place."""
+    monkeypatch.delenv("KB_CACHE_DIR", raising=False)
+    monkeypatch.delenv("KB_CACHE", raising=False)
+    root = tmp_path / "records"
+    shutil.copytree(CAMPAIGN, root)
+    return root
+
+
+def _cache_file(root: Path) -> Path:
+    path = kb_cache.cache_path(root)
+    assert path is not None
+    return path
+
+
+def _summary(root: Path) -> tuple[dict[str, str], list[str]]:
+    res = load_records(root)
+    return {rid: r.title for rid, r in res.records.records.items()}, [str(p) for p in res.problems]
+
+
+def _no_parsing(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Make parsing a record file record its path instead of parsing (returns that list)."""
+    parsed: list[str] = []
+    real = store_read.parse_record
+
+    def spy(text, rel, folder, stem):
+        parsed.append(rel)
+        return real(text, rel, folder, stem)
+
+    monkeypatch.setattr(store_read, "parse_record", spy)
+    return parsed
+
+
+def test_the_cache_is_written_beside_records_and_reused(records, monkeypatch):
+    first = _summary(records)
+    assert len(first[0]) == sum(1 for _ in records.rglob("*.yaml")) and first[1] == []
+    path = _cache_file(records)
+    assert path.parent == records.parent / ".kb-cache" and path.name.startswith("records-")
+    assert path.is_file() and (path.parent / ".gitignore").read_text().splitlines()[-1] == "*"
+    assert not list(records.rglob(".kb-cache"))  # never inside records/
+    stamp = path.stat().st_mtime_ns
+    parsed = _no_parsing(monkeypatch)
+    assert _summary(records) == first
+    assert parsed == []  # every record came from the cache
+    assert path.stat().st_mtime_ns == stamp  # nothing changed: nothing rewritten
+    # a record from the cache still locates its fields: the line map is parsed on demand
+    res = load_records(records)
+    origin = res.records.origins["cuda-13.0"]
+    assert origin._doc is None
+    assert res.records.problem("cuda-13.0", ("components", "cuda"), "x").line == 4
+    assert origin.file == (records / "stacks" / "cuda-13.0.yaml").resolve()
+    assert origin._doc is not None and origin.doc.lines[("components", "cuda")] == 4  # parsed for the line only
+    assert parsed == []
+
+
+def test_an_edit_with_the_same_mtime_and_size_is_validated_again(records, monkeypatch):
+    _summary(records)
+    f = records / "stacks" / "cuda-13.0.yaml"
+    text = f.read_text()
+    st = f.stat()
+    edited = text.replace("title: CUDA 13 stack", "title: CUDA 13 stacK")
+    assert edited != text and len(edited) == len(text)
+    f.write_text(edited)
+    os.utime(f, ns=(st.st_atime_ns, st.st_mtime_ns))  # same size, same mtime: only the content differs
+    assert f.stat().st_size == st.st_size and f.stat().st_mtime_ns == st.st_mtime_ns
+    parsed = _no_parsing(monkeypatch)
+    titles, problems = _summary(records)
+    assert titles["cuda-13.0"].startswith("CUDA 13 stacK")
+    assert problems == [] and parsed == ["records/stacks/cuda-13.0.yaml"]
+
+
+def test_a_deleted_file_leaves_the_cache(records):
+    _summary(records)
+    assert "records/stacks/cuda-13.0.yaml" in kb_cache.read_entries(_cache_file(records))
+    (records / "stacks" / "cuda-13.0.yaml").unlink()
+    titles, problems = _summary(records)
+    assert "cuda-13.0" not in titles
+    assert "records/stacks/cuda-13.0.yaml" not in kb_cache.read_entries(_cache_file(records))
+
+
+def test_problems_are_reported_on_every_load(records, monkeypatch):
+    (records / "attempts" / "2026-03-01-bad.yaml").write_text(BAD_ATTEMPT)
+    (records / "attempts" / "latin1.yaml").write_bytes(b"title: caf\xe9\n")
+    (records / "attempts" / "broken-yaml.yaml").write_text("title: [unclosed\n")
+    first = _summary(records)[1]
+    assert first[0] == ("records/attempts/2026-03-01-bad.yaml:6: blocked_byy: unknown key 'blocked_byy'; "
+                        "did you mean 'blocked_by'? (valid keys: " + first[0].split("(valid keys: ")[1])
+    assert first[1].startswith("records/attempts/broken-yaml.yaml:2: invalid YAML: ")
+    assert first[2] == ("records/attempts/latin1.yaml:1: not UTF-8 (byte 0xe9 at offset 10); "
+                        "save the file as UTF-8")
+    assert len(first) == 3
+    parsed = _no_parsing(monkeypatch)
+    assert _summary(records)[1] == first  # from the cache: the same problems, same lines
+    assert parsed == []
+    res = load_records(records)
+    assert {"2026-03-01-bad", "latin1", "broken-yaml"} <= res.records.broken
+
+
+def test_a_duplicate_id_is_reported_from_the_cache_with_its_line(records):
+    (records / "blockers" / "cuda-13.0.yaml").write_text("# same id as a stack\n\nid: cuda-13.0\ntitle: our bug\n"
+                                                        "signatures: ['our very own error']\n")
+    first = _summary(records)[1]
+    assert first == ["records/blockers/cuda-13.0.yaml:3: id: duplicate id 'cuda-13.0' (also records/stacks/cuda-13.0.yaml); "
+                     "ids are unique across all kinds: rename one"]  # line 3: where the id is, read again on demand
+    assert _summary(records)[1] == first
+
+
+def _damage(path: Path, how: str, tmp_path: Path) -> None:
+    data = path.read_bytes()
+    head = kb_cache.FORMAT + kb_cache.fingerprint() + b"\n"
+    if how == "truncated":
+        path.write_bytes(data[: len(data) // 2])
+    elif how == "empty":
+        path.write_bytes(b"")
+    elif how == "garbage":
+        path.write_bytes(head + b"\x80\x05not a pickle at all")
+    elif how == "foreign":  # another kb's cache: a valid pickle under another fingerprint, with lies in it
+        entries = kb_cache.read_entries(path)
+        lied = {rel: (digest, rec.model_copy(update={"title": "LIE"}) if rec else rec, probs)
+                for rel, (digest, rec, probs) in entries.items()}
+        path.write_bytes(kb_cache.FORMAT + b"0" * 32 + b"\n" + pickle.dumps(lied))
+    elif how == "old-format":
+        path.write_bytes(b"kb-record-cache 1\n" + kb_cache.fingerprint() + b"\n" + data[len(head):])
+    elif how == "wrong-shape":  # right header, allowed classes, but not entries kb writes
+        path.write_bytes(head + pickle.dumps({"records/stacks/cuda-13.0.yaml": ("not bytes", None, ())}))
+    elif how == "lying-digest":  # the right shape with a record under another file's name: the hash decides
+        entries = kb_cache.read_entries(path)
+        rel = "records/stacks/cuda-13.0.yaml"
+        digest, rec, probs = entries[rel]
+        entries[rel] = (b"\0" * 32, rec.model_copy(update={"title": "LIE"}), probs)
+        path.write_bytes(head + pickle.dumps(entries))
+    elif how == "planted":  # a pickle that would run code if it were trusted
+        marker = tmp_path / "pwned"
+
+        class Evil:
+            def __reduce__(self):
+                return (os.system, (f"touch {marker}",))
+
+        path.write_bytes(head + pickle.dumps({"records/stacks/cuda-13.0.yaml": Evil()}))
+    elif how == "planted-in-kb":  # a callable that lives in an allowed module but is no model
+        path.write_bytes(head + _global_pickle("kb.models.base", "parse_version", "1"))
+    else:
+        raise AssertionError(how)
+
+
+def _global_pickle(module: str, name: str, arg: str) -> bytes:
+    """A protocol-4 pickle calling ``module.name(arg)`` when loaded."""
+    def s(x: str) -> bytes:
+        b = x.encode()
+        return b"\x8c" + bytes([len(b)]) + b
+
+    return b"\x80\x04" + s(module) + s(name) + b"\x93" + s(arg) + b"\x85R."
+
+
+DAMAGES = ["truncated", "empty", "garbage", "foreign", "old-format", "wrong-shape", "lying-digest", "planted",
+           "planted-in-kb"]
+
+
+@pytest.mark.parametrize("how", DAMAGES)
+def test_a_corrupt_or_foreign_cache_is_ignored_and_rebuilt(records, how, tmp_path):
+    expected = _summary(records)
+    path = _cache_file(records)
+    _damage(path, how, tmp_path)
+    assert _summary(records) == expected  # nothing of the damaged file was believed
+    assert not (tmp_path / "pwned").exists()
+    head = kb_cache.FORMAT + kb_cache.fingerprint() + b"\n"
+    assert path.read_bytes().startswith(head)  # rebuilt
+    rebuilt = kb_cache.read_entries(path)
+    assert set(rebuilt) == {f"records/{p.relative_to(records).as_posix()}" for p in records.rglob("*.yaml")}
+    assert all(e[1].title != "LIE" for e in rebuilt.values())
+
+
+def test_the_unpickler_refuses_what_is_not_a_kb_model():
+    import io
+
+    for module, name in [("os", "system"), ("builtins", "eval"), ("kb.models.base", "parse_version"),
+                         ("kb.models.kinds", "re"), ("kb.store.cache", "RecordCache")]:
+        with pytest.raises(pickle.UnpicklingError, match="not allowed"):
+            kb_cache._Unpickler(io.BytesIO(_global_pickle(module, name, "x"))).load()
+    from kb.models import Attempt, Outcome
+
+    assert kb_cache._Unpickler(io.BytesIO(b"")).find_class("kb.models.kinds", "Attempt") is Attempt
+    assert kb_cache._Unpickler(io.BytesIO(b"")).find_class("kb.models.kinds", "Outcome") is Outcome
+
+
+def test_the_cache_can_be_turned_off(records, monkeypatch):
+    monkeypatch.setenv("KB_CACHE", "off")
+    assert kb_cache.cache_path(records) is None
+    parsed = _no_parsing(monkeypatch)
+    _summary(records)
+    _summary(records)
+    assert not (records.parent / ".kb-cache").exists()
+    assert len(parsed) == 2 * sum(1 for _ in records.rglob("*.yaml"))  # parsed every time
+
+
+def test_kb_cache_dir_moves_the_cache(records, monkeypatch, tmp_path):
+    monkeypatch.setenv("KB_CACHE_DIR", str(tmp_path / "elsewhere"))
+    _summary(records)
+    assert not (records.parent / ".kb-cache").exists()
+    (found,) = (tmp_path / "elsewhere").glob("records-*.pickle")
+    assert found == _cache_file(records)
+
+
+def test_a_cache_folder_that_cannot_be_written_costs_nothing(records, monkeypatch):
+    if os.geteuid() == 0:
+        # root writes through permissions: make the cache folder's place a file instead
+        (records.parent / ".kb-cache").write_text("not a folder")
+    else:
+        (records.parent / ".kb-cache").mkdir()
+        (records.parent / ".kb-cache").chmod(stat.S_IRUSR | stat.S_IXUSR)
+    try:
+        first = _summary(records)
+        assert first[1] == [] and len(first[0]) > 10
+        assert _summary(records) == first
+    finally:
+        if (records.parent / ".kb-cache").is_dir():
+            (records.parent / ".kb-cache").chmod(stat.S_IRWXU)
+
+
+def _use_catalogs(records: Path, names: str) -> None:
+    camp = records / "campaigns" / "kimi-k25-eagle3-blackwell.yaml"
+    camp.write_text(camp.read_text(encoding="utf-8") + f"catalogs: [{names}]\n", encoding="utf-8")
+
+
+def test_a_shipped_catalog_is_cached_in_the_campaigns_cache_folder(records, monkeypatch):
+    from kb.catalog import SHIPPED
+    from kb.pipeline import load
+
+    before = sorted(p.name for p in SHIPPED.rglob("*"))
+    _use_catalogs(records, "blackwell")
+    first = load(records)
+    assert first.records.catalog_of, "the catalog's records were merged"
+    caches = sorted((records.parent / ".kb-cache").glob("records-*.pickle"))
+    assert len(caches) == 2  # the campaign's records and the catalog, side by side
+    catalog_cache = kb_cache.cache_path(SHIPPED / "blackwell", cache_for=records)
+    assert catalog_cache in caches
+    assert kb_cache.cache_path(SHIPPED / "blackwell") is None  # never inside the package
+    assert sorted(p.name for p in SHIPPED.rglob("*")) == before  # nothing written into the package
+    parsed = _no_parsing(monkeypatch)
+    again = load(records)
+    assert parsed == []  # the catalog came from the cache too
+    assert [str(p) for p in again.problems] == [str(p) for p in first.problems]
+    assert again.records.catalog_of == first.records.catalog_of
+    rid = next(iter(again.records.catalog_of))
+    origin = again.records.origins[rid]
+    assert Path(origin.path).is_absolute() and origin.line("title") >= 1  # still located, parsed on demand
+
+
+def test_a_catalog_folder_of_ones_own_is_cached_beside_the_campaigns_records(records, tmp_path):
+    from kb.pipeline import load
+
+    catalog = tmp_path / "team-catalog"
+    (catalog / "blockers").mkdir(parents=True)
+    (catalog / "blockers" / "team-blocker.yaml").write_text("title: our bug\nsignatures: ['our very own error']\n")
+    _use_catalogs(records, "../team-catalog")
+    first = load(records)
+    assert first.problems == [] and first.records.catalog_of == {"team-blocker": "../team-catalog"}
+    assert kb_cache.cache_path(catalog, cache_for=records).is_file()
+    assert not (catalog / ".kb-cache").exists()

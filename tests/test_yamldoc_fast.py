@@ -1,0 +1,121 @@
+"""kb.yamldoc's one-parse path gives exactly what the guarded path (event pre-scan, then compose)
+gives: the same data, line map and raw scalars for a good file, the same located error for a bad one."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from kb import yamldoc
+from kb.errors import RecordError
+from kb.yamldoc import MAX_DEPTH, parse_document
+
+HERE = Path(__file__).parent
+FILES = sorted([*(HERE / "fixtures" / "campaign").rglob("*.yaml"), *(HERE / "adversarial" / "inputs").rglob("*.yaml"),
+                *(HERE / "adversarial" / "base").rglob("*.yaml")])
+
+
+def _nest(n: int, flow: bool) -> str:
+    if flow:
+        return "title: t\nx: " + "[" * n + "1" + "]" * n + "\n"
+    return "title: t\n" + "".join("  " * i + f"k{i}:\n" for i in range(n)) + "  " * n + "v\n"
+
+
+TEXTS = {
+    "alias value": "title: &a t\nnotes: *a\n",
+    "alias as key": "&k title: t\n*k : u\n",
+    "anchored key aliased as value": "&k title: *k\n",
+    "undefined alias": "title: *nowhere\n",
+    "alias bomb": "a: &l0 [x, x]\nb: &l1 [*l0, *l0]\nc: [*l1, *l1]\n",
+    "merge key": "base: &b {x: 1}\nother:\n  <<: *b\n",
+    "duplicate key": "title: a\nnotes: b\ntitle: c\n",
+    "python tag": "title: !!python/object:os.system x\n",
+    "custom tag on a mapping": "title: t\nx: !!set {a, b}\n",
+    "bad date": "title: t\ndate: 2026-02-30\n",
+    "nan": "title: t\nvalue: .nan\n",
+    "floats and bools": "title: t\nversion: 2.10\nenabled: no\nwhen: 2026-02-01\ncount: 12\n",
+    "tab indentation": "title: t\nx:\n\t- a\n",
+    "two documents": "title: a\n---\ntitle: b\n",
+    "syntax error after deep nesting": _nest(MAX_DEPTH + 2, True) + "bad: [\n",
+    "list at top": "- a\n- b\n",
+    "empty": "",
+    "comment only": "# nothing\n",
+    **{f"flow depth {n}": _nest(n, True) for n in (MAX_DEPTH - 2, MAX_DEPTH - 1, MAX_DEPTH, MAX_DEPTH + 1, 600, 5000)},
+    **{f"block depth {n}": _nest(n, False) for n in (MAX_DEPTH - 2, MAX_DEPTH - 1, MAX_DEPTH, MAX_DEPTH + 1, 200)},
+    "key that is a list": "[a, b]: c\n",
+    "conflict markers": "title: a\n<<<<<<< HEAD\nx: 1\n=======\nx: 2\n>>>>>>> other\n",
+}
+
+
+def _guarded(text: str, path: str):
+    """The guarded path as parse_document took it for every file before the one-parse path."""
+    yamldoc._refuse_conflict_markers(text, path)
+    return yamldoc._parse_guarded(text, path)
+
+
+def _outcome(fn, text: str):
+    try:
+        doc = fn(text, "records/attempts/x.yaml")
+    except RecordError as exc:
+        return ("error", str(exc))
+    return ("doc", doc.data, doc.lines, doc.raw)
+
+
+@pytest.mark.skipif(not yamldoc._FAST, reason="libyaml older than 0.2.5 or missing: every file takes the guarded path")
+@pytest.mark.parametrize("name", sorted(TEXTS))
+def test_one_parse_gives_what_the_guarded_parse_gives(name):
+    text = TEXTS[name]
+    assert _outcome(parse_document, text) == _outcome(_guarded, text)
+
+
+@pytest.mark.skipif(not yamldoc._FAST, reason="libyaml older than 0.2.5 or missing")
+def test_every_fixture_file_parses_the_same_both_ways():
+    assert len(FILES) > 50
+    for path in FILES:
+        try:
+            text = path.read_text(encoding="utf-8")
+        except UnicodeDecodeError:
+            continue
+        assert _outcome(parse_document, text) == _outcome(_guarded, text), path
+
+
+def test_the_refusals_stay_located():
+    def err(text: str) -> str:
+        with pytest.raises(RecordError) as info:
+            parse_document(text, "r/x.yaml")
+        return str(info.value)
+
+    assert err(TEXTS["alias value"]) == "r/x.yaml:2: YAML aliases (*a) are not allowed in records; write the value out"
+    assert err(TEXTS["anchored key aliased as value"]).startswith("r/x.yaml:1: YAML aliases (*k)")
+    assert err(TEXTS["duplicate key"]) == ("r/x.yaml:3: title: duplicate key 'title' (first on line 1); YAML would "
+                                          "silently keep only the last one: remove or rename one of them")
+    assert err(_nest(MAX_DEPTH + 1, True)) == f"r/x.yaml:2: nesting deeper than {MAX_DEPTH} levels; records are shallow"
+    assert parse_document(_nest(MAX_DEPTH - 1, True), "r/x.yaml").data["title"] == "t"
+
+
+@pytest.mark.skipif(not yamldoc._FAST, reason="libyaml older than 0.2.5 or missing")
+def test_a_good_file_is_parsed_once(monkeypatch):
+    """No event pre-scan for a file that composes and builds cleanly: one C parse."""
+    def no_scan(*a, **k):
+        raise AssertionError("the event stream was scanned")
+
+    monkeypatch.setattr(yaml, "parse", no_scan)
+    text = (HERE / "fixtures" / "campaign" / "stacks" / "cuda-13.0.yaml").read_text(encoding="utf-8")
+    doc = parse_document(text, "records/stacks/cuda-13.0.yaml")
+    assert doc.data["components"]["cuda"] and doc.lines[("components", "cuda")] == 4
+
+
+SCALARS = ["", "~", "null", "Null", "true", "yes", "No", "off", "On", "12", "-3", "+4", "0x1f", "0o17", "1_000",
+           "2.10", ".5", "-.inf", ".NaN", "1e3", "2026-02-21", "2026-02-21 10:00:00", "<<", "=", "word", "Yes please",
+           "tok/s", "NCCL_ALGO=Tree", "--tp 8", "12:30", "1:20:30", "é", "8×"]
+
+
+@pytest.mark.parametrize("text", SCALARS)
+def test_the_tag_of_a_plain_scalar_is_what_the_safe_loader_says(text):
+    ours = yamldoc._Loader("").resolve(yaml.ScalarNode, text, (True, False))
+    theirs = yamldoc._BaseLoader("").resolve(yaml.ScalarNode, text, (True, False))
+    assert ours == theirs
+    assert yamldoc._Loader("").resolve(yaml.ScalarNode, text, (True, False)) == theirs  # memoised: the same again
+    assert yamldoc._Loader("").resolve(yaml.ScalarNode, text, (False, True)) == "tag:yaml.org,2002:str"  # quoted
