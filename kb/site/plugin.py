@@ -138,6 +138,9 @@ class KbPlugin(BasePlugin[KbPluginConfig]):
             self.generated.add(src)
         self._search_entries(files)
         self.files = files
+        # every page is rendered and the search entries made: the records and the caches that
+        # queries keep on the graph (~100 MB at 10,000 attempts) are free for writing the pages
+        self.kg = None
         self.links = _Links(files)
         self._start_progress(len(files.documentation_pages()))
         return files

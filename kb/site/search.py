@@ -6,8 +6,10 @@ attempts that is 12+ s of a build and an index that freezes the browser (case
 true}`` (Material's plugin then skips them without parsing) and adds what people search them for,
 built from the record itself. An attempt (:func:`attempt_entries`) has two entries:
 
-* the page entry: title; approach and hypothesis; outcome, headline metric and date; stack and
-  the versions of its components; platform; command, flags and environment; blockers; tags;
+* the page entry: title; approach; outcome and headline metric; the versions of its stack's
+  components; command, flags and environment; tags. What every attempt of a campaign or stack
+  shares (campaign, platform, stack title) and what has entries of its own (blockers) stay out:
+  the browser builds its index from every word here, and the first search waits for it;
 * the error entry (``…#error``, the page's Error section): titled like that section,
   ``Error: KeyError: 12``, so a search for the error line ranks the attempt first (Material
   weighs a title 1,000 times its text), with the first lines of the error as text.
@@ -56,21 +58,14 @@ def attempt_entries(kg: KnowledgeGraph, a: Attempt, location: str, error_heading
     ``[{"location", "title", "text"}, …]``, the page first, then its Error section when
     ``error_heading`` (the text of the page's Error heading) is given."""
     camp = kg.get(a.campaign)
-    stack = kg.get(a.stack) if a.stack else None
-    platform = kg.get(a.platform) if a.platform else None
     metric = a.metrics.get(camp.metric.name) if isinstance(camp, Campaign) else None
     versions = ", ".join(f"{k} {v.version}" for k, v in sorted(kg.attempt_components(a).items()) if v.version)
     cfg = a.config
     command = " ".join([*(f"{k}={v}" for k, v in cfg.env.items()), *([cfg.command] if cfg.command else cfg.flags)])
-    blockers = [getattr(kg.get(b), "title", b) for b in a.blocked_by]
     text = "".join([
         _p(_clip(a.approach)),
-        _p(f"Hypothesis: {_clip(a.hypothesis)}" if a.hypothesis else None),
-        _p(a.outcome.value, metric.display() if metric else None, a.date.isoformat(),
-           camp.title if camp is not None else a.campaign),
-        _p(stack.title if stack is not None else a.stack, versions or None, platform.title if platform is not None else None),
+        _p(a.outcome.value, metric.display() if metric else None, versions or None),
         f"<p><code>{escape(_clip(command), quote=False)}</code></p>" if command else "",
-        _p("Blocked by: " + "; ".join(blockers) if blockers else None),
         _p("Tags: " + ", ".join(a.tags) if a.tags else None),
     ])
     entries = [{"location": location, "title": escape(a.title, quote=False), "text": text}]

@@ -47,6 +47,7 @@ _HEADING_LINE = re.compile(r"^ {0,3}#{1,6}(?:[ \t]|$)")
 _HEADING_ATTR = re.compile(r"[ \t]*\{[ \t]*:?[ \t]*#([^\s}]+)[ \t]*\}[ \t]*$")
 _HEADING_HTML = re.compile(r"<h([1-6])>(.*?)</h\1>", re.S)
 _LINK_ATTR = re.compile(r'(<a href="|<img src=")([^"]*)"')
+_NEEDS_ESCAPE = re.compile(r"[&<>\"']")
 _BLOCK_TAGS = frozenset(BLOCK_LEVEL_ELEMENTS)
 _VOID = frozenset({"hr", "br", "img", "input", "meta", "link", "col", "area", "base", "embed", "source",
                    "track", "wbr", "param"})
@@ -222,8 +223,7 @@ class _Page:
         html = _convert("\n".join(pending))
         pending.clear()
         if self.link is not None and ("<a href" in html or "<img src" in html):
-            link = self.link
-            html = _LINK_ATTR.sub(lambda m: m.group(1) + htmllib.escape(link(htmllib.unescape(m.group(2)))) + '"', html)
+            html = _LINK_ATTR.sub(self._link, html)
         if "<h" in html:
             ids = iter(explicit)
 
@@ -241,6 +241,14 @@ class _Page:
             raise Unsupported("a heading line that is not a heading")
         explicit.clear()
         out.append(html.rstrip("\n"))
+
+    def _link(self, m: re.Match[str]) -> str:
+        """One ``href``/``src`` of markdown-it's output through the link callback (unescaped
+        for it, escaped again after)."""
+        assert self.link is not None
+        url = m.group(2)
+        out = self.link(htmllib.unescape(url) if "&" in url else url)
+        return f'{m.group(1)}{htmllib.escape(out) if _NEEDS_ESCAPE.search(out) else out}"'
 
     # ------------------------------------------------------------------ headings
 
