@@ -41,6 +41,17 @@ def campaign_copy(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
+def records(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A copy of the campaign's records whose cache goes to its default place (``.kb-cache/``
+    beside them), not to the session's cache folder."""
+    monkeypatch.delenv("KB_CACHE_DIR", raising=False)
+    monkeypatch.delenv("KB_CACHE", raising=False)
+    root = tmp_path / "records"
+    shutil.copytree(CAMPAIGN_RECORDS, root)
+    return root
+
+
+@pytest.fixture
 def write_tree(tmp_path: Path) -> Callable[[dict[str, Any]], Path]:
     """Write ``{"attempts/x.yaml": {...} or "raw text"}`` under tmp_path/records; return the root."""
 

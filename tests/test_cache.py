@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import pickle
-import shutil
 import stat
 from pathlib import Path
 
@@ -17,16 +16,6 @@ from kb.store import load_records
 CAMPAIGN = Path(__file__).parent / "fixtures" / "campaign"
 BAD_ATTEMPT = ("title: Bad\ndate: 2026-03-01\ncampaign: kimi-k25-eagle3-blackwell\napproach: x\n"
                "outcome: failed\nblocked_byy: []\n")
-
-
-@pytest.fixture
-def records(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A copy of the campaign's records whose cache goes to its default place."""
-    monkeypatch.delenv("KB_CACHE_DIR", raising=False)
-    monkeypatch.delenv("KB_CACHE", raising=False)
-    root = tmp_path / "records"
-    shutil.copytree(CAMPAIGN, root)
-    return root
 
 
 def _cache_file(root: Path) -> Path:

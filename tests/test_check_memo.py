@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -18,15 +17,6 @@ from kb.cli import cli
 from kb.store import memo
 
 CAMPAIGN = Path(__file__).parent / "fixtures" / "campaign"
-
-
-@pytest.fixture
-def records(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.delenv("KB_CACHE_DIR", raising=False)
-    monkeypatch.delenv("KB_CACHE", raising=False)
-    root = tmp_path / "records"
-    shutil.copytree(CAMPAIGN, root)
-    return root
 
 
 def _run(root: Path, *args: str) -> tuple[int, str]:

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import os
-import shutil
 from pathlib import Path
 
 import pytest
@@ -17,15 +16,6 @@ from kb.store import memo
 CAMPAIGN = Path(__file__).parent / "fixtures" / "campaign"
 ATTEMPT = "attempts/2026-02-21-eagle3-speculation.yaml"
 BLOCKER = "eagle3-verify-allreduce-latency"
-
-
-@pytest.fixture
-def records(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.delenv("KB_CACHE_DIR", raising=False)
-    monkeypatch.delenv("KB_CACHE", raising=False)
-    root = tmp_path / "records"
-    shutil.copytree(CAMPAIGN, root)
-    return root
 
 
 def _count_checks(monkeypatch: pytest.MonkeyPatch) -> list[int]:

@@ -81,7 +81,6 @@ class QueryIndex:
         self._flags: dict[str, frozenset[str]] = {}
         self._keys: dict[str, CompsKey] = {}
         self._statuses: dict[tuple[str, str | None], dict[str, BlockerStatus]] = {}
-        self._memo: dict[Any, Any] = {}
         self._lazy_left = LAZY_QUESTIONS
 
     # ------------------------------------------------------------------ per attempt
@@ -280,10 +279,6 @@ class QueryIndex:
         return literals, patterns
 
     def memo(self, key: Any, compute: Any) -> Any:
-        """``compute()`` once per graph under ``key`` (results of queries asked again and again)."""
-        try:
-            return self._memo[key]
-        except KeyError:
-            with gc_paused():
-                value = self._memo[key] = compute()
-            return value
+        """``compute()`` once per graph under ``key`` (results of queries asked again and again),
+        kept by :meth:`kb.graph.KnowledgeGraph.memo` under ``("index", key)``."""
+        return self.kg.memo(("index", key), compute)
