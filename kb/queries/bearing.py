@@ -72,6 +72,11 @@ def bearing_records(kg: KnowledgeGraph) -> set[str]:
 
 def published_ids(kg: KnowledgeGraph) -> set[str]:
     """Ids of every record that gets a page: the campaign's own records and the catalog records
-    that bear on them (:func:`bearing_records`)."""
-    catalog = kg.records.catalog_of
-    return {rid for rid in kg.records.records if rid not in catalog} | bearing_records(kg)
+    that bear on them (:func:`bearing_records`), worked out once per graph (the site's pages,
+    its tree and its JSON twins all ask)."""
+
+    def compute() -> frozenset[str]:
+        catalog = kg.records.catalog_of
+        return frozenset({rid for rid in kg.records.records if rid not in catalog} | bearing_records(kg))
+
+    return set(kg.memo("published_ids", compute))

@@ -258,16 +258,8 @@ class Preview:
         for top in [cfg.docs_dir, *cfg.watch, str(self.records / "assets")]:
             if os.path.isfile(top):
                 paths.append(top)
-            for root, _dirs, names in os.walk(top):
-                paths.extend(os.path.join(root, n) for n in names)
-        out = {}
-        for p in paths:
-            try:
-                st = os.stat(p)
-            except OSError:
-                continue
-            out[p] = (st.st_mtime_ns, st.st_size)
-        return out
+            paths.extend(_files_under(top))
+        return _stats(paths)
 
     # ------------------------------------------------------------------ rebuilds
 
@@ -363,17 +355,9 @@ class Preview:
         return True
 
     def _records_snapshot(self) -> dict[str, tuple[int, int]]:
-        """``path → (mtime_ns, size)`` of every file under the records folder."""
-        out = {}
-        for root, _dirs, names in os.walk(self.records):
-            for n in names:
-                p = os.path.join(root, n)  # records is resolved: the same text as a record's origin file
-                try:
-                    st = os.stat(p)
-                except OSError:
-                    continue
-                out[p] = (st.st_mtime_ns, st.st_size)
-        return out
+        """``path → (mtime_ns, size)`` of every file under the records folder (resolved: the
+        same text as a record's origin file)."""
+        return _stats(_files_under(str(self.records)))
 
     def _rebuild_rest(self) -> list[str]:
         """The second step of :meth:`rebuild_records`: every other page the edit can change,
@@ -477,3 +461,21 @@ def serve_preview(records: str | Path, *, config_file: str | None = None, dev_ad
                 server.shutdown()
         finally:
             cfg.plugins.on_shutdown()
+
+
+def _files_under(top: str) -> list[str]:
+    """Every file below the folder ``top`` (none when it is missing)."""
+    return [os.path.join(root, n) for root, _dirs, names in os.walk(top) for n in names]
+
+
+def _stats(paths: list[str]) -> dict[str, tuple[int, int]]:
+    """``path → (mtime_ns, size)`` of each of ``paths`` that can be read (a file removed
+    meanwhile is left out)."""
+    out = {}
+    for p in paths:
+        try:
+            st = os.stat(p)
+        except OSError:
+            continue
+        out[p] = (st.st_mtime_ns, st.st_size)
+    return out

@@ -124,10 +124,9 @@ def memo_path(root: Path, name: str) -> Path | None:
     return folder / f"{name}-{tag}.json"
 
 
-def recall(root: str | Path, name: str) -> Any | None:
-    """The result ``name`` stored for ``root`` (a records folder) when the folder, every
-    catalog folder it depended on, and kb are as they were then; else ``None``."""
-    root = Path(root)
+def _read(root: Path, name: str) -> dict[str, Any] | None:
+    """The memo file ``name`` of the records folder ``root`` as a dict of this :data:`FORMAT`;
+    ``None`` when it is missing, unreadable, not JSON or of another format."""
     path = memo_path(root, name)
     if path is None:
         return None
@@ -135,7 +134,15 @@ def recall(root: str | Path, name: str) -> Any | None:
         memo = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
-    if not (isinstance(memo, dict) and memo.get("format") == FORMAT and isinstance(memo.get("deps"), list)
+    return memo if isinstance(memo, dict) and memo.get("format") == FORMAT else None
+
+
+def recall(root: str | Path, name: str) -> Any | None:
+    """The result ``name`` stored for ``root`` (a records folder) when the folder, every
+    catalog folder it depended on, and kb are as they were then; else ``None``."""
+    root = Path(root)
+    memo = _read(root, name)
+    if not (memo is not None and isinstance(memo.get("deps"), list)
             and "result" in memo and memo.get("code") == code_fingerprint()):
         return None
     if memo.get("tree") != tree_digest(root):
@@ -188,14 +195,8 @@ def content_key(sources: dict[str, bytes]) -> str:
 def known(root: str | Path, name: str, key: str) -> bool:
     """Whether ``key`` (:func:`content_key`) was marked under ``name`` for the records folder
     ``root`` by :func:`mark` (the last key marked counts; anything unexpected in the file: no)."""
-    path = memo_path(Path(root), name)
-    if path is None:
-        return False
-    try:
-        memo = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return False
-    return isinstance(memo, dict) and memo.get("format") == FORMAT and memo.get("key") == key
+    memo = _read(Path(root), name)
+    return memo is not None and memo.get("key") == key
 
 
 def mark(root: str | Path, name: str, key: str) -> bool:
