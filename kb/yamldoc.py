@@ -58,15 +58,23 @@ class _Loader(_BaseLoader):  # type: ignore[misc,valid-type]
 
 
 def _libyaml_limits_nesting() -> bool:
-    """True when libyaml is in use and is 0.2.5 or later, whose parser stops at 1,000 levels of
-    nesting by itself (earlier ones let the composer recurse until the interpreter crashed)."""
-    try:
-        from yaml import _yaml
+    """True when libyaml is in use and its parser stops deep nesting by itself.
 
-        from kb.versions import parse_version
-    except ImportError:  # pragma: no cover - depends on how PyYAML was built
+    Asked of libyaml's behaviour, not of its version string: libyaml 0.2.5 (the one bundled with
+    PyYAML 6.0.3 wheels) has no limit, and composing 100,000 nested ``[`` recurses in C until the
+    interpreter crashes with a segmentation fault; later builds stop at 1,000 levels with "exceeded
+    maximum nesting depth". The probe composes 1,100 levels once per process (well within the C
+    stack either way) and looks for that error.
+    """
+    if _BaseLoader.__name__ != "CSafeLoader":  # pragma: no cover - depends on how PyYAML was built
         return False
-    return _BaseLoader.__name__ == "CSafeLoader" and parse_version(_yaml.get_version_string()) >= parse_version("0.2.5")
+    depth = 1_100
+    try:
+        yaml.compose("[" * depth + "]" * depth, Loader=_BaseLoader)
+    except yaml.YAMLError as exc:
+        return "maximum nesting depth" in str(exc)
+    return False
+
 
 MAX_DEPTH = 32
 """Deepest nesting accepted in a record (records need about 5 levels)."""

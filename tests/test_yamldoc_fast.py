@@ -63,14 +63,14 @@ def _outcome(fn, text: str):
     return ("doc", doc.data, doc.lines, doc.raw)
 
 
-@pytest.mark.skipif(not yamldoc._FAST, reason="libyaml older than 0.2.5 or missing: every file takes the guarded path")
+@pytest.mark.skipif(not yamldoc._FAST, reason="libyaml without its own nesting limit (PyYAML < 6.0.4) or missing: every file takes the guarded path")
 @pytest.mark.parametrize("name", sorted(TEXTS))
 def test_one_parse_gives_what_the_guarded_parse_gives(name):
     text = TEXTS[name]
     assert _outcome(parse_document, text) == _outcome(_guarded, text)
 
 
-@pytest.mark.skipif(not yamldoc._FAST, reason="libyaml older than 0.2.5 or missing")
+@pytest.mark.skipif(not yamldoc._FAST, reason="libyaml without its own nesting limit (PyYAML < 6.0.4) or missing")
 def test_every_fixture_file_parses_the_same_both_ways():
     assert len(FILES) > 50
     for path in FILES:
@@ -95,7 +95,7 @@ def test_the_refusals_stay_located():
     assert parse_document(_nest(MAX_DEPTH - 1, True), "r/x.yaml").data["title"] == "t"
 
 
-@pytest.mark.skipif(not yamldoc._FAST, reason="libyaml older than 0.2.5 or missing")
+@pytest.mark.skipif(not yamldoc._FAST, reason="libyaml without its own nesting limit (PyYAML < 6.0.4) or missing")
 def test_a_good_file_is_parsed_once(monkeypatch):
     """No event pre-scan for a file that composes and builds cleanly: one C parse."""
     def no_scan(*a, **k):
@@ -119,3 +119,26 @@ def test_the_tag_of_a_plain_scalar_is_what_the_safe_loader_says(text):
     assert ours == theirs
     assert yamldoc._Loader("").resolve(yaml.ScalarNode, text, (True, False)) == theirs  # memoised: the same again
     assert yamldoc._Loader("").resolve(yaml.ScalarNode, text, (False, True)) == "tag:yaml.org,2002:str"  # quoted
+
+
+def test_the_one_parse_path_is_taken_only_where_libyaml_stops_deep_nesting_itself():
+    """libyaml 0.2.5 (PyYAML 6.0.3's wheels) composes any depth and crashes the interpreter on
+    100,000 nested ``[``; 0.2.6 stops at 1,000 levels. kb asks libyaml's behaviour, not its
+    version, and must agree with the release history."""
+    from yaml import _yaml
+
+    from kb.versions import parse_version
+
+    assert yamldoc._FAST is (parse_version(_yaml.get_version_string()) >= parse_version("0.2.6"))
+
+
+@pytest.mark.parametrize("name", ["flow depth 5000", "block depth 200", "alias value", "floats and bools"])
+def test_without_the_one_parse_path_every_file_gets_the_same_answer(monkeypatch, name):
+    """Where libyaml has no nesting limit, every file takes the guarded path: deep nesting is a
+    located error (no crash), and a good file reads the same."""
+    monkeypatch.setattr(yamldoc, "_FAST", False)
+    text = TEXTS[name]
+    assert _outcome(parse_document, text) == _outcome(_guarded, text)
+    if name == "flow depth 5000":
+        assert _outcome(parse_document, text) == (
+            "error", f"records/attempts/x.yaml:2: nesting deeper than {MAX_DEPTH} levels; records are shallow")
