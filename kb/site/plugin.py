@@ -36,17 +36,24 @@ from kb.site.config import KbPluginConfig
 from kb.site.pages import NAV, SCRIPTS, page_of
 from kb.site.pages.attempt import error_heading
 from kb.site.search import add_to_index, search_entries
+from kb.site.shell import MIN_PAGES, Shells, unsupported
 from kb.site.tohtml import TocOptions, first_title, render_page
 from kb.site.tree import CSS_PATH, TreeOptions, clean_prefix, join, nav, site_tree
 from kb.store import last_changed, list_assets
 
 log = logging.getLogger("mkdocs.plugins.kb")
 
+_NO_TOC = get_toc([])
+
 
 
 
 class KbPlugin(BasePlugin[KbPluginConfig]):
     """Adds kb's pages (dashboard, attempts, root causes, decision log, ...) to an MkDocs site."""
+
+    shell_pages = True
+    """Whether record pages may be written from a shell (:mod:`kb.site.shell`); tests turn it off
+    to compare with Material's own render."""
 
     def __init__(self) -> None:
         self.kg: KnowledgeGraph | None = None
@@ -66,6 +73,9 @@ class KbPlugin(BasePlugin[KbPluginConfig]):
         """Generated pages read but not converted yet (see :meth:`on_page_context`)."""
         self.files: Files | None = None
         self.links = _Links(Files([]))
+        self.shell_dirs: set[str] = set()
+        """Folders whose generated pages are written from shells (empty: none are)."""
+        self.shells: Shells | None = None
 
     def on_config(self, config: Any) -> Any:
         """Load and check the records (abort with every problem), set the nav and kb's CSS."""
@@ -138,12 +148,36 @@ class KbPlugin(BasePlugin[KbPluginConfig]):
             self.generated.add(src)
         self._search_entries(files)
         self.files = files
+        self._shell_dirs(config)
         # every page is rendered and the search entries made: the records and the caches that
         # queries keep on the graph (~100 MB at 10,000 attempts) are free for writing the pages
         self.kg = None
         self.links = _Links(files)
         self._start_progress(len(files.documentation_pages()))
         return files
+
+    def _shell_dirs(self, config: Any) -> None:
+        """Choose the folders whose generated pages take shells (:mod:`kb.site.shell`): those with
+        at least :data:`~kb.site.shell.MIN_PAGES` generated pages out of the navigation, when the
+        site allows shells at all."""
+        self.shell_dirs = set()
+        reason = None if self.shell_pages else "turned off"
+        reason = reason or unsupported(config)
+        if reason is not None:
+            log.debug("kb: every page takes Material's render: %s", reason)
+            return
+        counts: dict[str, int] = {}
+        for src in self.generated:
+            if posixpath.basename(src) != "index.md":
+                d = posixpath.dirname(src)
+                counts[d] = counts.get(d, 0) + 1
+        self.shell_dirs = {d for d, n in counts.items() if n >= MIN_PAGES}
+
+    def on_env(self, env: Any, config: Any, files: Files) -> Any:
+        """Add the shell template to the theme's environment (:meth:`kb.site.shell.Shells.install`)
+        when some pages take shells. Returns ``env``."""
+        self.shells = Shells.install(config, env) if self.shell_dirs else None
+        return env
 
     def _search_entries(self, files: Files) -> None:
         """With Material's search: leave attempt and blocker pages out of its parsing, keep kb's
@@ -227,6 +261,7 @@ class KbPlugin(BasePlugin[KbPluginConfig]):
         one). Returns ``output`` unchanged."""
         if page.file.src_uri in self.generated:
             page.content = ""
+            page.toc = _NO_TOC  # read by the theme and the search plugin only, both done with it
         bar = getattr(self, "_bar", None)
         if bar is not None:
             bar.update(1)
@@ -262,6 +297,9 @@ class KbPlugin(BasePlugin[KbPluginConfig]):
             title = page.title
             if title:
                 page.meta["title"] = title
+        src = page.file.src_uri
+        if src in self.generated and posixpath.dirname(src) in self.shell_dirs:
+            Shells.mark(page)
         return html
 
     def on_serve(self, server: Any, config: Any, builder: Any) -> Any:

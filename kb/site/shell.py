@@ -1,0 +1,202 @@
+"""Writing kb's many look-alike pages without a Material render each: one render per page *shape*.
+
+Material's ``main.html`` is most of a build's time (≈ 3 ms a page, the navigation, header and
+footer rendered again for every page), yet kb's record pages (attempts, blockers, compare pairs,
+decisions) differ from their neighbours in a few values only. For such a page MkDocs is left to do
+everything it does (read it, run every plugin event, resolve and validate links, list it in the
+sitemap, write the file), and only the template render is replaced:
+
+1. the kb plugin marks an eligible page (:meth:`Shells.mark`) with ``template: kb-shell.html``, a
+   template whose whole text calls :meth:`Shells.render` (:meth:`Shells.install` adds it to the
+   theme's Jinja environment);
+2. :meth:`Shells.render` renders ``main.html`` once per shape (the page's folder, its search meta,
+   whether its HTML has an ``<h1>``, the kind of table of contents) for a *sentinel* page of that
+   folder: title, HTML, first anchor and file name are marker strings
+   (:data:`TITLE`, :data:`CONTENT`, :data:`ANCHOR`, :data:`NAME`) and the table of contents is cut
+   out (it is rendered per page with Material's own ``partials/toc.html``);
+3. each page of that shape is the shell with the markers replaced by the page's own values, as
+   Jinja writes them (the MkDocs environment does not autoescape, and the shell is accepted only
+   if every marker reached the HTML unfiltered: a marker escaped, stripped or URL-encoded leaves
+   its word ``KbShell…`` in the shell, which is then refused);
+4. the first page of each shape is also rendered by ``main.html`` itself and compared; a shape
+   whose shell gives other bytes is never used (its pages get ``main.html``).
+
+Where a page cannot be proven equal this way, the whole site (or the page) takes Material's
+render: :func:`unsupported` names the sites (a theme other than Material, a ``custom_dir`` that may
+override templates, a plugin other than kb and search, which may add to a page's context), and a
+page in the navigation, with an edit link, other metadata or an unusual file name is never marked.
+``tests/test_site_shell.py`` builds the test campaign both ways and compares every file.
+"""
+
+from __future__ import annotations
+
+import logging
+import posixpath
+import re
+from typing import Any
+
+log = logging.getLogger("mkdocs.plugins.kb")
+
+TEMPLATE = "kb-shell.html"
+"""The template name a marked page carries in its metadata (taken out again before rendering)."""
+
+_WORD = "KbShell7f3"
+TITLE = _WORD + "Title<&\"'>"
+"""The sentinel page's title (``page.title`` and ``page.meta.title``)."""
+CONTENT = _WORD + "Content<&\"'>"
+"""The sentinel page's HTML (:data:`CONTENT_H1` when the page's own HTML has an ``<h1``)."""
+CONTENT_H1 = CONTENT + "<h1>"
+ANCHOR = _WORD + "Anchor"
+"""The id of the sentinel page's first table-of-contents entry (Material's skip link)."""
+NAME = _WORD + "Name"
+"""The sentinel page's file name (its URL, canonical URL)."""
+_TOC = "\x00kb-shell-toc\x00"
+_SLOTS = re.compile("|".join(re.escape(s) for s in (_TOC, TITLE, CONTENT_H1, CONTENT, ANCHOR, NAME)))
+_SAFE_NAME = re.compile(r"[A-Za-z0-9._-]+")
+_TOC_SOURCE = '{% import "partials/language.html" as lang with context %}{% include "partials/toc.html" %}'
+PLUGINS = frozenset({"kb", "search", "material/search", "kb-preview"})
+"""Plugins known to leave a page's template context alone (``kb-preview`` is ``kb serve``'s)."""
+MIN_PAGES = 8
+"""A folder needs this many marked pages for its shell (two renders) to pay off."""
+
+
+def unsupported(config: Any) -> str | None:
+    """Why the site's pages cannot take shells (``None`` when they can): the theme must be
+    Material without a ``custom_dir`` and the plugins among :data:`PLUGINS`."""
+    theme = config.theme
+    if theme.name != "material":
+        return f"theme {theme.name!r} is not Material"
+    if theme.custom_dir:
+        return f"theme custom_dir {theme.custom_dir!r} may override Material's templates"
+    other = sorted(set(config.plugins) - PLUGINS)
+    if other:
+        return f"plugins {', '.join(other)} may change a page's template context"
+    return None
+
+
+class Shells:
+    """The shells of one build and the pages written from them.
+
+    ``config``: the MkDocs configuration; ``env``: the theme's Jinja environment (see
+    :meth:`install`). ``written``: source paths of the pages written from a shell;
+    ``refused``: shape keys whose shell was not exact (their pages get ``main.html``).
+    """
+
+    def __init__(self, config: Any, env: Any) -> None:
+        self.config = config
+        self.main = env.get_template("main.html")
+        self.toc = env.from_string(_TOC_SOURCE)
+        self.shells: dict[tuple[Any, ...], list[str] | None] = {}
+        self.checked: set[tuple[Any, ...]] = set()
+        self.written: set[str] = set()
+        self.refused: set[tuple[Any, ...]] = set()
+
+    @classmethod
+    def install(cls, config: Any, env: Any) -> Shells:
+        """Add :data:`TEMPLATE` (and the function it calls) to ``env``; returns the new shells."""
+        import jinja2
+
+        shells = cls(config, env)
+        env.loader = jinja2.ChoiceLoader([jinja2.DictLoader({TEMPLATE: "{{ kb_shell_page() }}"}), env.loader])
+
+        @jinja2.pass_context
+        def kb_shell_page(context: Any) -> Any:
+            return shells.render(context)
+
+        env.globals["kb_shell_page"] = kb_shell_page
+        return shells
+
+    @staticmethod
+    def mark(page: Any) -> bool:
+        """Mark ``page`` for a shell (set its template) when it can take one: out of the
+        navigation, not an index page, a plain file name, no metadata but ``search`` and the
+        title kb pins; returns whether it was marked."""
+        meta = page.meta
+        if (page.parent is not None or page.file.name == "index" or page.is_homepage
+                or not page.file.inclusion.is_not_in_nav() or not _SAFE_NAME.fullmatch(page.file.name)
+                or not set(meta) <= {"title", "search"}):
+            return False
+        meta["template"] = TEMPLATE
+        return True
+
+    def render(self, context: Any) -> Any:
+        """The page of ``context`` (a Jinja context of MkDocs' ``_build_page``) as ``main.html``
+        would render it, from its shape's shell where there is one. Returns a ``Markup`` string."""
+        from markupsafe import Markup
+
+        values = context.parent
+        page = values["page"]
+        page.meta.pop("template", None)
+        key = self._key(page)
+        if key is None:
+            return Markup(self.main.render(values))
+        shell = self.shells.get(key, ...)
+        if shell is ...:
+            shell = self.shells[key] = self._shell(key, values)
+        if shell is None:
+            return Markup(self.main.render(values))
+        first = next(iter(page.toc), None)
+        slot = {_TOC: self.toc.render(values), TITLE: page.meta["title"], CONTENT: page.content,
+                CONTENT_H1: page.content,
+                ANCHOR: first.id if first is not None else "", NAME: page.file.name}
+        out = "".join(slot.get(part, part) if i % 2 else part for i, part in enumerate(shell))
+        if key not in self.checked:
+            self.checked.add(key)
+            real = self.main.render(values)
+            if real != out:
+                log.debug("kb: the shell of %s differs from main.html; its pages take main.html", key)
+                self.shells[key] = None
+                self.refused.add(key)
+                return Markup(real)
+        self.written.add(page.file.src_uri)
+        return Markup(out)
+
+    def _key(self, page: Any) -> tuple[Any, ...] | None:
+        """The shape of ``page`` (``None``: no shell can be proven for it)."""
+        meta = page.meta
+        if (page.previous_page is not None or page.next_page is not None or page.parent is not None
+                or page.edit_url or not set(meta) <= {"title", "search"} or meta.get("title") != page.title
+                or not isinstance(page.title, str) or page.content is None):
+            return None
+        first = next(iter(page.toc), None)
+        toc = "" if first is None else ("1c" if first.children else "1") if first.level == 1 else "n"
+        return (posixpath.dirname(page.file.src_uri), repr(meta.get("search")), "<h1" in page.content, toc)
+
+    def _shell(self, key: tuple[Any, ...], values: dict[str, Any]) -> list[str] | None:
+        """Render the sentinel page of shape ``key`` with ``values`` (the real page's template
+        context); returns the shell as ``[text, slot, text, slot, …, text]``, or ``None`` when a
+        marker was filtered on its way into the HTML or the table of contents is not found once."""
+        from mkdocs.structure.files import File
+        from mkdocs.structure.pages import Page
+        from mkdocs.structure.toc import AnchorLink, TableOfContents
+
+        folder, _search, h1, toc = key
+        real = values["page"]
+        f = File.generated(self.config, posixpath.join(folder, NAME + ".md"), content="",
+                           inclusion=real.file.inclusion)
+        sentinel = Page(None, f, self.config)
+        sentinel.markdown = ""
+        sentinel.meta = {**real.meta, "title": TITLE}
+        sentinel._title_from_render = TITLE
+        sentinel.content = CONTENT_H1 if h1 else CONTENT
+        items = []
+        if toc:
+            first = AnchorLink(TITLE, ANCHOR, 1 if toc in ("1", "1c") else 2)
+            if toc == "1c":
+                first.children.append(AnchorLink(TITLE, ANCHOR + "Child", 2))
+            items.append(first)
+        sentinel.toc = TableOfContents(items)
+        sentinel.active = True
+        ctx = {**values, "page": sentinel}
+        html = self.main.render(ctx)
+        region = self.toc.render(ctx)
+        if html.count(region) != 1:
+            return None
+        parts = _SLOTS.split(html.replace(region, _TOC))
+        slots = _SLOTS.findall(html.replace(region, _TOC))
+        if any(_WORD.lower() in p.lower() for p in parts):
+            return None
+        shell: list[str] = [parts[0]]
+        for slot, text in zip(slots, parts[1:]):
+            shell += [slot, text]
+        return shell
