@@ -1,0 +1,158 @@
+"""Pages written from shells (kb.site.shell) are byte for byte what Material's main.html writes.
+
+Each site is built twice, with shells and with every page through Material's ``main.html``
+(``KbPlugin.shell_pages = False``), and every file of the two sites is compared: kb's own
+configuration, the repository's, a host site with kb under a prefix (its own nav, site_url,
+features, file URLs, links from its pages into kb's), and records whose text tries to break out
+of its markup. A site shells cannot be proven for (a theme ``custom_dir``) takes Material's render.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import Any, Callable
+
+import pytest
+from conftest import CAMPAIGN_RECORDS
+from test_site import ROOT, TITLE_BREAK, UNTRUSTED_RECORDS
+
+import kb.site.plugin as kb_plugin
+from kb.site import shell
+from kb.site.build import build_site
+from kb.site.plugin import KbPlugin
+
+
+@pytest.fixture
+def every_folder(monkeypatch: pytest.MonkeyPatch) -> list[shell.Shells]:
+    """Shells for every folder, however few its pages; the shells each build made."""
+    monkeypatch.setattr(kb_plugin, "MIN_PAGES", 1)
+    made: list[shell.Shells] = []
+    install = shell.Shells.install.__func__  # type: ignore[attr-defined]
+
+    def keep(cls: Any, config: Any, env: Any) -> shell.Shells:
+        s = install(cls, config, env)
+        made.append(s)
+        return s
+
+    monkeypatch.setattr(shell.Shells, "install", classmethod(keep))
+    return made
+
+
+def _files(site: Path) -> dict[str, bytes]:
+    return {p.relative_to(site).as_posix(): p.read_bytes() for p in sorted(site.rglob("*")) if p.is_file()}
+
+
+def _both(build: Callable[[Path], Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+          made: list[shell.Shells]) -> tuple[dict[str, bytes], set[str]]:
+    """Build with shells and without; assert every file equal; return the files and the pages
+    written from shells."""
+    fast = _files(build(tmp_path / "fast"))
+    assert len(made) == 1, "the build installed no shells"
+    written = made[0].written
+    assert not made[0].refused
+    monkeypatch.setattr(KbPlugin, "shell_pages", False)
+    slow = _files(build(tmp_path / "slow"))
+    assert len(made) == 1, "shells were installed while turned off"
+    assert sorted(fast) == sorted(slow)
+    differ = [name for name in fast if fast[name] != slow[name]]
+    assert differ == []
+    return fast, written
+
+
+def test_the_campaign_site_is_the_same_with_shells(tmp_path, monkeypatch, every_folder) -> None:
+    def build(site: Path) -> Path:
+        return build_site(CAMPAIGN_RECORDS, config_file=str(ROOT / "mkdocs.yml"), site_dir=str(site), strict=True)
+
+    files, written = _both(build, tmp_path, monkeypatch, every_folder)
+    attempts = {p.stem for p in (CAMPAIGN_RECORDS / "attempts").glob("*.yaml")}
+    blockers = {p.stem for p in (CAMPAIGN_RECORDS / "blockers").glob("*.yaml")}
+    assert {f"attempts/{a}.md" for a in attempts} | {f"blockers/{b}.md" for b in blockers} <= written
+    assert any(src.startswith("compare/") for src in written)
+    assert not {"index.md", "attempts/index.md", "blockers/index.md"} & written  # in the nav: main.html
+    page = files["attempts/2026-02-23-torch-symm-mem/index.html"].decode()
+    assert "<title>Torch symmetric-memory allreduce - kb" in page
+    assert 'href="#setup" class="md-nav__link"' in page  # the page's own toc, not the sentinel's
+    assert shell.ANCHOR not in page and "KbShell" not in page
+
+
+def test_a_host_site_with_prefix_site_url_and_file_urls_is_the_same(tmp_path, monkeypatch, every_folder) -> None:
+    host = tmp_path / "host"
+    (host / "docs").mkdir(parents=True)
+    shutil.copytree(CAMPAIGN_RECORDS, host / "records")
+    (host / "docs" / "index.md").write_text(
+        "# Handbook\n\nSee [the allreduce attempt](kb/attempts/2026-02-23-torch-symm-mem.md#error).\n", encoding="utf-8")
+    (host / "mkdocs.yml").write_text("""site_name: Handbook & <co>
+site_url: https://docs.example.org/handbook/
+repo_url: https://git.example.org/team/handbook
+edit_uri: edit/main/docs/
+use_directory_urls: false
+theme:
+  name: material
+  font: false
+  features: [navigation.tabs, navigation.sections, navigation.path, navigation.footer, content.action.edit,
+             toc.follow, navigation.top, navigation.instant]
+nav:
+  - Home: index.md
+  - Knowledge base: kb/index.md
+plugins:
+  - search
+  - kb:
+      records: records
+      prefix: kb
+validation:
+  anchors: warn
+""", encoding="utf-8")
+
+    def build(site: Path) -> Path:
+        # not strict: with file URLs kb's compare links name compare/index.html, which MkDocs does
+        # not know by that name (a warning of its own, with or without shells)
+        return build_site(host / "records", config_file=str(host / "mkdocs.yml"), site_dir=str(site))
+
+    files, written = _both(build, tmp_path, monkeypatch, every_folder)
+    assert "kb/attempts/2026-02-23-torch-symm-mem.md" in written
+    page = files["kb/attempts/2026-02-23-torch-symm-mem.html"].decode()
+    assert '<link rel="canonical" href="https://docs.example.org/handbook/kb/attempts/2026-02-23-torch-symm-mem.html">' in page
+    sitemap = files["sitemap.xml"].decode()
+    assert "https://docs.example.org/handbook/kb/attempts/2026-02-23-torch-symm-mem.html" in sitemap
+
+
+def test_untrusted_text_is_written_as_material_writes_it(write_tree, tmp_path, monkeypatch, every_folder) -> None:
+    records = write_tree(UNTRUSTED_RECORDS)
+    monkeypatch.chdir(tmp_path)  # no mkdocs.yml here: kb's default configuration
+
+    def build(site: Path) -> Path:
+        return build_site(records, site_dir=str(site), strict=True)
+
+    files, written = _both(build, tmp_path, monkeypatch, every_folder)
+    assert any(src.startswith("attempts/") for src in written)
+    for name, data in files.items():
+        if name.endswith(".html"):
+            assert "<script>window.__pwned=1</script>" not in data.decode(), name
+    assert TITLE_BREAK  # the records' titles carry it (see test_site.UNTRUSTED_RECORDS)
+
+
+def test_a_theme_custom_dir_takes_materials_render(tmp_path, monkeypatch, every_folder) -> None:
+    host = tmp_path / "host"
+    (host / "docs").mkdir(parents=True)
+    (host / "overrides").mkdir()
+    (host / "overrides" / "main.html").write_text(
+        '{% extends "base.html" %}{% block content %}<p class="own">{{ page.file.src_uri }}</p>{{ super() }}{% endblock %}\n',
+        encoding="utf-8")
+    (host / "mkdocs.yml").write_text("site_name: own\ntheme:\n  name: material\n  font: false\n  custom_dir: overrides\n"
+                                     "plugins:\n  - kb:\n      records: " + str(CAMPAIGN_RECORDS) + "\n", encoding="utf-8")
+    assert shell.unsupported(type("C", (), {"theme": type("T", (), {"name": "material", "custom_dir": "x"})(),
+                                            "plugins": {}})()) == "theme custom_dir 'x' may override Material's templates"
+    site = build_site(CAMPAIGN_RECORDS, config_file=str(host / "mkdocs.yml"), site_dir=str(tmp_path / "site"))
+    assert every_folder == []  # no shells: every page through the override
+    page = (site / "attempts" / "2026-02-23-torch-symm-mem" / "index.html").read_text(encoding="utf-8")
+    assert '<p class="own">attempts/2026-02-23-torch-symm-mem.md</p>' in page
+
+
+def test_unknown_plugins_and_other_themes_are_refused() -> None:
+    def config(theme: str, plugins: list[str]) -> Any:
+        return type("C", (), {"theme": type("T", (), {"name": theme, "custom_dir": None})(), "plugins": dict.fromkeys(plugins)})()
+
+    assert shell.unsupported(config("material", ["search", "kb", "kb-preview"])) is None
+    assert shell.unsupported(config("mkdocs", ["kb"])) == "theme 'mkdocs' is not Material"
+    assert shell.unsupported(config("material", ["kb", "macros"])) == "plugins macros may change a page's template context"
