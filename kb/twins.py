@@ -16,7 +16,7 @@ relative to the site root (or to a ``prefix`` folder when kb is a guest in anoth
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Iterator
 
 from kb.graph import KnowledgeGraph
 from kb.models import Record
@@ -40,13 +40,20 @@ def twin(kg: KnowledgeGraph, record: Record) -> dict[str, Any]:
     """The twin of one record (see the module docstring)."""
     out: dict[str, list[str]] = {}
     into: dict[str, list[str]] = {}
-    for _u, v, k in sorted(kg.g.out_edges(record.id, keys=True)):
+    # the graph's plain edge tables, in networkx's edge order sorted: building the networkx
+    # graph for this alone cost ~70 MB and an import at 10,000 attempts
+    for v, k in sorted(_pairs(kg._adjacency(False), record.id)):
         out.setdefault(k, []).append(v)
-    for u, _v, k in sorted(kg.g.in_edges(record.id, keys=True)):
+    for u, k in sorted(_pairs(kg._adjacency(True), record.id)):
         into.setdefault(k, []).append(u)
     return {"id": record.id, "kind": record.kind, "title": record.title,
             "page": f"{record.folder}/{record.id}.md", "record": record_json(record),
             "links": {"out": out, "in": into}}
+
+
+def _pairs(adjacency: Any, node: str) -> list[tuple[str, str]]:
+    """``(neighbour, edge type)`` of ``node`` in an adjacency table (node → neighbour → types)."""
+    return [(other, k) for other, keys in (adjacency.get(node) or {}).items() for k in keys]
 
 
 def index(kg: KnowledgeGraph, only: set[str] | None = None) -> dict[str, Any]:
@@ -60,7 +67,9 @@ def index(kg: KnowledgeGraph, only: set[str] | None = None) -> dict[str, Any]:
                      "date": date.isoformat() if date is not None else None,
                      "page": f"{rec.folder}/{rid}.md", "json": twin_path(rec),
                      "supersedes": kg.out(rid, "supersedes"), "superseded_by": kg.into(rid, "supersedes")})
-    edges = [{"source": u, "target": v, "type": k} for u, v, k in sorted(kg.g.edges(keys=True))
+    edges = [{"source": u, "target": v, "type": k}
+             for u, v, k in sorted((u, v, k) for u, targets in kg._adjacency(False).items()
+                                   for v, keys in targets.items() for k in keys)
              if only is None or (u in only and v in only)]
     return {"version": 1, "records": rows, "edges": edges}
 
@@ -68,9 +77,16 @@ def index(kg: KnowledgeGraph, only: set[str] | None = None) -> dict[str, Any]:
 def render_twins(kg: KnowledgeGraph, only: set[str] | None = None) -> dict[str, str]:
     """``{path: JSON text}``: the twin of every record (or of those in ``only``: the records the
     site publishes) and the index, ready to publish."""
-    files = {twin_path(r): _dumps(twin(kg, r)) for r in kg.records.records.values() if only is None or r.id in only}
-    files[INDEX] = _dumps(index(kg, only))
-    return files
+    return dict(iter_twins(kg, only))
+
+
+def iter_twins(kg: KnowledgeGraph, only: set[str] | None = None) -> Iterator[tuple[str, str]]:
+    """``(path, JSON text)`` of each twin, then of the index, as :func:`render_twins` gives them,
+    one at a time (a caller keeping them in another form never holds every text at once)."""
+    for r in kg.records.records.values():
+        if only is None or r.id in only:
+            yield twin_path(r), _dumps(twin(kg, r))
+    yield INDEX, _dumps(index(kg, only))
 
 
 def _dumps(data: Any) -> str:

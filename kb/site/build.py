@@ -67,6 +67,7 @@ def build_site(records: str | Path, *, config_file: str | None = None, site_dir:
         plugin = cfg.plugins["kb"]
         # fail with kb check's messages before MkDocs starts, and let the plugin reuse the graph
         plugin.preloaded = (Path(records).resolve(), load_graph(records, list(plugin.config.catalogs)))
+        plugin.release_graph = True
         try:
             build(cfg)
         except Exception as exc:

@@ -69,13 +69,17 @@ class KbPlugin(BasePlugin[KbPluginConfig]):
         self.search_docs: list[dict[str, Any]] = []
         self.excluded: set[str] = set()
         """Generated pages left out of the search plugin's parsing (their entries are kb's)."""
-        self.pending: set[str] = set()
-        """Generated pages read but not converted yet (see :meth:`on_page_context`)."""
+        self.pending: dict[str, bytes] = {}
+        """Generated pages read but not converted yet, with their Markdown as UTF-8 (see
+        :meth:`_render`)."""
         self.files: Files | None = None
         self.links = _Links(Files([]))
         self.shell_dirs: set[str] = set()
         """Folders whose generated pages are written from shells (empty: none are)."""
         self.shells: Shells | None = None
+        self.release_graph = False
+        """Set by ``kb build`` (:func:`kb.site.build.build_site`), which keeps no graph: what the
+        pages computed on it is dropped as soon as they are rendered (see :func:`site_tree`)."""
 
     def on_config(self, config: Any) -> Any:
         """Load and check the records (abort with every problem), set the nav and kb's CSS."""
@@ -131,7 +135,8 @@ class KbPlugin(BasePlugin[KbPluginConfig]):
         # kb alone: its index pages are the nav; a guest (prefix): only kb's home may be in the
         # host's nav, the rest is reached from it
         nav_pages = {join(self.prefix, src) for _title, src in NAV} if not self.prefix else {join(self.prefix, "index.md")}
-        for src, content in site_tree(self.kg, list_assets(records_dir), record_files, options).items():
+        tree = site_tree(self.kg, list_assets(records_dir), record_files, options, forget=self.release_graph)
+        for src, content in tree.items():
             if files.get_file_from_path(src) is not None:
                 # the host's own home page is expected: kb's dashboard is reached from the nav
                 (log.info if src == "index.md" else log.warning)(
@@ -208,7 +213,9 @@ class KbPlugin(BasePlugin[KbPluginConfig]):
         """:meth:`mkdocs.structure.pages.Page.render` for a generated page, while MkDocs reads
         every page: only the title (from the first ``<h1>``, as Page.render takes it); the HTML
         comes just before the page is written, so that the HTML of every page is never in memory
-        at once. The Markdown stays in ``page.markdown`` only (the file's copy is dropped)."""
+        at once. The Markdown waits as UTF-8 in :attr:`pending` (``page.markdown`` is emptied and
+        the file's copy dropped): text with one non-ASCII character takes two bytes a character,
+        ~60 MB more at 10,000 attempts."""
         assert page.markdown is not None
         if page.file.src_uri in self.excluded:
             page.meta["search"] = {**(page.meta.get("search") or {}), "exclude": True}
@@ -217,7 +224,8 @@ class KbPlugin(BasePlugin[KbPluginConfig]):
         page.toc = get_toc([])
         page._title_from_render = first_title(page.markdown)
         page.present_anchor_ids = set()
-        self.pending.add(page.file.src_uri)
+        self.pending[page.file.src_uri] = page.markdown.encode("utf-8")
+        page.markdown = ""
 
     @event_priority(50)  # before the search plugin reads the page's HTML
     def on_page_context(self, context: Any, page: Page, config: Any, nav: Any) -> Any:
@@ -227,8 +235,8 @@ class KbPlugin(BasePlugin[KbPluginConfig]):
         src = page.file.src_uri
         if src not in self.pending:
             return context
-        self.pending.discard(src)
-        assert page.markdown is not None and self.files is not None
+        page.markdown = self.pending.pop(src).decode("utf-8")
+        assert self.files is not None
         links: dict[File, dict[str, str]] = {}
         rendered = render_page(page.markdown, toc=self.toc, link=functools.partial(self.links.resolve, page, links))
         if rendered is None:

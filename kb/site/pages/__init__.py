@@ -7,6 +7,7 @@ One module per page kind (``campaign``, ``attempt``, ``blocker``, ``decision``, 
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 from kb.graph import KnowledgeGraph
@@ -27,7 +28,7 @@ from kb.site.pages.indexes import (
 from kb.site.pages.lists import render_lists
 from kb.site.pages.timeline import render_timeline, render_timeline_index, timeline_page
 
-__all__ = ["NAV", "SCRIPTS", "page_of", "render_assets", "render_site"]
+__all__ = ["NAV", "SCRIPTS", "iter_site", "page_of", "render_assets", "render_site"]
 
 _ASSETS = Path(__file__).resolve().parent.parent / "assets"
 SCRIPTS = ["assets/kb/tablesort.min.js", "assets/kb/tablesort.number.min.js", "assets/kb/kb.js"]
@@ -48,35 +49,39 @@ def render_site(kg: KnowledgeGraph, *, directory_urls: bool = True) -> dict[str,
     """Every generated page: ``{src_uri: markdown}`` (index pages, one page per record, the
     upgrade paths and tags pages, and the paginated lists the others link to,
     :mod:`kb.site.pages.lists`)."""
+    return dict(iter_site(kg, directory_urls=directory_urls))
+
+
+def iter_site(kg: KnowledgeGraph, *, directory_urls: bool = True) -> Iterator[tuple[str, str]]:
+    """The pages of :func:`render_site` as ``(src_uri, markdown)``, in its order, one at a time
+    (a caller that keeps them in another form, as :func:`kb.site.tree.site_tree` does, never holds
+    every page's text at once); the paginated lists come last (the other pages register them)."""
     c = Ctx(kg, directory_urls)
-    pages: dict[str, str] = {
-        "index.md": render_home(c),
-        "attempts/index.md": render_index(c, Attempt, "Attempts", "Everything tried, newest first."),
-        "campaigns/index.md": render_index(c, Campaign, "Campaigns", "Each campaign's goal and headline metric."),
-        "stacks/index.md": render_index(c, Stack, "Stacks", "Software stacks, with inherited components resolved."),
-        "platforms/index.md": render_index(c, Platform, "Platforms", "Hardware the attempts ran on."),
-        "blockers/index.md": render_blockers_index(c),
-        "decisions/index.md": render_decisions_index(c),
-        "upgrades.md": render_upgrades(c),
-        "tags.md": render_tags(c),
-        "compare/index.md": render_compare_index(c, c.pairs),
-        "timeline/index.md": render_timeline_index(c),
-    }
+    yield "index.md", render_home(c)
+    yield "attempts/index.md", render_index(c, Attempt, "Attempts", "Everything tried, newest first.")
+    yield "campaigns/index.md", render_index(c, Campaign, "Campaigns", "Each campaign's goal and headline metric.")
+    yield "stacks/index.md", render_index(c, Stack, "Stacks", "Software stacks, with inherited components resolved.")
+    yield "platforms/index.md", render_index(c, Platform, "Platforms", "Hardware the attempts ran on.")
+    yield "blockers/index.md", render_blockers_index(c)
+    yield "decisions/index.md", render_decisions_index(c)
+    yield "upgrades.md", render_upgrades(c)
+    yield "tags.md", render_tags(c)
+    yield "compare/index.md", render_compare_index(c, c.pairs)
+    yield "timeline/index.md", render_timeline_index(c)
     for pair in c.pairs:
         if pair.page:
-            pages[pair_page(pair.a, pair.b)] = render_compare(c, pair)
+            yield pair_page(pair.a, pair.b), render_compare(c, pair)
     for a in c.of_kind(Attempt):
-        pages[page_of(a)] = render_attempt(c, a)
+        yield page_of(a), render_attempt(c, a)
     for b in c.of_kind(Blocker):
-        pages[page_of(b)] = render_blocker(c, b)
+        yield page_of(b), render_blocker(c, b)
     for d in c.of_kind(Decision):
-        pages[page_of(d)] = render_decision(c, d)
+        yield page_of(d), render_decision(c, d)
     for s in c.of_kind(Stack):
-        pages[page_of(s)] = render_stack(c, s)
+        yield page_of(s), render_stack(c, s)
     for p in c.of_kind(Platform):
-        pages[page_of(p)] = render_platform(c, p)
+        yield page_of(p), render_platform(c, p)
     for camp in c.of_kind(Campaign):
-        pages[page_of(camp)] = render_campaign(c, camp)
-        pages[timeline_page(camp)] = render_timeline(c, camp)
-    pages.update(render_lists(c))
-    return pages
+        yield page_of(camp), render_campaign(c, camp)
+        yield timeline_page(camp), render_timeline(c, camp)
+    yield from render_lists(c).items()
