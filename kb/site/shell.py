@@ -56,6 +56,8 @@ _SAFE_NAME = re.compile(r"[A-Za-z0-9._-]+")
 _TOC_SOURCE = '{% import "partials/language.html" as lang with context %}{% include "partials/toc.html" %}'
 PLUGINS = frozenset({"kb", "search", "material/search", "kb-preview"})
 """Plugins known to leave a page's template context alone (``kb-preview`` is ``kb serve``'s)."""
+TOC_CACHE = 512
+"""Tables of contents kept rendered (:meth:`Shells._toc`), at most."""
 MIN_PAGES = 8
 """A folder needs this many marked pages for its shell (two renders) to pay off."""
 
@@ -90,6 +92,7 @@ class Shells:
         self.checked: set[tuple[Any, ...]] = set()
         self.written: set[str] = set()
         self.refused: set[tuple[Any, ...]] = set()
+        self.tocs: dict[tuple[Any, ...], str] = {}
 
     @classmethod
     def install(cls, config: Any, env: Any) -> Shells:
@@ -136,7 +139,7 @@ class Shells:
         if shell is None:
             return Markup(self.main.render(values))
         first = next(iter(page.toc), None)
-        slot = {_TOC: self.toc.render(values), TITLE: page.meta["title"], CONTENT: page.content,
+        slot = {_TOC: self._toc(page.toc, values), TITLE: page.meta["title"], CONTENT: page.content,
                 CONTENT_H1: page.content,
                 ANCHOR: first.id if first is not None else "", NAME: page.file.name}
         out = "".join(slot.get(part, part) if i % 2 else part for i, part in enumerate(shell))
@@ -150,6 +153,18 @@ class Shells:
                 return Markup(real)
         self.written.add(page.file.src_uri)
         return Markup(out)
+
+    def _toc(self, toc: Any, values: dict[str, Any]) -> str:
+        """Material's ``partials/toc.html`` for ``toc`` (a page's table of contents): a function of
+        the entries' titles, ids, levels and nesting alone (and of the site's settings), so kept
+        for the next page with the same entries (most record pages of a kind share theirs)."""
+        key = _toc_key(toc)
+        got = self.tocs.get(key)
+        if got is None:
+            if len(self.tocs) >= TOC_CACHE:
+                self.tocs.clear()
+            got = self.tocs[key] = self.toc.render(values)
+        return got
 
     def _key(self, page: Any) -> tuple[Any, ...] | None:
         """The shape of ``page`` (``None``: no shell can be proven for it)."""
@@ -200,3 +215,9 @@ class Shells:
         for slot, text in zip(slots, parts[1:]):
             shell += [slot, text]
         return shell
+
+
+def _toc_key(items: Any) -> tuple[Any, ...]:
+    """``(title, id, level, children)`` of each entry, nested: all toc.html reads of them (the
+    typeset plugin, which adds a field, is not among :data:`PLUGINS`)."""
+    return tuple((i.title, i.id, i.level, _toc_key(i.children)) for i in items)
