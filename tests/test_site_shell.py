@@ -156,3 +156,44 @@ def test_unknown_plugins_and_other_themes_are_refused() -> None:
     assert shell.unsupported(config("material", ["search", "kb", "kb-preview"])) is None
     assert shell.unsupported(config("mkdocs", ["kb"])) == "theme 'mkdocs' is not Material"
     assert shell.unsupported(config("material", ["kb", "macros"])) == "plugins macros may change a page's template context"
+
+
+# --------------------------------------------------------------------------- memory: one page at a time
+
+
+def test_twins_read_the_edge_tables_as_the_networkx_graph_has_them() -> None:
+    from kb.pipeline import load_graph
+    from kb.twins import INDEX, iter_twins, twin_path
+
+    kg = load_graph(CAMPAIGN_RECORDS)
+    twins = dict(iter_twins(kg))
+    import json
+
+    for rid, rec in kg.records.records.items():
+        links = json.loads(twins[twin_path(rec)])["links"]
+        out: dict[str, list[str]] = {}
+        for _u, v, k in sorted(kg.g.out_edges(rid, keys=True)):
+            out.setdefault(k, []).append(v)
+        into: dict[str, list[str]] = {}
+        for u, _v, k in sorted(kg.g.in_edges(rid, keys=True)):
+            into.setdefault(k, []).append(u)
+        assert links == {"out": out, "in": into}, rid
+    edges = json.loads(twins[INDEX])["edges"]
+    assert [(e["source"], e["target"], e["type"]) for e in edges] == sorted(kg.g.edges(keys=True))
+    assert any(links for links in edges)
+
+
+def test_the_tree_keeps_pages_as_utf8_and_forgets_the_graphs_caches_only_when_asked() -> None:
+    from kb.pipeline import load_graph
+    from kb.site.pages import render_site
+    from kb.site.tree import site_tree
+
+    kg = load_graph(CAMPAIGN_RECORDS)
+    pages = render_site(kg)
+    tree = site_tree(kg, {}, {})
+    assert kg.memoized("queries.index")  # kept: the caller may still ask the graph
+    attempt = "attempts/2026-02-23-torch-symm-mem.md"
+    assert isinstance(tree[attempt], bytes)
+    assert tree[attempt].decode("utf-8") == pages[attempt]  # no record files given: no footer
+    site_tree(kg, {}, {}, forget=True)
+    assert not kg.memoized("queries.index")  # the pages' query tables; the twins ask only for edges

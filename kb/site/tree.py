@@ -123,8 +123,8 @@ def site_tree(kg: KnowledgeGraph, assets: dict[str, Path], record_files: dict[st
     tree.update(render_assets(kg, directory_urls=o.directory_urls))  # kb's scripts, compare data
     if forget:
         kg.forget()
-    for path, text in iter_twins(kg, published):
-        tree[path] = text.encode("utf-8")
+    for twin_name, text in iter_twins(kg, published):
+        tree[twin_name] = text.encode("utf-8")
     if mermaid:
         vendor = resources.files("kb.site") / "vendor"
         tree[MERMAID_JS] = (vendor / "mermaid.min.js").read_bytes()
