@@ -5,7 +5,9 @@ Events: ``on_config`` loads and checks the records (an invalid record aborts the
 generated page as a virtual file (MkDocs 1.6 ``File.generated``); ``on_pre_page`` hands each
 generated page to kb's own converter (:mod:`kb.site.tohtml`: HTML, table of contents, heading ids
 and links as MkDocs' Markdown would give them, in a tenth of the time); ``on_page_content`` pins
-each generated page's title (see :meth:`KbPlugin.on_page_content`); ``on_post_build`` adds the
+each generated page's title (see :meth:`KbPlugin.on_page_content`) and marks the record pages
+that are written from a shell, one Material render per folder (:mod:`kb.site.shell`, installed
+by ``on_env``); ``on_post_build`` adds the
 compact search entries of attempt pages (:mod:`kb.site.search`); ``on_serve`` watches the records
 folder so ``mkdocs serve`` rebuilds when a record changes.
 """

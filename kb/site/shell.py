@@ -13,7 +13,8 @@ sitemap, write the file), and only the template render is replaced:
    whether its HTML has an ``<h1>``, the kind of table of contents) for a *sentinel* page of that
    folder: title, HTML, first anchor and file name are marker strings
    (:data:`TITLE`, :data:`CONTENT`, :data:`ANCHOR`, :data:`NAME`) and the table of contents is cut
-   out (it is rendered per page with Material's own ``partials/toc.html``);
+   out (it is rendered with Material's own ``partials/toc.html``, once per distinct set of
+   entries); a folder takes shells from :data:`MIN_PAGES` pages on;
 3. each page of that shape is the shell with the markers replaced by the page's own values, as
    Jinja writes them (the MkDocs environment does not autoescape, and the shell is accepted only
    if every marker reached the HTML unfiltered: a marker escaped, stripped or URL-encoded leaves
