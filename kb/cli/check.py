@@ -69,12 +69,8 @@ def _check(root: Any) -> tuple[dict[str, Any], list[Any]]:
     """Load and check the records under ``root``: the report (JSON-able: the count of records,
     every problem and warning as ``[path, line, field, message]``, the leftovers skipped) and the
     catalog folders read."""
-    from pathlib import Path
-
     from kb.attachments import asset_problems
-    from kb.catalog import SHIPPED
-    from kb.models import Campaign
-    from kb.pipeline import load
+    from kb.pipeline import catalog_folders, load
     from kb.queries.findings import findings
     from kb.store import list_assets
 
@@ -84,16 +80,11 @@ def _check(root: Any) -> tuple[dict[str, Any], list[Any]]:
                       key=lambda p: (p.path, p.line or 0, p.field, p.message))
     warnings = [] if problems else [f.problem(loaded.graph) for f in findings(loaded.graph)]
     warnings.sort(key=lambda p: (p.path, p.line or 0, p.field, p.message))
-    # every folder a listed catalog name could be read from (kb.catalog.resolve_catalog), found or
-    # not: a catalog folder created, removed or edited later must make the next check look again
-    deps = {place for camp in records.of_kind(Campaign) for name in camp.catalogs
-            for place in ([SHIPPED / name] if "/" not in name and "\\" not in name else [])
-            + [Path(name) if Path(name).is_absolute() else Path(root) / name]}
     report = {"records": len(records),
               "problems": [[p.path, p.line, p.field, p.message] for p in problems],
               "warnings": [[w.path, w.line, w.field, w.message] for w in warnings],
               "ignored": [[path, what] for path, what in records.ignored]}
-    return report, sorted(deps)
+    return report, catalog_folders(records, root)
 
 
 def _is_report(report: Any) -> TypeGuard[dict[str, Any]]:

@@ -70,18 +70,24 @@ def code_fingerprint() -> str:
     return _code
 
 
-def tree_digest(folder: Path) -> str:
+def tree_digest(folder: Path, keep: dict[str, bytes] | None = None) -> str:
     """SHA-256 (hex) of ``folder``: every entry's path relative to it and kind (folder, file,
     link and its target), walked in name order, and the bytes of every ``*.yaml``/``*.yml`` file
     (through links). Linked folders are walked too (the store reads a linked kind folder), each
     real folder once (a link back up cannot loop). Entries that cannot be read are hashed as
-    such, never skipped."""
+    such, never skipped.
+
+    ``keep``: when given, the bytes of every ``*.yaml``/``*.yml`` file hashed are put in it under
+    the file's path as walked (``<folder>/attempts/x.yaml``), so that a load can use exactly the
+    bytes this digest names (:func:`kb.pipeline.load`'s ``prefetched``) instead of reading the
+    files a second time."""
     h = hashlib.sha256()
-    _walk(folder, "", h, set())
+    _walk(folder, "", h, set(), keep)
     return h.hexdigest()
 
 
-def _walk(folder: Path | str, prefix: str, h: Any, seen: set[tuple[int, int]]) -> None:
+def _walk(folder: Path | str, prefix: str, h: Any, seen: set[tuple[int, int]],
+          keep: dict[str, bytes] | None = None) -> None:
     try:
         st = os.stat(folder)
         if (st.st_dev, st.st_ino) in seen:
@@ -100,12 +106,14 @@ def _walk(folder: Path | str, prefix: str, h: Any, seen: set[tuple[int, int]]) -
                 h.update(f"\0L{rel}\0{os.readlink(e.path)}".encode("utf-8", "surrogateescape"))
             if e.is_dir():
                 h.update(f"\0D{rel}".encode("utf-8", "surrogateescape"))
-                _walk(e.path, rel + "/", h, seen)
+                _walk(e.path, rel + "/", h, seen, keep)
             elif e.name.endswith(RECORD_SUFFIXES):
                 with open(e.path, "rb") as fh:
                     data = fh.read()
                 h.update(f"\0F{rel}\0{len(data)}\0".encode("utf-8", "surrogateescape"))
                 h.update(data)
+                if keep is not None:
+                    keep[e.path] = data
             else:
                 h.update(f"\0N{rel}".encode("utf-8", "surrogateescape"))
         except OSError as exc:
@@ -166,20 +174,7 @@ def remember(root: str | Path, name: str, result: Any, deps: list[Path], tree: s
         return False
     memo = {"format": FORMAT, "code": code_fingerprint(), "tree": tree,
             "deps": [[str(Path(d).resolve()), tree_digest(Path(d))] for d in deps], "result": result}
-    from kb.atomic import write_bytes_atomic
-    from kb.errors import KbError
-
-    try:
-        data = json.dumps(memo, ensure_ascii=False).encode("utf-8")
-        path.parent.mkdir(parents=True, exist_ok=True)
-        ignore = path.parent / ".gitignore"
-        if not ignore.exists():
-            write_bytes_atomic(ignore, b"# kb's cache of validated records: never commit or publish it\n*\n",
-                               overwrite=True)
-        write_bytes_atomic(path, data, overwrite=True)
-    except (OSError, KbError, ValueError, TypeError):  # unwritable folder, or text JSON cannot carry
-        return False
-    return True
+    return _write(path, memo)
 
 
 def content_key(sources: dict[str, bytes]) -> str:
@@ -216,5 +211,74 @@ def mark(root: str | Path, name: str, key: str) -> bool:
                                overwrite=True)
         write_bytes_atomic(path, json.dumps({"format": FORMAT, "key": key}).encode(), overwrite=True)
     except (OSError, KbError):
+        return False
+    return True
+
+
+ANSWERS = "answers"
+"""Name of the memo file holding the query answers kept for one content of a records folder."""
+
+MAX_ANSWERS = 64
+"""Most answers kept for one content (the oldest are dropped first)."""
+
+
+def recall_answer(root: str | Path, tree: str, key: str) -> Any | None:
+    """The answer kept under ``key`` (a query and its arguments, e.g. ``'["roots", {"limit": 5}]'``)
+    for the records folder ``root`` whose content hashes to ``tree`` (:func:`tree_digest`, taken
+    by the caller), when it was computed from that same content, the same catalog folders and
+    this kb (:func:`code_fingerprint`); else ``None``."""
+    memo = _answers(Path(root), tree)
+    if memo is None:
+        return None
+    return memo["answers"].get(key)
+
+
+def _answers(root: Path, tree: str) -> dict[str, Any] | None:
+    memo = _read(root, ANSWERS)
+    if not (memo is not None and memo.get("code") == code_fingerprint() and memo.get("tree") == tree
+            and isinstance(memo.get("answers"), dict) and isinstance(memo.get("deps"), list)):
+        return None
+    for dep in memo["deps"]:
+        if not (isinstance(dep, list) and len(dep) == 2 and all(isinstance(x, str) for x in dep)):
+            return None
+        if tree_digest(Path(dep[0])) != dep[1]:
+            return None
+    return memo
+
+
+def remember_answer(root: str | Path, tree: str, key: str, answer: Any, deps: list[Path]) -> bool:
+    """Keep ``answer`` (JSON-able) under ``key`` for ``root`` as computed from the content
+    ``tree`` (the caller guarantees the answer was computed from exactly the bytes ``tree``
+    names) and the catalog folders ``deps``. Answers kept for the same content stay (at most
+    :data:`MAX_ANSWERS`); those of another content are dropped. Atomic; returns whether it was
+    written (an unwritable cache folder is skipped: the memo only saves time)."""
+    root = Path(root)
+    path = memo_path(root, ANSWERS)
+    if path is None:
+        return False
+    deps_now = [[str(Path(d).resolve()), tree_digest(Path(d))] for d in deps]
+    memo = _answers(root, tree)
+    answers: dict[str, Any] = memo["answers"] if memo is not None and memo["deps"] == deps_now else {}
+    answers.pop(key, None)
+    answers[key] = answer
+    while len(answers) > MAX_ANSWERS:
+        answers.pop(next(iter(answers)))
+    return _write(path, {"format": FORMAT, "code": code_fingerprint(), "tree": tree, "deps": deps_now,
+                         "answers": answers})
+
+
+def _write(path: Path, memo: dict[str, Any]) -> bool:
+    from kb.atomic import write_bytes_atomic
+    from kb.errors import KbError
+
+    try:
+        data = json.dumps(memo, ensure_ascii=False).encode("utf-8")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        ignore = path.parent / ".gitignore"
+        if not ignore.exists():
+            write_bytes_atomic(ignore, b"# kb's cache of validated records: never commit or publish it\n*\n",
+                               overwrite=True)
+        write_bytes_atomic(path, data, overwrite=True)
+    except (OSError, KbError, ValueError, TypeError):  # unwritable folder, or text JSON cannot carry
         return False
     return True
