@@ -19,9 +19,31 @@ BAD_ATTEMPT = ("title: Bad\ndate: 2026-03-01\ncampaign: kimi-k25-eagle3-blackwel
 
 
 def _cache_file(root: Path) -> Path:
+    """The cache shard folder of ``root``."""
     path = kb_cache.cache_path(root)
     assert path is not None
     return path
+
+
+STACK = "records/stacks/cuda-13.0.yaml"
+
+
+def _shard_file(root: Path, rel: str = STACK) -> Path:
+    """The shard file holding the entry of ``rel``."""
+    return kb_cache.shard_path(_cache_file(root), kb_cache.shard_of(rel))
+
+
+def _entries(root: Path) -> dict:
+    """Every entry of every shard of ``root``'s cache."""
+    out: dict = {}
+    for n in range(kb_cache.SHARDS):
+        out.update(kb_cache.read_entries(kb_cache.shard_path(_cache_file(root), n)))
+    return out
+
+
+def _stamps(root: Path) -> dict[str, tuple[int, int]]:
+    """Shard file name → (inode, mtime_ns): an atomic rewrite changes the inode."""
+    return {p.name: (p.stat().st_ino, p.stat().st_mtime_ns) for p in _cache_file(root).glob("*.pickle")}
 
 
 def _summary(root: Path) -> tuple[dict[str, str], list[str]]:
@@ -47,13 +69,15 @@ def test_the_cache_is_written_beside_records_and_reused(records, monkeypatch):
     assert len(first[0]) == sum(1 for _ in records.rglob("*.yaml")) and first[1] == []
     path = _cache_file(records)
     assert path.parent == records.parent / ".kb-cache" and path.name.startswith("records-")
-    assert path.is_file() and (path.parent / ".gitignore").read_text().splitlines()[-1] == "*"
+    assert path.is_dir() and (path.parent / ".gitignore").read_text().splitlines()[-1] == "*"
     assert not list(records.rglob(".kb-cache"))  # never inside records/
-    stamp = path.stat().st_mtime_ns
+    stamp = _stamps(records)
+    # one file per shard that holds an entry: the fixture's 19 files fall into 16 of the 32
+    assert sorted(stamp) == [f"{n:02d}.pickle" for n in (0, 1, 7, 8, 12, 13, 15, 16, 17, 18, 19, 20, 25, 28, 29, 31)]
     parsed = _no_parsing(monkeypatch)
     assert _summary(records) == first
     assert parsed == []  # every record came from the cache
-    assert path.stat().st_mtime_ns == stamp  # nothing changed: nothing rewritten
+    assert _stamps(records) == stamp  # nothing changed: nothing rewritten
     # a record from the cache still locates its fields: the line map is parsed on demand
     res = load_records(records)
     origin = res.records.origins["cuda-13.0"]
@@ -82,11 +106,12 @@ def test_an_edit_with_the_same_mtime_and_size_is_validated_again(records, monkey
 
 def test_a_deleted_file_leaves_the_cache(records):
     _summary(records)
-    assert "records/stacks/cuda-13.0.yaml" in kb_cache.read_entries(_cache_file(records))
+    assert STACK in kb_cache.read_entries(_shard_file(records))
     (records / "stacks" / "cuda-13.0.yaml").unlink()
     titles, problems = _summary(records)
     assert "cuda-13.0" not in titles
-    assert "records/stacks/cuda-13.0.yaml" not in kb_cache.read_entries(_cache_file(records))
+    assert STACK not in kb_cache.read_entries(_shard_file(records))
+    assert len(_entries(records)) == sum(1 for _ in records.rglob("*.yaml"))
 
 
 def test_problems_are_reported_on_every_load(records, monkeypatch):
@@ -168,17 +193,24 @@ DAMAGES = ["truncated", "empty", "garbage", "foreign", "old-format", "wrong-shap
 
 
 @pytest.mark.parametrize("how", DAMAGES)
-def test_a_corrupt_or_foreign_cache_is_ignored_and_rebuilt(records, how, tmp_path):
+def test_a_corrupt_or_foreign_cache_is_ignored_and_rebuilt(records, how, tmp_path, monkeypatch):
     expected = _summary(records)
-    path = _cache_file(records)
+    path = _shard_file(records)
+    others = {name: stamp for name, stamp in _stamps(records).items() if name != path.name}
     _damage(path, how, tmp_path)
+    parsed = _no_parsing(monkeypatch)
     assert _summary(records) == expected  # nothing of the damaged file was believed
     assert not (tmp_path / "pwned").exists()
     head = kb_cache.FORMAT + kb_cache.fingerprint() + b"\n"
     assert path.read_bytes().startswith(head)  # rebuilt
     rebuilt = kb_cache.read_entries(path)
-    assert set(rebuilt) == {f"records/{p.relative_to(records).as_posix()}" for p in records.rglob("*.yaml")}
+    in_shard = {rel for p in records.rglob("*.yaml")
+                if kb_cache.shard_of(rel := f"records/{p.relative_to(records).as_posix()}") == kb_cache.shard_of(STACK)}
+    assert set(rebuilt) == in_shard == {STACK}
     assert all(e[1].title != "LIE" for e in rebuilt.values())
+    # the damaged shard alone was parsed again and rewritten; the other shards were trusted as they were
+    assert parsed == [STACK]
+    assert {name: stamp for name, stamp in _stamps(records).items() if name != path.name} == others
 
 
 def test_the_unpickler_refuses_what_is_not_a_kb_model():
@@ -208,8 +240,8 @@ def test_kb_cache_dir_moves_the_cache(records, monkeypatch, tmp_path):
     monkeypatch.setenv("KB_CACHE_DIR", str(tmp_path / "elsewhere"))
     _summary(records)
     assert not (records.parent / ".kb-cache").exists()
-    (found,) = (tmp_path / "elsewhere").glob("records-*.pickle")
-    assert found == _cache_file(records)
+    (found,) = (tmp_path / "elsewhere").glob("records-*")
+    assert found == _cache_file(records) and found.is_dir()
 
 
 def test_a_cache_folder_that_cannot_be_written_costs_nothing(records, monkeypatch):
@@ -241,7 +273,7 @@ def test_a_shipped_catalog_is_cached_in_the_campaigns_cache_folder(records, monk
     _use_catalogs(records, "blackwell")
     first = load(records)
     assert first.records.catalog_of, "the catalog's records were merged"
-    caches = sorted((records.parent / ".kb-cache").glob("records-*.pickle"))
+    caches = sorted((records.parent / ".kb-cache").glob("records-*"))
     assert len(caches) == 2  # the campaign's records and the catalog, side by side
     catalog_cache = kb_cache.cache_path(SHIPPED / "blackwell", cache_for=records)
     assert catalog_cache in caches
@@ -266,5 +298,47 @@ def test_a_catalog_folder_of_ones_own_is_cached_beside_the_campaigns_records(rec
     _use_catalogs(records, "../team-catalog")
     first = load(records)
     assert first.problems == [] and first.records.catalog_of == {"team-blocker": "../team-catalog"}
-    assert kb_cache.cache_path(catalog, cache_for=records).is_file()
+    assert list(kb_cache.cache_path(catalog, cache_for=records).glob("*.pickle"))
     assert not (catalog / ".kb-cache").exists()
+
+
+def test_the_shard_of_a_file_is_fixed_by_its_path():
+    assert kb_cache.SHARDS == 32
+    assert kb_cache.shard_of(STACK) == 15  # CRC-32 of the path, modulo 32
+    assert kb_cache.shard_of("records/attempts/x.yaml") == 12
+    assert kb_cache.shard_path(Path("c/records-ab"), 7) == Path("c/records-ab/07.pickle")
+
+
+def test_an_edit_rewrites_only_its_shard(records, monkeypatch):
+    _summary(records)
+    before = _stamps(records)
+    f = records / "stacks" / "cuda-13.0.yaml"
+    f.write_text(f.read_text().replace("title: CUDA 13 stack", "title: CUDA 13 stack, edited"))
+    parsed = _no_parsing(monkeypatch)
+    titles, problems = _summary(records)
+    assert titles["cuda-13.0"].startswith("CUDA 13 stack, edited") and problems == []
+    assert parsed == [STACK]  # every other record came from its shard
+    after = _stamps(records)
+    changed = sorted(name for name in after if after[name] != before.get(name))
+    assert changed == ["15.pickle"]
+    assert kb_cache.read_entries(_shard_file(records))[STACK][1].title.startswith("CUDA 13 stack, edited")
+
+
+def test_a_new_and_a_deleted_file_rewrite_their_shards_only(records):
+    _summary(records)
+    before = _stamps(records)
+    (records / "attempts" / "x.yaml").write_text(BAD_ATTEMPT)  # shard 12
+    (records / "stacks" / "cuda-13.0.yaml").unlink()  # shard 15
+    _summary(records)
+    after = _stamps(records)
+    assert sorted(name for name in after if after[name] != before.get(name)) == ["12.pickle", "15.pickle"]
+    assert "records/attempts/x.yaml" in kb_cache.read_entries(_shard_file(records, "records/attempts/x.yaml"))
+    assert kb_cache.read_entries(_shard_file(records)) == {}
+
+
+def test_the_single_file_cache_of_kb_before_shards_is_removed(records):
+    old = _cache_file(records).with_name(_cache_file(records).name + ".pickle")
+    old.parent.mkdir(parents=True)
+    old.write_bytes(b"kb-record-cache 2\nold")
+    _summary(records)
+    assert not old.exists() and _cache_file(records).is_dir()
