@@ -148,7 +148,8 @@ def test_a_warm_check_imports_neither_the_models_nor_pydantic(records):
     runs = [subprocess.run([sys.executable, "-c", script, str(records)], capture_output=True, text=True, env=env,
                            timeout=120) for _ in range(2)]
     results = [next(line for line in r.stdout.splitlines() if line.startswith("RESULT")) for r in runs]
-    assert results == ["RESULT 0 True True True", "RESULT 0 False False False"], [r.stderr[-2000:] for r in runs]
+    # the first check needs no networkx either: the records have no cycle to name (kb.graph._has_cycle)
+    assert results == ["RESULT 0 True True False", "RESULT 0 False False False"], [r.stderr[-2000:] for r in runs]
     assert runs[0].stderr == runs[1].stderr and "records OK" in runs[1].stderr
 
 
