@@ -144,27 +144,33 @@ def test_a_duplicate_id_is_reported_from_the_cache_with_its_line(records):
 def _damage(path: Path, how: str, tmp_path: Path) -> None:
     data = path.read_bytes()
     head = kb_cache.FORMAT + kb_cache.fingerprint() + b"\n"
+
+    def framed(payload: bytes) -> bytes:  # with the right checksum: what stops it must be the unpickler's checks
+        return head + kb_cache._check(payload) + payload
     if how == "truncated":
         path.write_bytes(data[: len(data) // 2])
     elif how == "empty":
         path.write_bytes(b"")
     elif how == "garbage":
-        path.write_bytes(head + b"\x80\x05not a pickle at all")
+        path.write_bytes(framed(b"\x80\x05not a pickle at all"))
     elif how == "foreign":  # another kb's cache: a valid pickle under another fingerprint, with lies in it
         entries = kb_cache.read_entries(path)
         lied = {rel: (digest, rec.model_copy(update={"title": "LIE"}) if rec else rec, probs)
                 for rel, (digest, rec, probs) in entries.items()}
-        path.write_bytes(kb_cache.FORMAT + b"0" * 32 + b"\n" + pickle.dumps(lied))
+        payload = pickle.dumps(lied)
+        path.write_bytes(kb_cache.FORMAT + b"0" * 32 + b"\n" + kb_cache._check(payload) + payload)
     elif how == "old-format":
-        path.write_bytes(b"kb-record-cache 1\n" + kb_cache.fingerprint() + b"\n" + data[len(head):])
+        path.write_bytes(b"kb-record-cache 3\n" + kb_cache.fingerprint() + b"\n" + data[len(head) + 9:])
+    elif how == "torn":  # the right header and checksum line, a payload damaged after them (a crash mid-write)
+        path.write_bytes(data[:-40] + bytes(40))
     elif how == "wrong-shape":  # right header, allowed classes, but not entries kb writes
-        path.write_bytes(head + pickle.dumps({"records/stacks/cuda-13.0.yaml": ("not bytes", None, ())}))
+        path.write_bytes(framed(pickle.dumps({"records/stacks/cuda-13.0.yaml": ("not bytes", None, ())})))
     elif how == "lying-digest":  # the right shape with a record under another file's name: the hash decides
         entries = kb_cache.read_entries(path)
         rel = "records/stacks/cuda-13.0.yaml"
         digest, rec, probs = entries[rel]
         entries[rel] = (b"\0" * 32, rec.model_copy(update={"title": "LIE"}), probs)
-        path.write_bytes(head + pickle.dumps(entries))
+        path.write_bytes(framed(pickle.dumps(entries)))
     elif how == "planted":  # a pickle that would run code if it were trusted
         marker = tmp_path / "pwned"
 
@@ -172,9 +178,9 @@ def _damage(path: Path, how: str, tmp_path: Path) -> None:
             def __reduce__(self):
                 return (os.system, (f"touch {marker}",))
 
-        path.write_bytes(head + pickle.dumps({"records/stacks/cuda-13.0.yaml": Evil()}))
+        path.write_bytes(framed(pickle.dumps({"records/stacks/cuda-13.0.yaml": Evil()})))
     elif how == "planted-in-kb":  # a callable that lives in an allowed module but is no model
-        path.write_bytes(head + _global_pickle("kb.models.base", "parse_version", "1"))
+        path.write_bytes(framed(_global_pickle("kb.models.base", "parse_version", "1")))
     else:
         raise AssertionError(how)
 
@@ -188,8 +194,8 @@ def _global_pickle(module: str, name: str, arg: str) -> bytes:
     return b"\x80\x04" + s(module) + s(name) + b"\x93" + s(arg) + b"\x85R."
 
 
-DAMAGES = ["truncated", "empty", "garbage", "foreign", "old-format", "wrong-shape", "lying-digest", "planted",
-           "planted-in-kb"]
+DAMAGES = ["truncated", "empty", "garbage", "foreign", "old-format", "torn", "wrong-shape", "lying-digest",
+           "planted", "planted-in-kb"]
 
 
 @pytest.mark.parametrize("how", DAMAGES)
@@ -342,3 +348,20 @@ def test_the_single_file_cache_of_kb_before_shards_is_removed(records):
     old.write_bytes(b"kb-record-cache 2\nold")
     _summary(records)
     assert not old.exists() and _cache_file(records).is_dir()
+
+
+def test_shards_are_written_without_waiting_for_the_disk(records, monkeypatch):
+    """The cache is written atomically but not fsynced (a torn shard fails its CRC and is rebuilt:
+    the 'torn' damage above); kb's other atomic writes still fsync the file and its folder."""
+    import kb.atomic
+
+    _summary(records)  # the cache folder and its .gitignore (written durably, once)
+    synced: list[int] = []
+    real = os.fsync
+    monkeypatch.setattr(kb.atomic.os, "fsync", lambda fd: (synced.append(fd), real(fd))[1])
+    for f in (records / "stacks").glob("*.yaml"):
+        f.write_text(f.read_text() + "# edited\n")
+    _summary(records)
+    assert synced == [] and len(list(_cache_file(records).glob("*.pickle"))) == 16
+    kb.atomic.write_bytes_atomic(records.parent / "other.bin", b"x")
+    assert len(synced) == 2

@@ -22,8 +22,9 @@ Trust: a cache file starts with :data:`FORMAT` and a fingerprint of everything t
 validation produces: kb's version, the source of the modules that parse and validate (models,
 validation, YAML, versions, errors, the store's reader and this module), and the versions of
 Python, pydantic, PyYAML, libyaml and packaging. A file with another header (another kb, an
-edited model), a truncated or corrupt one, or one holding anything but entries of kb's record
-models is ignored and rebuilt. It is unpickled with an allow-list (kb's model classes and
+edited model), a truncated or corrupt one (the next line holds the CRC-32 of the pickled
+entries: shards are written atomically but without waiting for the disk, so one torn by a crash
+fails it), or one holding anything but entries of kb's record models is ignored and rebuilt. It is unpickled with an allow-list (kb's model classes and
 enums, :class:`kb.errors.Problem`, :class:`datetime.date` and :class:`datetime.datetime`), so a
 planted file cannot run code. Writes are atomic (:func:`kb.atomic.write_bytes_atomic`); a cache
 that cannot be written (read-only folder, full disk) is skipped silently: it only saves time.
@@ -41,7 +42,7 @@ import zlib
 from pathlib import Path
 from typing import Any
 
-FORMAT = b"kb-record-cache 3\n"
+FORMAT = b"kb-record-cache 4\n"
 """First line of a cache file; a file that does not start with it is never unpickled."""
 
 SHARDS = 32
@@ -93,6 +94,16 @@ def fingerprint() -> bytes:
 
 def _header() -> bytes:
     return FORMAT + fingerprint() + b"\n"
+
+
+_CHECK_LEN = 9
+
+
+def _check(payload: bytes | memoryview) -> bytes:
+    """The line after the header: the CRC-32 of the pickled entries (8 hex digits and a newline).
+    Shards are written without waiting for the disk; a shard torn by a crash fails it and is
+    rebuilt. (A planted file is no threat it must stop: the unpickler allows only kb's models.)"""
+    return b"%08x\n" % zlib.crc32(payload)
 
 
 def cache_folder(records_root: Path) -> Path | None:
@@ -211,9 +222,9 @@ class RecordCache:
             if old_single.is_file():
                 old_single.unlink()
             for n in todo:
-                write_bytes_atomic(shard_path(self.path, n),
-                                   _header() + pickle.dumps(self.new[n], protocol=pickle.HIGHEST_PROTOCOL),
-                                   overwrite=True)
+                payload = pickle.dumps(self.new[n], protocol=pickle.HIGHEST_PROTOCOL)
+                write_bytes_atomic(shard_path(self.path, n), _header() + _check(payload) + payload,
+                                   overwrite=True, durable=False)
                 written.append(n)
         except (OSError, KbError):
             pass  # read-only folder or full disk: the cache only saves time
@@ -231,8 +242,11 @@ def read_entries(path: Path) -> dict[str, Entry]:
     head = _header()
     if not data.startswith(head):
         return {}
+    payload = memoryview(data)[len(head) + _CHECK_LEN:]
+    if data[len(head):len(head) + _CHECK_LEN] != _check(payload):
+        return {}  # torn by a crash (shards are written without fsync) or edited: rebuild
     try:
-        entries = _Unpickler(io.BytesIO(data[len(head):])).load()
+        entries = _Unpickler(io.BytesIO(payload)).load()
     except Exception:  # noqa: BLE001 - any damage at all (truncated, garbled, a global not allowed) means: rebuild
         return {}
     if not isinstance(entries, dict):
