@@ -116,8 +116,8 @@ def test_a_file_the_hash_did_not_see_keeps_nothing(records, monkeypatch):
     is not kept under the content hashed before it existed."""
     real = memo.tree_digest
 
-    def then_add(folder, keep=None):
-        digest = real(folder, keep)
+    def then_add(folder, keep=None, listing=None):
+        digest = real(folder, keep, listing)
         if keep is not None:
             (records / "attempts" / "2026-03-01-late.yaml").write_text(
                 "title: Late\ndate: 2026-03-01\ncampaign: kimi-k25-eagle3-blackwell\napproach: x\noutcome: failed\nerror: late error\n")
@@ -183,3 +183,20 @@ def test_at_most_max_answers_are_kept_oldest_dropped_first(records, monkeypatch)
     for n in ("1", "2", "3"):
         assert _run(records, "roots", "-n", n)[0] == 0
     assert [json.loads(k)[1]["limit"] for k in _answers(records)] == [2, 3]
+
+
+def test_a_file_removed_after_the_hash_keeps_nothing(records, monkeypatch):
+    """Every record loaded came from the bytes hashed, but the folder no longer holds what was
+    hashed: the answer is printed, not kept."""
+    real = memo.tree_digest
+    (records / "attempts" / "notes.yaml~").write_text("editor backup")
+
+    def then_remove(folder, keep=None, listing=None):
+        digest = real(folder, keep, listing)
+        if keep is not None:
+            (records / "attempts" / "notes.yaml~").unlink()
+        return digest
+
+    monkeypatch.setattr(memo, "tree_digest", then_remove)
+    assert _run(records, "why", "2026-02-23-nccl-tree") == (0, WHY_NCCL)
+    assert _answers(records) == {}

@@ -158,7 +158,8 @@ def kept_answer(name: str, skip: Callable[[dict[str, Any]], bool] = lambda kwarg
     it is printed again without loading anything. Otherwise the command runs, loading the records
     from the bytes just hashed (:class:`kb.store.Prefetched`), and what it printed is kept
     (:func:`kb.store.memo.remember_answer`) only when it succeeded and every record it loaded came
-    from those bytes (so an edit made meanwhile is never kept under the old content). A failed
+    from those bytes and the folder's listing is still the same (so an edit, a file added or
+    removed meanwhile is never kept under the old content). A failed
     query (an exception, ``sys.exit``) keeps nothing. ``skip(options)`` true: run it plainly
     (an answer that depends on more than the records, e.g. the shipped catalogs)."""
     import functools
@@ -179,11 +180,12 @@ def kept_answer(name: str, skip: Callable[[dict[str, Any]], bool] = lambda kwarg
 
 def _answer(name: str, fn: Callable[..., Any], env: Env, kwargs: dict[str, Any]) -> None:
     global _recording
-    from kb.store.memo import recall_answer, remember_answer, tree_digest
+    from kb.store.memo import listing_digest, recall_answer, remember_answer, tree_digest
 
     key = json.dumps([name, kwargs], sort_keys=True, ensure_ascii=False)
     files: dict[str, bytes] = {}
-    tree = tree_digest(env.records, files)
+    listing: list[str] = []
+    tree = tree_digest(env.records, files, listing)
     kept = recall_answer(env.records, tree, key)
     if _is_answer(kept):
         for message, err, nl in kept:
@@ -203,7 +205,8 @@ def _answer(name: str, fn: Callable[..., Any], env: Env, kwargs: dict[str, Any])
         env.prefetched = None
     kg = env.last_graph
     if kg is not None and prefetched.missed == 0:
-        remember_answer(env.records, tree, key, lines, catalog_folders(kg.records, env.records))
+        remember_answer(env.records, tree, listing_digest(listing=listing), key, lines,
+                        catalog_folders(kg.records, env.records))
 
 
 class KbGroup(click.Group):

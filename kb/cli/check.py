@@ -39,7 +39,7 @@ def check(env: Env, as_json: bool, strict: bool, verbose: bool, folder: str | No
     """
     from pathlib import Path
 
-    from kb.store.memo import recall, remember, tree_digest
+    from kb.store.memo import listing_digest, recall, remember, tree_digest
 
     if folder is not None:
         env.records = Path(folder)
@@ -47,7 +47,14 @@ def check(env: Env, as_json: bool, strict: bool, verbose: bool, folder: str | No
     if _is_report(recalled):
         report: dict[str, Any] = recalled
     else:
-        tree = tree_digest(env.records) if env.records.is_dir() else ""
+        from kb.store import Prefetched
+
+        # the records are loaded from the very bytes hashed here (not read twice); the listing is
+        # compared again before the report is kept under this digest
+        files: dict[str, bytes] = {}
+        listing: list[str] = []
+        tree = tree_digest(env.records, files, listing) if env.records.is_dir() else ""
+        prefetched = Prefetched(files)
         import gc
 
         # a check builds objects that all stay alive until it ends (records, graph, findings): the
@@ -58,26 +65,28 @@ def check(env: Env, as_json: bool, strict: bool, verbose: bool, folder: str | No
         was_on = gc.isenabled()
         gc.disable()
         try:
-            report, deps = _check(env.records)
+            report, deps = _check(env.records, prefetched)
         finally:
             gc.freeze()
             if was_on:
                 gc.enable()
         if tree:
-            remember(env.records, "check", report, deps, tree)
+            remember(env.records, "check", report, deps, tree,
+                     listing_digest(listing=listing) if prefetched.missed == 0 else None)
     _print(report, env.records, as_json, strict, verbose)
 
 
-def _check(root: Any) -> tuple[dict[str, Any], list[Any]]:
+def _check(root: Any, prefetched: Any = None) -> tuple[dict[str, Any], list[Any]]:
     """Load and check the records under ``root``: the report (JSON-able: the count of records,
     every problem and warning as ``[path, line, field, message]``, the leftovers skipped) and the
-    catalog folders read."""
+    catalog folders read. ``prefetched``: the record files' bytes read beforehand
+    (:class:`kb.store.Prefetched`)."""
     from kb.attachments import asset_problems
     from kb.pipeline import catalog_folders, load
     from kb.queries.findings import findings
     from kb.store import list_assets
 
-    loaded = load(root)
+    loaded = load(root, prefetched=prefetched)
     records, problems = loaded.records, loaded.problems
     problems = sorted(problems + asset_problems(records, list_assets(root)),
                       key=lambda p: (p.path, p.line or 0, p.field, p.message))
