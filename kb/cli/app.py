@@ -12,7 +12,7 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, TypeGuard
 
 import click
 
@@ -140,7 +140,7 @@ def echo(message: str = "", err: bool = False, nl: bool = True) -> None:
         _recording.append([message, err, nl])
 
 
-def _is_answer(kept: Any) -> bool:
+def _is_answer(kept: Any) -> TypeGuard[list[list[Any]]]:
     return isinstance(kept, list) and all(
         isinstance(i, list) and len(i) == 3 and isinstance(i[0], str) and type(i[1]) is bool and type(i[2]) is bool
         for i in kept)
