@@ -72,7 +72,7 @@ def test_the_cache_is_written_beside_records_and_reused(records, monkeypatch):
     assert path.is_dir() and (path.parent / ".gitignore").read_text().splitlines()[-1] == "*"
     assert not list(records.rglob(".kb-cache"))  # never inside records/
     stamp = _stamps(records)
-    # one file per shard that holds an entry: the fixture's 19 files fall into 16 of the 32
+    # one file per shard that holds an entry: the fixture's 21 files fall into 16 of the 32
     assert sorted(stamp) == [f"{n:02d}.pickle" for n in (0, 1, 7, 8, 12, 13, 15, 16, 17, 18, 19, 20, 25, 28, 29, 31)]
     parsed = _no_parsing(monkeypatch)
     assert _summary(records) == first
@@ -365,3 +365,22 @@ def test_shards_are_written_without_waiting_for_the_disk(records, monkeypatch):
     assert synced == [] and len(list(_cache_file(records).glob("*.pickle"))) == 16
     kb.atomic.write_bytes_atomic(records.parent / "other.bin", b"x")
     assert len(synced) == 2
+
+
+def test_a_load_uses_the_bytes_read_ahead_and_counts_the_files_it_read_itself(records):
+    from kb.store import Prefetched
+    from kb.store.memo import tree_digest
+
+    files: dict[str, bytes] = {}
+    tree_digest(records, files)
+    stack = records / "stacks" / "cuda-13.0.yaml"
+    assert files[str(stack)] == stack.read_bytes() and len(files) == 21
+    stack.write_text(stack.read_text().replace("title: CUDA 13 stack", "title: edited on disk"))
+    ahead = Prefetched(files)
+    res = load_records(records, prefetched=ahead)
+    assert res.records.records["cuda-13.0"].title.startswith("CUDA 13 stack")  # the bytes read ahead
+    assert ahead.missed == 0 and files == {}  # every file taken from them, none read again
+    (records / "attempts" / "x.yaml").write_text(BAD_ATTEMPT)
+    nothing = Prefetched({})
+    res = load_records(records, prefetched=nothing)
+    assert nothing.missed == 22 and res.records.records["cuda-13.0"].title.startswith("edited on disk")
