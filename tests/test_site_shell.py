@@ -17,7 +17,6 @@ import pytest
 from conftest import CAMPAIGN_RECORDS
 from test_site import ROOT, TITLE_BREAK, UNTRUSTED_RECORDS
 
-import kb.site.plugin as kb_plugin
 from kb.site import shell
 from kb.site.build import build_site
 from kb.site.plugin import KbPlugin
@@ -26,12 +25,12 @@ from kb.site.plugin import KbPlugin
 @pytest.fixture
 def every_folder(monkeypatch: pytest.MonkeyPatch) -> list[shell.Shells]:
     """Shells for every folder, however few its pages; the shells each build made."""
-    monkeypatch.setattr(kb_plugin, "MIN_PAGES", 1)
+    monkeypatch.setattr(shell, "MIN_PAGES", 1)
     made: list[shell.Shells] = []
     install = shell.Shells.install.__func__  # type: ignore[attr-defined]
 
-    def keep(cls: Any, config: Any, env: Any) -> shell.Shells:
-        s = install(cls, config, env)
+    def keep(cls: Any, config: Any, env: Any, groups: Any = None) -> shell.Shells:
+        s = install(cls, config, env, groups)
         made.append(s)
         return s
 
@@ -147,6 +146,40 @@ def test_a_theme_custom_dir_takes_materials_render(tmp_path, monkeypatch, every_
     assert every_folder == []  # no shells: every page through the override
     page = (site / "attempts" / "2026-02-23-torch-symm-mem" / "index.html").read_text(encoding="utf-8")
     assert '<p class="own">attempts/2026-02-23-torch-symm-mem.md</p>' in page
+
+
+def test_a_generated_campaign_with_paginated_lists_is_the_same(tmp_path, monkeypatch, every_folder) -> None:
+    import sys
+
+    sys.path.insert(0, str(ROOT / "bench"))
+    from gen_campaign import generate
+
+    records = tmp_path / "records"
+    generate(records, 300, seed=13)
+    monkeypatch.setattr(shell, "MIN_PAGES", 8)  # the real threshold: lists/ is one group
+
+    def build(site: Path) -> Path:
+        return build_site(records, site_dir=str(site), strict=True)
+
+    monkeypatch.chdir(tmp_path)
+    files, written = _both(build, tmp_path, monkeypatch, every_folder)
+    lists = {name for name in files if name.startswith("lists/") and name.endswith("index.html")}
+    assert len(lists) > 50
+    assert {f"{name[:-len('/index.html')]}.md" for name in lists if name.count("/") == 3} <= written  # lists/<key>/<n>
+    assert {f"{name[:-len('index.html')]}index.md" for name in lists if name.count("/") == 2} <= written  # lists/<key>/
+    assert len(every_folder[0].shells) <= 8  # one shell per kind of page, not per folder
+
+
+def test_a_folder_of_subfolders_with_nothing_else_shares_shells(monkeypatch) -> None:
+    monkeypatch.setattr(shell, "MIN_PAGES", 3)
+    pages = ["lists/a/index.md", "lists/a/2.md", "lists/b/index.md", "attempts/x.md", "attempts/y.md",
+             "kb/c/1.md", "kb/c/2.md", "docs/d/1.md", "docs/d/2.md"]
+    others = ["index.md", "attempts/index.md", "attempts/x.json", "kb/index.md", "docs/d/x.png"]
+    folders, groups = shell.plan(pages, others, ["attempts/", "lists-of-mine/"])
+    # kb/ holds the host's kb/index.md and docs/ a picture: their subfolders keep their own shells
+    assert groups == {"lists"}
+    assert folders == {"lists/a", "lists/b"}  # 3 pages in the group; 2 in each other folder
+    assert shell.plan(pages, others, ["/lists/b/"])[1] == set()  # the navigation leads into it
 
 
 def test_unknown_plugins_and_other_themes_are_refused() -> None:

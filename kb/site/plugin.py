@@ -38,7 +38,7 @@ from kb.site.config import KbPluginConfig
 from kb.site.pages import NAV, SCRIPTS, page_of
 from kb.site.pages.attempt import error_heading
 from kb.site.search import add_to_index, search_entries
-from kb.site.shell import MIN_PAGES, Shells, unsupported
+from kb.site.shell import Shells, plan, unsupported
 from kb.site.tohtml import TocOptions, first_title, render_page
 from kb.site.tree import CSS_PATH, TreeOptions, clean_prefix, join, nav, site_tree
 from kb.store import last_changed, list_assets
@@ -78,6 +78,8 @@ class KbPlugin(BasePlugin[KbPluginConfig]):
         self.links = _Links(Files([]))
         self.shell_dirs: set[str] = set()
         """Folders whose generated pages are written from shells (empty: none are)."""
+        self.shell_groups: set[str] = set()
+        """Folders whose subfolders share shells (:func:`kb.site.shell.plan`)."""
         self.shells: Shells | None = None
         self.release_graph = False
         """Set by ``kb build`` (:func:`kb.site.build.build_site`), which keeps no graph: what the
@@ -155,7 +157,6 @@ class KbPlugin(BasePlugin[KbPluginConfig]):
             self.generated.add(src)
         self._search_entries(files)
         self.files = files
-        self._shell_dirs(config)
         # every page is rendered and the search entries made: the records and the caches that
         # queries keep on the graph (~100 MB at 10,000 attempts) are free for writing the pages
         self.kg = None
@@ -163,27 +164,34 @@ class KbPlugin(BasePlugin[KbPluginConfig]):
         self._start_progress(len(files.documentation_pages()))
         return files
 
-    def _shell_dirs(self, config: Any) -> None:
-        """Choose the folders whose generated pages take shells (:mod:`kb.site.shell`): those with
-        at least :data:`~kb.site.shell.MIN_PAGES` generated pages out of the navigation, when the
-        site allows shells at all."""
-        self.shell_dirs = set()
+    @event_priority(-50)  # after plugins that change the navigation
+    def on_nav(self, nav: Any, config: Any, files: Files) -> Any:
+        """Choose the pages written from shells (:func:`kb.site.shell.plan`), when the site allows
+        shells at all (:func:`kb.site.shell.unsupported`). Returns ``nav``."""
+        self.shell_dirs, self.shell_groups = set(), set()
         reason = None if self.shell_pages else "turned off"
         reason = reason or unsupported(config)
         if reason is not None:
             log.debug("kb: every page takes Material's render: %s", reason)
-            return
-        counts: dict[str, int] = {}
-        for src in self.generated:
-            if posixpath.basename(src) != "index.md":
-                d = posixpath.dirname(src)
-                counts[d] = counts.get(d, 0) + 1
-        self.shell_dirs = {d for d, n in counts.items() if n >= MIN_PAGES}
+            return nav
+        pages = [f.src_uri for f in files if f.src_uri in self.generated and f.inclusion.is_not_in_nav()]
+        chosen = set(pages)
+        others = [f.src_uri for f in files if f.src_uri not in chosen]
+        urls: list[str] = []
+        todo = list(nav.items)
+        while todo:
+            item = todo.pop()
+            url = getattr(item, "url", None)
+            if isinstance(url, str) and "://" not in url:
+                urls.append(url)
+            todo.extend(getattr(item, "children", None) or [])
+        self.shell_dirs, self.shell_groups = plan(pages, others, urls)
+        return nav
 
     def on_env(self, env: Any, config: Any, files: Files) -> Any:
         """Add the shell template to the theme's environment (:meth:`kb.site.shell.Shells.install`)
         when some pages take shells. Returns ``env``."""
-        self.shells = Shells.install(config, env) if self.shell_dirs else None
+        self.shells = Shells.install(config, env, self.shell_groups) if self.shell_dirs else None
         return env
 
     def _search_entries(self, files: Files) -> None:
@@ -309,7 +317,7 @@ class KbPlugin(BasePlugin[KbPluginConfig]):
                 page.meta["title"] = title
         src = page.file.src_uri
         if src in self.generated and posixpath.dirname(src) in self.shell_dirs:
-            Shells.mark(page)
+            Shells.mark(page, index=posixpath.dirname(posixpath.dirname(src)) in self.shell_groups)
         return html
 
     def on_serve(self, server: Any, config: Any, builder: Any) -> Any:

@@ -51,8 +51,10 @@ ANCHOR = _WORD + "Anchor"
 """The id of the sentinel page's first table-of-contents entry (Material's skip link)."""
 NAME = _WORD + "Name"
 """The sentinel page's file name (its URL, canonical URL)."""
+DIR = _WORD + "Dir"
+"""The sentinel page's folder name, for the folders of a group (see :func:`plan`)."""
 _TOC = "\x00kb-shell-toc\x00"
-_SLOTS = re.compile("|".join(re.escape(s) for s in (_TOC, TITLE, CONTENT_H1, CONTENT, ANCHOR, NAME)))
+_SLOTS = re.compile("|".join(re.escape(s) for s in (_TOC, TITLE, CONTENT_H1, CONTENT, ANCHOR, NAME, DIR)))
 _SAFE_NAME = re.compile(r"[A-Za-z0-9._-]+")
 _TOC_SOURCE = '{% import "partials/language.html" as lang with context %}{% include "partials/toc.html" %}'
 PLUGINS = frozenset({"kb", "search", "material/search", "kb-preview"})
@@ -61,6 +63,44 @@ TOC_CACHE = 512
 """Tables of contents kept rendered (:meth:`Shells._toc`), at most."""
 MIN_PAGES = 8
 """A folder needs this many marked pages for its shell (two renders) to pay off."""
+
+
+def plan(pages: list[str], others: list[str], nav_urls: list[str]) -> tuple[set[str], set[str]]:
+    """Which pages take shells: ``(folders, groups)``.
+
+    ``pages``: the source paths of the generated pages out of the navigation; ``others``: those
+    of every other file of the site; ``nav_urls``: the URLs the navigation links. A *group* is a
+    folder (``lists``) holding nothing but such pages, in subfolders, and no navigation URL leads
+    into it: the theme links nothing inside it, so its subfolders' pages (``lists/a/2.md``,
+    ``lists/b/index.md``) differ only in their folder's and file's names and share shells, index
+    pages included. ``folders``: the folders whose pages are marked, those of a group or with
+    :data:`MIN_PAGES` pages of their own.
+    """
+    parents = {posixpath.dirname(posixpath.dirname(p)) for p in pages} - {""}
+    blocked: set[str] = set()
+    for other in others:
+        a = posixpath.dirname(other)
+        while a:
+            if a in parents:
+                blocked.add(a)
+            a = posixpath.dirname(a)
+    for url in nav_urls:
+        path = url.lstrip("/")
+        blocked.update(p for p in parents if path == p or path.startswith(p + "/"))
+    groups = parents - blocked
+    counts: dict[str, int] = {}
+    for p in pages:
+        folder = posixpath.dirname(p)
+        unit = posixpath.dirname(folder) if posixpath.dirname(folder) in groups else folder
+        if unit != folder or posixpath.basename(p) != "index.md":
+            counts[unit] = counts.get(unit, 0) + 1
+    folders = set()
+    for p in pages:
+        folder = posixpath.dirname(p)
+        unit = posixpath.dirname(folder) if posixpath.dirname(folder) in groups else folder
+        if counts.get(unit, 0) >= MIN_PAGES:
+            folders.add(folder)
+    return folders, groups
 
 
 def unsupported(config: Any) -> str | None:
@@ -85,8 +125,9 @@ class Shells:
     ``refused``: shape keys whose shell was not exact (their pages get ``main.html``).
     """
 
-    def __init__(self, config: Any, env: Any) -> None:
+    def __init__(self, config: Any, env: Any, groups: set[str] | None = None) -> None:
         self.config = config
+        self.groups = groups or set()
         self.main = env.get_template("main.html")
         self.toc = env.from_string(_TOC_SOURCE)
         self.shells: dict[tuple[Any, ...], list[str] | None] = {}
@@ -96,11 +137,12 @@ class Shells:
         self.tocs: dict[tuple[Any, ...], str] = {}
 
     @classmethod
-    def install(cls, config: Any, env: Any) -> Shells:
-        """Add :data:`TEMPLATE` (and the function it calls) to ``env``; returns the new shells."""
+    def install(cls, config: Any, env: Any, groups: set[str] | None = None) -> Shells:
+        """Add :data:`TEMPLATE` (and the function it calls) to ``env``; returns the new shells
+        (``groups``: see :func:`plan`)."""
         import jinja2
 
-        shells = cls(config, env)
+        shells = cls(config, env, groups)
         env.loader = jinja2.ChoiceLoader([jinja2.DictLoader({TEMPLATE: "{{ kb_shell_page() }}"}), env.loader])
 
         @jinja2.pass_context
@@ -111,12 +153,13 @@ class Shells:
         return shells
 
     @staticmethod
-    def mark(page: Any) -> bool:
+    def mark(page: Any, index: bool = False) -> bool:
         """Mark ``page`` for a shell (set its template) when it can take one: out of the
-        navigation, not an index page, a plain file name, no metadata but ``search`` and the
-        title kb pins; returns whether it was marked."""
+        navigation, not an index page (unless ``index``: in a group, see :func:`plan`), a plain
+        file name, no metadata but ``search`` and the title kb pins; returns whether it was
+        marked."""
         meta = page.meta
-        if (page.parent is not None or page.file.name == "index" or page.is_homepage
+        if (page.parent is not None or (page.file.name == "index" and not index) or page.is_homepage
                 or not page.file.inclusion.is_not_in_nav() or not _SAFE_NAME.fullmatch(page.file.name)
                 or not set(meta) <= {"title", "search"}):
             return False
@@ -141,8 +184,8 @@ class Shells:
             return Markup(self.main.render(values))
         first = next(iter(page.toc), None)
         slot = {_TOC: self._toc(page.toc, values), TITLE: page.meta["title"], CONTENT: page.content,
-                CONTENT_H1: page.content,
-                ANCHOR: first.id if first is not None else "", NAME: page.file.name}
+                CONTENT_H1: page.content, ANCHOR: first.id if first is not None else "",
+                NAME: page.file.name, DIR: posixpath.basename(posixpath.dirname(page.file.src_uri))}
         out = "".join(slot.get(part, part) if i % 2 else part for i, part in enumerate(shell))
         if key not in self.checked:
             self.checked.add(key)
@@ -174,9 +217,15 @@ class Shells:
                 or page.edit_url or not set(meta) <= {"title", "search"} or meta.get("title") != page.title
                 or not isinstance(page.title, str) or page.content is None):
             return None
+        folder = posixpath.dirname(page.file.src_uri)
+        parent = posixpath.dirname(folder)
+        grouped = parent in self.groups and _SAFE_NAME.fullmatch(posixpath.basename(folder)) is not None
+        index = page.file.name == "index"
+        if index and not grouped:
+            return None
         first = next(iter(page.toc), None)
         toc = "" if first is None else ("1c" if first.children else "1") if first.level == 1 else "n"
-        return (posixpath.dirname(page.file.src_uri), repr(meta.get("search")), "<h1" in page.content, toc)
+        return (parent if grouped else folder, grouped, index, repr(meta.get("search")), "<h1" in page.content, toc)
 
     def _shell(self, key: tuple[Any, ...], values: dict[str, Any]) -> list[str] | None:
         """Render the sentinel page of shape ``key`` with ``values`` (the real page's template
@@ -186,10 +235,11 @@ class Shells:
         from mkdocs.structure.pages import Page
         from mkdocs.structure.toc import AnchorLink, TableOfContents
 
-        folder, _search, h1, toc = key
+        place, grouped, index, _search, h1, toc = key
         real = values["page"]
-        f = File.generated(self.config, posixpath.join(folder, NAME + ".md"), content="",
-                           inclusion=real.file.inclusion)
+        name = ("index" if index else NAME) + ".md"
+        src = posixpath.join(place, DIR, name) if grouped else posixpath.join(place, name)
+        f = File.generated(self.config, src, content="", inclusion=real.file.inclusion)
         sentinel = Page(None, f, self.config)
         sentinel.markdown = ""
         sentinel.meta = {**real.meta, "title": TITLE}
