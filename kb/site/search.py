@@ -6,15 +6,14 @@ answers the first query: at 10,000 attempts that was a 6.6 MB index of 18,000 en
 answer after 3.6 s (case ``search-freeze-10k-records``). The MkDocs plugin marks the pages of
 attempts, campaigns, stacks, blockers and decisions ``search: {exclude: true}`` (Material's plugin
 then skips them without parsing) and adds what people search them for, built from the record
-itself, one entry a page (two for an attempt with an error); the tables of attempts, charts and
-diagrams on those pages stay out. An attempt (:func:`attempt_entries`) has:
-
-* the page entry: title; approach; outcome; the versions of its stack's components; command,
-  flags and environment; tags. What every attempt of a campaign or stack shares (campaign,
-  platform, stack title), its figures and what has entries of its own (blockers) stay out;
-* the error entry (``…#error``, the page's Error section): titled like that section,
-  ``Error: KeyError: 12``, so a search for the error line ranks the attempt first (Material
-  weighs a title 1,000 times its text), with the error's other lines as text.
+itself, one entry a page; the tables of attempts, charts and diagrams on those pages stay out.
+An attempt's entry (:func:`attempt_entries`) is titled with its title and, when it failed with an
+error, the error's line (``Torch symmetric-memory allreduce · KeyError: 12``: Material weighs a
+title 1,000 times its text, so a search for the error line ranks the attempt first); its text
+holds the approach, outcome, the versions of its stack's components, command, flags and
+environment, tags, and the rest of the error. What every attempt of a campaign or stack shares
+(campaign, platform, stack title), its figures and what has entries of its own (blockers) stay
+out: the browser builds its index from every word here, and the first search waits for it.
 
 A blocker (:func:`blocker_entries`) has title; status and causes; description; how it is fixed and
 the workaround; where it lives (component, flags); error signatures; upstream issues; tags. A
@@ -48,6 +47,9 @@ ERROR_LINES, ERROR_LIMIT = 8, 600
 
 _TRACEBACK = "Traceback (most recent call last):"
 
+TITLE_SEP = " · "
+"""Between an attempt's title and its error line in the title of its search entry."""
+
 
 def _clip(text: str, limit: int = TEXT_LIMIT) -> str:
     text = " ".join(text.split())
@@ -72,30 +74,32 @@ def _rest(line: str, heading: str) -> str:
 
 
 def attempt_entries(kg: KnowledgeGraph, a: Attempt, location: str, error_heading: str | None) -> list[dict[str, Any]]:
-    """The search entries of attempt ``a`` whose page is at ``location`` (site-relative URL):
-    ``[{"location", "title", "text"}, …]``, the page first, then its Error section when
-    ``error_heading`` (the text of the page's Error heading) is given.
+    """The search entry of attempt ``a`` whose page is at ``location`` (site-relative URL):
+    ``[{"location", "title", "text"}]``.
 
-    The page entry holds the approach, the outcome, the stack's component versions, the command
-    (environment, then the command line or flags) and the tags; the error entry the error's lines
-    other than its headline (which is its title), blank lines and Python's ``Traceback`` line,
-    :data:`ERROR_LINES` lines or :data:`ERROR_LIMIT` characters at most."""
+    The title is the attempt's, followed by ``error_heading`` (the text of the page's Error
+    heading, ``KeyError: 12``) when given: Material weighs a title 1,000 times its text, so a
+    search for the error line ranks the attempt first. The text holds the approach, the outcome,
+    the stack's component versions, the command (environment, then the command line or flags),
+    the tags, and the error's lines that the title does not hold (not its headline, blank lines or
+    Python's ``Traceback`` line; :data:`ERROR_LINES` lines or :data:`ERROR_LIMIT` characters at
+    most)."""
     versions = ", ".join(f"{k} {v.version}" for k, v in sorted(kg.attempt_components(a).items()) if v.version)
     cfg = a.config
     command = " ".join([*(f"{k}={v}" for k, v in cfg.env.items()), *([cfg.command] if cfg.command else cfg.flags)])
+    body = ""
+    if error_heading and a.error:
+        lines = [_rest(ln.strip(), error_heading) for ln in a.error.strip().splitlines() if ln.strip() != _TRACEBACK]
+        body = "\n".join([ln for ln in lines if ln][:ERROR_LINES])[:ERROR_LIMIT]
     text = "".join([
         _p(_clip(a.approach)),
         _p(a.outcome.value, versions or None),
         f"<p><code>{escape(_clip(command), quote=False)}</code></p>" if command else "",
         _p("Tags: " + ", ".join(a.tags) if a.tags else None),
+        f"<pre><code>{escape(body, quote=False)}</code></pre>" if body else "",
     ])
-    entries = [{"location": location, "title": escape(a.title, quote=False), "text": text}]
-    if error_heading and a.error:
-        lines = [_rest(ln.strip(), error_heading) for ln in a.error.strip().splitlines() if ln.strip() != _TRACEBACK]
-        body = "\n".join([ln for ln in lines if ln][:ERROR_LINES])[:ERROR_LIMIT]
-        entries.append({"location": f"{location}#error", "title": escape(f"Error: {error_heading}", quote=False),
-                        "text": f"<pre><code>{escape(body, quote=False)}</code></pre>" if body else ""})
-    return entries
+    title = f"{a.title}{TITLE_SEP}{error_heading}" if error_heading and a.error else a.title
+    return [{"location": location, "title": escape(title, quote=False), "text": text}]
 
 
 def blocker_entries(kg: KnowledgeGraph, b: Blocker, location: str) -> list[dict[str, Any]]:
