@@ -40,9 +40,12 @@ def write_text_atomic(target: Path, text: str, *, overwrite: bool = False) -> Pa
     return write_bytes_atomic(target, text.encode("utf-8"), overwrite=overwrite)
 
 
-def write_bytes_atomic(target: Path, data: bytes, *, overwrite: bool = False) -> Path:
+def write_bytes_atomic(target: Path, data: bytes, *, overwrite: bool = False, durable: bool = True) -> Path:
     """:func:`write_text_atomic` for bytes (the store's cache of validated records): the same
-    temporary file, fsync and exclusive link or replace, the same errors."""
+    temporary file, fsync and exclusive link or replace, the same errors. ``durable=False`` skips
+    the two fsyncs (file and folder): for a cache whose reader checks a checksum and rebuilds a
+    file torn by a crash (:mod:`kb.store.cache`), where waiting for the disk 64 times per cold
+    ``kb check`` cost 0.3 s; the write is still atomic for other processes."""
     target = Path(target)
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -63,7 +66,8 @@ def write_bytes_atomic(target: Path, data: bytes, *, overwrite: bool = False) ->
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
             fh.flush()
-            os.fsync(fh.fileno())
+            if durable:
+                os.fsync(fh.fileno())
         if overwrite:
             os.replace(tmp, target)
         else:
@@ -78,7 +82,8 @@ def write_bytes_atomic(target: Path, data: bytes, *, overwrite: bool = False) ->
                 fd2 = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)  # the umask applies
                 with os.fdopen(fd2, "wb") as fh2:
                     fh2.write(data)
-        _fsync_dir(target.parent)
+        if durable:
+            _fsync_dir(target.parent)
     except RecordExists:
         raise
     except OSError as exc:

@@ -73,6 +73,11 @@ def asset_problems(records: RecordSet, assets: set[str] | dict[str, Any]) -> lis
     to that is not in ``assets`` (the paths under ``records/assets/``)."""
     problems = []
     for rid, rec in sorted(records.records.items()):
+        try:
+            if "](" not in rec.model_dump_json():
+                continue  # no text of it can hold a link (JSON escapes none of these characters): skip the walk
+        except ValueError:  # pragma: no cover - a value JSON cannot carry: walk it as before
+            pass
         data = rec.model_dump(mode="python", by_alias=True, exclude_none=True)
         for path, text in _strings(data):
             if "](" not in text:

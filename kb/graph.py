@@ -94,12 +94,12 @@ def check_references(records: RecordSet) -> list[Problem]:
 
     Returns a list of :class:`Problem` (empty when the records are consistent).
     """
-    import networkx as nx
-
     problems: list[Problem] = []
     ids = records.records
+    # one pass over the references; the edges that can close a cycle are kept, in this order, per kind
+    edges: dict[str, list[tuple[str, str, tuple[Any, ...]]]] = {"caused_by": [], "based_on": [], "supersedes": []}
     for rid, rec in ids.items():
-        for path, target, kind, _edge in references(rec):
+        for path, target, kind, e in references(rec):
             other = ids.get(target)
             field_ = path[0]
             if other is None and target in records.broken:
@@ -113,12 +113,16 @@ def check_references(records: RecordSet) -> list[Problem]:
                     f"'{target}' is {_a(other.kind)}, but {field_} must name {_a(_KIND_NAMES[kind])}"))
             elif target == rid:
                 problems.append(records.problem(rid, path, f"{rec.kind} '{rid}' refers to itself in {field_}"))
+            elif e in edges:
+                edges[e].append((rid, target, path))
     for edge, label in (("caused_by", "caused_by"), ("based_on", "base"), ("supersedes", "supersedes")):
+        if not _has_cycle(edges[edge]):
+            continue  # the usual case: no graph to build (networkx is imported only to name a cycle)
+        import networkx as nx
+
         g = nx.DiGraph()
-        for rid, rec in ids.items():
-            for path, target, kind, e in references(rec):
-                if e == edge and isinstance(ids.get(target), kind) and target != rid:
-                    g.add_edge(rid, target, path=path)
+        for rid, target, path in edges[edge]:
+            g.add_edge(rid, target, path=path)
         for cycle in _cycles(g):
             first = cycle[0]
             path = g.edges[first, cycle[1 % len(cycle)]]["path"]
@@ -175,6 +179,32 @@ def _component_name_problems(records: RecordSet) -> list[Problem]:
 
 def _a(noun: str) -> str:
     return f"an {noun}" if noun[0] in "aeiou" else f"a {noun}"
+
+
+def _has_cycle(edges: list[tuple[str, str, Any]]) -> bool:
+    """Whether the directed graph of ``edges`` (``(source, target, _)``) has a cycle: an
+    iterative depth-first search with three colours, linear in the edges."""
+    out: dict[str, list[str]] = {}
+    for u, v, _ in edges:
+        out.setdefault(u, []).append(v)
+    state: dict[str, int] = {}  # absent: not seen; 1: on the current path; 2: done
+    for start in out:
+        if start in state:
+            continue
+        state[start] = 1
+        stack = [(start, iter(out[start]))]
+        while stack:
+            node, it = stack[-1]
+            nxt = next(it, None)
+            if nxt is None:
+                state[node] = 2
+                stack.pop()
+            elif state.get(nxt) == 1:
+                return True
+            elif nxt not in state:
+                state[nxt] = 1
+                stack.append((nxt, iter(out.get(nxt, ()))))
+    return False
 
 
 def _cycles(g: nx.DiGraph) -> list[list[str]]:

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from kb.errors import InvalidRecords, Problem
 from kb.graph import KnowledgeGraph, build_graph, check_references
-from kb.store import RecordSet, load_records
+from kb.store import Prefetched, RecordSet, load_records
 
 
 @dataclass
@@ -37,9 +37,10 @@ class Loaded:
         return self.graph
 
 
-def load(root: str | Path, catalogs: list[str] | tuple[str, ...] = ()) -> Loaded:
+def load(root: str | Path, catalogs: list[str] | tuple[str, ...] = (), prefetched: Prefetched | None = None) -> Loaded:
     """Load, check and link the records under ``root`` (a ``records/`` folder), with the
     catalogs its campaigns list and ``catalogs`` (the kb plugin's option; :func:`kb.catalog.merge_catalogs`).
+    ``prefetched``: the record files' bytes read beforehand (:class:`kb.store.Prefetched`).
 
     Reference problems are looked for among the records that loaded; a record that failed to
     load is reported once, as its own problem, not again as an unknown id. Never raises for bad
@@ -47,17 +48,33 @@ def load(root: str | Path, catalogs: list[str] | tuple[str, ...] = ()) -> Loaded
     """
     from kb.catalog import merge_catalogs
 
-    loaded = load_records(root)
+    loaded = load_records(root, prefetched=prefetched)
     problems = loaded.problems + merge_catalogs(loaded.records, root, catalogs)
     problems += _reference_problems(loaded.records, root)
     problems.sort(key=lambda p: (p.path, p.line or 0, p.field, p.message))
     return Loaded(loaded.records, problems, build_graph(loaded.records))
 
 
-def load_graph(root: str | Path, catalogs: list[str] | tuple[str, ...] = ()) -> KnowledgeGraph:
-    """The graph of the records under ``root`` (and ``catalogs``, see :func:`load`); raises
-    :class:`InvalidRecords` with every problem when any record or reference is invalid."""
-    return load(root, catalogs).raise_if_invalid()
+def load_graph(root: str | Path, catalogs: list[str] | tuple[str, ...] = (),
+               prefetched: Prefetched | None = None) -> KnowledgeGraph:
+    """The graph of the records under ``root`` (and ``catalogs``, ``prefetched``: see
+    :func:`load`); raises :class:`InvalidRecords` with every problem when any record or reference
+    is invalid."""
+    return load(root, catalogs, prefetched).raise_if_invalid()
+
+
+def catalog_folders(records: RecordSet, root: str | Path) -> list[Path]:
+    """Every folder a catalog name listed by ``records``' campaigns could be read from
+    (:func:`kb.catalog.resolve_catalog`: the shipped catalog of that name, and the folder of that
+    path beside ``root``), found or not, sorted: what a result kept by content
+    (:mod:`kb.store.memo`) depends on beyond ``root``, since a catalog folder created, removed or
+    edited later must make the next run look again."""
+    from kb.catalog import SHIPPED
+    from kb.models import Campaign
+
+    return sorted({place for camp in records.of_kind(Campaign) for name in camp.catalogs
+                   for place in ([SHIPPED / name] if "/" not in name and "\\" not in name else [])
+                   + [Path(name) if Path(name).is_absolute() else Path(root) / name]})
 
 
 REFERENCES_CLEAN = "references-clean"

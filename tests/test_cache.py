@@ -19,9 +19,31 @@ BAD_ATTEMPT = ("title: Bad\ndate: 2026-03-01\ncampaign: kimi-k25-eagle3-blackwel
 
 
 def _cache_file(root: Path) -> Path:
+    """The cache shard folder of ``root``."""
     path = kb_cache.cache_path(root)
     assert path is not None
     return path
+
+
+STACK = "records/stacks/cuda-13.0.yaml"
+
+
+def _shard_file(root: Path, rel: str = STACK) -> Path:
+    """The shard file holding the entry of ``rel``."""
+    return kb_cache.shard_path(_cache_file(root), kb_cache.shard_of(rel))
+
+
+def _entries(root: Path) -> dict:
+    """Every entry of every shard of ``root``'s cache."""
+    out: dict = {}
+    for n in range(kb_cache.SHARDS):
+        out.update(kb_cache.read_entries(kb_cache.shard_path(_cache_file(root), n)))
+    return out
+
+
+def _stamps(root: Path) -> dict[str, tuple[int, int]]:
+    """Shard file name → (inode, mtime_ns): an atomic rewrite changes the inode."""
+    return {p.name: (p.stat().st_ino, p.stat().st_mtime_ns) for p in _cache_file(root).glob("*.pickle")}
 
 
 def _summary(root: Path) -> tuple[dict[str, str], list[str]]:
@@ -47,13 +69,15 @@ def test_the_cache_is_written_beside_records_and_reused(records, monkeypatch):
     assert len(first[0]) == sum(1 for _ in records.rglob("*.yaml")) and first[1] == []
     path = _cache_file(records)
     assert path.parent == records.parent / ".kb-cache" and path.name.startswith("records-")
-    assert path.is_file() and (path.parent / ".gitignore").read_text().splitlines()[-1] == "*"
+    assert path.is_dir() and (path.parent / ".gitignore").read_text().splitlines()[-1] == "*"
     assert not list(records.rglob(".kb-cache"))  # never inside records/
-    stamp = path.stat().st_mtime_ns
+    stamp = _stamps(records)
+    # one file per shard that holds an entry: the fixture's 21 files fall into 16 of the 32
+    assert sorted(stamp) == [f"{n:02d}.pickle" for n in (0, 1, 7, 8, 12, 13, 15, 16, 17, 18, 19, 20, 25, 28, 29, 31)]
     parsed = _no_parsing(monkeypatch)
     assert _summary(records) == first
     assert parsed == []  # every record came from the cache
-    assert path.stat().st_mtime_ns == stamp  # nothing changed: nothing rewritten
+    assert _stamps(records) == stamp  # nothing changed: nothing rewritten
     # a record from the cache still locates its fields: the line map is parsed on demand
     res = load_records(records)
     origin = res.records.origins["cuda-13.0"]
@@ -82,11 +106,12 @@ def test_an_edit_with_the_same_mtime_and_size_is_validated_again(records, monkey
 
 def test_a_deleted_file_leaves_the_cache(records):
     _summary(records)
-    assert "records/stacks/cuda-13.0.yaml" in kb_cache.read_entries(_cache_file(records))
+    assert STACK in kb_cache.read_entries(_shard_file(records))
     (records / "stacks" / "cuda-13.0.yaml").unlink()
     titles, problems = _summary(records)
     assert "cuda-13.0" not in titles
-    assert "records/stacks/cuda-13.0.yaml" not in kb_cache.read_entries(_cache_file(records))
+    assert STACK not in kb_cache.read_entries(_shard_file(records))
+    assert len(_entries(records)) == sum(1 for _ in records.rglob("*.yaml"))
 
 
 def test_problems_are_reported_on_every_load(records, monkeypatch):
@@ -119,27 +144,33 @@ def test_a_duplicate_id_is_reported_from_the_cache_with_its_line(records):
 def _damage(path: Path, how: str, tmp_path: Path) -> None:
     data = path.read_bytes()
     head = kb_cache.FORMAT + kb_cache.fingerprint() + b"\n"
+
+    def framed(payload: bytes) -> bytes:  # with the right checksum: what stops it must be the unpickler's checks
+        return head + kb_cache._check(payload) + payload
     if how == "truncated":
         path.write_bytes(data[: len(data) // 2])
     elif how == "empty":
         path.write_bytes(b"")
     elif how == "garbage":
-        path.write_bytes(head + b"\x80\x05not a pickle at all")
+        path.write_bytes(framed(b"\x80\x05not a pickle at all"))
     elif how == "foreign":  # another kb's cache: a valid pickle under another fingerprint, with lies in it
         entries = kb_cache.read_entries(path)
         lied = {rel: (digest, rec.model_copy(update={"title": "LIE"}) if rec else rec, probs)
                 for rel, (digest, rec, probs) in entries.items()}
-        path.write_bytes(kb_cache.FORMAT + b"0" * 32 + b"\n" + pickle.dumps(lied))
+        payload = pickle.dumps(lied)
+        path.write_bytes(kb_cache.FORMAT + b"0" * 32 + b"\n" + kb_cache._check(payload) + payload)
     elif how == "old-format":
-        path.write_bytes(b"kb-record-cache 1\n" + kb_cache.fingerprint() + b"\n" + data[len(head):])
+        path.write_bytes(b"kb-record-cache 3\n" + kb_cache.fingerprint() + b"\n" + data[len(head) + 9:])
+    elif how == "torn":  # the right header and checksum line, a payload damaged after them (a crash mid-write)
+        path.write_bytes(data[:-40] + bytes(40))
     elif how == "wrong-shape":  # right header, allowed classes, but not entries kb writes
-        path.write_bytes(head + pickle.dumps({"records/stacks/cuda-13.0.yaml": ("not bytes", None, ())}))
+        path.write_bytes(framed(pickle.dumps({"records/stacks/cuda-13.0.yaml": ("not bytes", None, ())})))
     elif how == "lying-digest":  # the right shape with a record under another file's name: the hash decides
         entries = kb_cache.read_entries(path)
         rel = "records/stacks/cuda-13.0.yaml"
         digest, rec, probs = entries[rel]
         entries[rel] = (b"\0" * 32, rec.model_copy(update={"title": "LIE"}), probs)
-        path.write_bytes(head + pickle.dumps(entries))
+        path.write_bytes(framed(pickle.dumps(entries)))
     elif how == "planted":  # a pickle that would run code if it were trusted
         marker = tmp_path / "pwned"
 
@@ -147,9 +178,9 @@ def _damage(path: Path, how: str, tmp_path: Path) -> None:
             def __reduce__(self):
                 return (os.system, (f"touch {marker}",))
 
-        path.write_bytes(head + pickle.dumps({"records/stacks/cuda-13.0.yaml": Evil()}))
+        path.write_bytes(framed(pickle.dumps({"records/stacks/cuda-13.0.yaml": Evil()})))
     elif how == "planted-in-kb":  # a callable that lives in an allowed module but is no model
-        path.write_bytes(head + _global_pickle("kb.models.base", "parse_version", "1"))
+        path.write_bytes(framed(_global_pickle("kb.models.base", "parse_version", "1")))
     else:
         raise AssertionError(how)
 
@@ -163,22 +194,29 @@ def _global_pickle(module: str, name: str, arg: str) -> bytes:
     return b"\x80\x04" + s(module) + s(name) + b"\x93" + s(arg) + b"\x85R."
 
 
-DAMAGES = ["truncated", "empty", "garbage", "foreign", "old-format", "wrong-shape", "lying-digest", "planted",
-           "planted-in-kb"]
+DAMAGES = ["truncated", "empty", "garbage", "foreign", "old-format", "torn", "wrong-shape", "lying-digest",
+           "planted", "planted-in-kb"]
 
 
 @pytest.mark.parametrize("how", DAMAGES)
-def test_a_corrupt_or_foreign_cache_is_ignored_and_rebuilt(records, how, tmp_path):
+def test_a_corrupt_or_foreign_cache_is_ignored_and_rebuilt(records, how, tmp_path, monkeypatch):
     expected = _summary(records)
-    path = _cache_file(records)
+    path = _shard_file(records)
+    others = {name: stamp for name, stamp in _stamps(records).items() if name != path.name}
     _damage(path, how, tmp_path)
+    parsed = _no_parsing(monkeypatch)
     assert _summary(records) == expected  # nothing of the damaged file was believed
     assert not (tmp_path / "pwned").exists()
     head = kb_cache.FORMAT + kb_cache.fingerprint() + b"\n"
     assert path.read_bytes().startswith(head)  # rebuilt
     rebuilt = kb_cache.read_entries(path)
-    assert set(rebuilt) == {f"records/{p.relative_to(records).as_posix()}" for p in records.rglob("*.yaml")}
+    in_shard = {rel for p in records.rglob("*.yaml")
+                if kb_cache.shard_of(rel := f"records/{p.relative_to(records).as_posix()}") == kb_cache.shard_of(STACK)}
+    assert set(rebuilt) == in_shard == {STACK}
     assert all(e[1].title != "LIE" for e in rebuilt.values())
+    # the damaged shard alone was parsed again and rewritten; the other shards were trusted as they were
+    assert parsed == [STACK]
+    assert {name: stamp for name, stamp in _stamps(records).items() if name != path.name} == others
 
 
 def test_the_unpickler_refuses_what_is_not_a_kb_model():
@@ -208,8 +246,8 @@ def test_kb_cache_dir_moves_the_cache(records, monkeypatch, tmp_path):
     monkeypatch.setenv("KB_CACHE_DIR", str(tmp_path / "elsewhere"))
     _summary(records)
     assert not (records.parent / ".kb-cache").exists()
-    (found,) = (tmp_path / "elsewhere").glob("records-*.pickle")
-    assert found == _cache_file(records)
+    (found,) = (tmp_path / "elsewhere").glob("records-*")
+    assert found == _cache_file(records) and found.is_dir()
 
 
 def test_a_cache_folder_that_cannot_be_written_costs_nothing(records, monkeypatch):
@@ -241,7 +279,7 @@ def test_a_shipped_catalog_is_cached_in_the_campaigns_cache_folder(records, monk
     _use_catalogs(records, "blackwell")
     first = load(records)
     assert first.records.catalog_of, "the catalog's records were merged"
-    caches = sorted((records.parent / ".kb-cache").glob("records-*.pickle"))
+    caches = sorted((records.parent / ".kb-cache").glob("records-*"))
     assert len(caches) == 2  # the campaign's records and the catalog, side by side
     catalog_cache = kb_cache.cache_path(SHIPPED / "blackwell", cache_for=records)
     assert catalog_cache in caches
@@ -266,5 +304,83 @@ def test_a_catalog_folder_of_ones_own_is_cached_beside_the_campaigns_records(rec
     _use_catalogs(records, "../team-catalog")
     first = load(records)
     assert first.problems == [] and first.records.catalog_of == {"team-blocker": "../team-catalog"}
-    assert kb_cache.cache_path(catalog, cache_for=records).is_file()
+    assert list(kb_cache.cache_path(catalog, cache_for=records).glob("*.pickle"))
     assert not (catalog / ".kb-cache").exists()
+
+
+def test_the_shard_of_a_file_is_fixed_by_its_path():
+    assert kb_cache.SHARDS == 32
+    assert kb_cache.shard_of(STACK) == 15  # CRC-32 of the path, modulo 32
+    assert kb_cache.shard_of("records/attempts/x.yaml") == 12
+    assert kb_cache.shard_path(Path("c/records-ab"), 7) == Path("c/records-ab/07.pickle")
+
+
+def test_an_edit_rewrites_only_its_shard(records, monkeypatch):
+    _summary(records)
+    before = _stamps(records)
+    f = records / "stacks" / "cuda-13.0.yaml"
+    f.write_text(f.read_text().replace("title: CUDA 13 stack", "title: CUDA 13 stack, edited"))
+    parsed = _no_parsing(monkeypatch)
+    titles, problems = _summary(records)
+    assert titles["cuda-13.0"].startswith("CUDA 13 stack, edited") and problems == []
+    assert parsed == [STACK]  # every other record came from its shard
+    after = _stamps(records)
+    changed = sorted(name for name in after if after[name] != before.get(name))
+    assert changed == ["15.pickle"]
+    assert kb_cache.read_entries(_shard_file(records))[STACK][1].title.startswith("CUDA 13 stack, edited")
+
+
+def test_a_new_and_a_deleted_file_rewrite_their_shards_only(records):
+    _summary(records)
+    before = _stamps(records)
+    (records / "attempts" / "x.yaml").write_text(BAD_ATTEMPT)  # shard 12
+    (records / "stacks" / "cuda-13.0.yaml").unlink()  # shard 15
+    _summary(records)
+    after = _stamps(records)
+    assert sorted(name for name in after if after[name] != before.get(name)) == ["12.pickle", "15.pickle"]
+    assert "records/attempts/x.yaml" in kb_cache.read_entries(_shard_file(records, "records/attempts/x.yaml"))
+    assert kb_cache.read_entries(_shard_file(records)) == {}
+
+
+def test_the_single_file_cache_of_kb_before_shards_is_removed(records):
+    old = _cache_file(records).with_name(_cache_file(records).name + ".pickle")
+    old.parent.mkdir(parents=True)
+    old.write_bytes(b"kb-record-cache 2\nold")
+    _summary(records)
+    assert not old.exists() and _cache_file(records).is_dir()
+
+
+def test_shards_are_written_without_waiting_for_the_disk(records, monkeypatch):
+    """The cache is written atomically but not fsynced (a torn shard fails its CRC and is rebuilt:
+    the 'torn' damage above); kb's other atomic writes still fsync the file and its folder."""
+    import kb.atomic
+
+    _summary(records)  # the cache folder and its .gitignore (written durably, once)
+    synced: list[int] = []
+    real = os.fsync
+    monkeypatch.setattr(kb.atomic.os, "fsync", lambda fd: (synced.append(fd), real(fd))[1])
+    for f in (records / "stacks").glob("*.yaml"):
+        f.write_text(f.read_text() + "# edited\n")
+    _summary(records)
+    assert synced == [] and len(list(_cache_file(records).glob("*.pickle"))) == 16
+    kb.atomic.write_bytes_atomic(records.parent / "other.bin", b"x")
+    assert len(synced) == 2
+
+
+def test_a_load_uses_the_bytes_read_ahead_and_counts_the_files_it_read_itself(records):
+    from kb.store import Prefetched
+    from kb.store.memo import tree_digest
+
+    files: dict[str, bytes] = {}
+    tree_digest(records, files)
+    stack = records / "stacks" / "cuda-13.0.yaml"
+    assert files[str(stack)] == stack.read_bytes() and len(files) == 21
+    stack.write_text(stack.read_text().replace("title: CUDA 13 stack", "title: edited on disk"))
+    ahead = Prefetched(files)
+    res = load_records(records, prefetched=ahead)
+    assert res.records.records["cuda-13.0"].title.startswith("CUDA 13 stack")  # the bytes read ahead
+    assert ahead.missed == 0 and files == {}  # every file taken from them, none read again
+    (records / "attempts" / "x.yaml").write_text(BAD_ATTEMPT)
+    nothing = Prefetched({})
+    res = load_records(records, prefetched=nothing)
+    assert nothing.missed == 22 and res.records.records["cuda-13.0"].title.startswith("edited on disk")

@@ -108,3 +108,19 @@ def test_a_misspelt_component_in_fixed_by_is_reported(write_tree):
     assert problems(root) == [
         "records/blockers/b.yaml:3: fixed_by.0.cudaa: no stack or attempt has a component 'cudaa'; "
         "did you mean 'cuda'? (a misspelt component can never be satisfied)"]
+
+
+def test_has_cycle_finds_exactly_the_directed_cycles():
+    from kb.graph import _has_cycle
+
+    def e(*pairs: str) -> list[tuple[str, str, tuple]]:
+        return [(p[0], p[1], ()) for p in pairs]
+
+    assert _has_cycle(e("ab", "bc", "ca")) is True
+    assert _has_cycle(e("ab", "ba")) is True
+    assert _has_cycle(e("ab", "ac", "bd", "cd")) is False  # a diamond: two paths, no cycle
+    assert _has_cycle(e("ab", "bc", "xy", "yz", "zx")) is True  # in a second component
+    assert _has_cycle(e("ab", "cb", "db")) is False
+    assert _has_cycle([]) is False
+    chain = [(f"n{i}", f"n{i + 1}", ()) for i in range(50_000)]  # deep: no recursion limit
+    assert _has_cycle(chain) is False and _has_cycle(chain + [("n50000", "n0", ())]) is True

@@ -12,7 +12,7 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, TypeGuard
 
 import click
 
@@ -26,6 +26,11 @@ class Env:
 
     def __init__(self, records: str):
         self.records = Path(records)
+        self.prefetched: Any = None
+        """The record files' bytes read ahead by :func:`kept_answer` (a :class:`kb.store.Prefetched`),
+        which :meth:`graph` loads from instead of reading the files again."""
+        self.last_graph: Any = None
+        """The graph :meth:`graph` returned last (``None`` before)."""
 
     def graph(self):
         """Load, check and link the records (raises InvalidRecords with every problem).
@@ -42,7 +47,8 @@ class Env:
         was_on = gc.isenabled()
         gc.disable()
         try:
-            return load_graph(self.records)
+            self.last_graph = load_graph(self.records, prefetched=self.prefetched)
+            return self.last_graph
         finally:
             gc.freeze()
             if was_on:
@@ -118,8 +124,89 @@ def print_record(record: Any) -> None:
 
 
 def emit_json(data: Any) -> None:
-    """Print ``data`` as indented JSON on stdout."""
-    click.echo(json.dumps(data, indent=2, ensure_ascii=False, default=str))
+    """Print ``data`` as indented JSON on stdout (through :func:`echo`)."""
+    echo(json.dumps(data, indent=2, ensure_ascii=False, default=str))
+
+
+_recording: list[list[Any]] | None = None
+"""What :func:`echo` printed since :func:`kept_answer` started recording: ``[text, err, nl]`` items."""
+
+
+def echo(message: str = "", err: bool = False, nl: bool = True) -> None:
+    """``click.echo(message, err=err, nl=nl)``, also recorded when a :func:`kept_answer`
+    command is being answered (its answer is what it printed this way)."""
+    click.echo(message, err=err, nl=nl)
+    if _recording is not None:
+        _recording.append([message, err, nl])
+
+
+def _is_answer(kept: Any) -> TypeGuard[list[list[Any]]]:
+    return isinstance(kept, list) and all(
+        isinstance(i, list) and len(i) == 3 and isinstance(i[0], str) and type(i[1]) is bool and type(i[2]) is bool
+        for i in kept)
+
+
+def kept_answer(name: str, skip: Callable[[dict[str, Any]], bool] = lambda kwargs: False
+                ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Keep a query command's answer by content: a decorator (under ``pass_env``) for a command
+    ``fn(env, **options)`` that prints only through :func:`echo`/:func:`emit_json`, loads only
+    through ``env.graph()`` and has no other input.
+
+    Before running it, the records folder is hashed (:func:`kb.store.memo.tree_digest`, every
+    record file's bytes, kept in memory). When an answer to the same ``name`` and options was kept
+    for that very content, the same catalog folders and this kb (:func:`kb.store.memo.recall_answer`),
+    it is printed again without loading anything. Otherwise the command runs, loading the records
+    from the bytes just hashed (:class:`kb.store.Prefetched`), and what it printed is kept
+    (:func:`kb.store.memo.remember_answer`) only when it succeeded and every record it loaded came
+    from those bytes and the folder's listing is still the same (so an edit, a file added or
+    removed meanwhile is never kept under the old content). A failed
+    query (an exception, ``sys.exit``) keeps nothing. ``skip(options)`` true: run it plainly
+    (an answer that depends on more than the records, e.g. the shipped catalogs)."""
+    import functools
+
+    def decorate(fn: Callable[..., Any]) -> Callable[..., Any]:
+        @functools.wraps(fn)
+        def wrapper(env: Env, **kwargs: Any) -> Any:
+            from kb.store.memo import ANSWERS, memo_path
+
+            if skip(kwargs) or not env.records.is_dir() or memo_path(env.records, ANSWERS) is None:
+                return fn(env, **kwargs)
+            return _answer(name, fn, env, kwargs)
+
+        return wrapper
+
+    return decorate
+
+
+def _answer(name: str, fn: Callable[..., Any], env: Env, kwargs: dict[str, Any]) -> None:
+    global _recording
+    from kb.store.memo import listing_digest, recall_answer, remember_answer, tree_digest
+
+    key = json.dumps([name, kwargs], sort_keys=True, ensure_ascii=False)
+    files: dict[str, bytes] = {}
+    listing: list[str] = []
+    tree = tree_digest(env.records, files, listing)
+    kept = recall_answer(env.records, tree, key)
+    if _is_answer(kept):
+        for message, err, nl in kept:
+            click.echo(message, err=err, nl=nl)
+        return
+    from kb.pipeline import catalog_folders
+    from kb.store import Prefetched
+
+    env.prefetched = prefetched = Prefetched(files)
+    env.last_graph = None
+    lines: list[list[Any]] = []
+    _recording = lines
+    try:
+        fn(env, **kwargs)
+    finally:
+        _recording = None
+        env.prefetched = None
+    kg = env.last_graph
+    if kg is not None and prefetched.missed == 0:
+        remember_answer(env.records, tree, listing_digest(listing=listing), key, lines,
+                        catalog_folders(kg.records, env.records))
 
 
 class KbGroup(click.Group):

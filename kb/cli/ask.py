@@ -7,8 +7,10 @@ import click
 from kb.cli.app import (
     Env,
     cli,
+    echo,
     emit_json,
     handle_errors,
+    kept_answer,
     pass_env,
 )
 from kb.cli.complete import complete_ids
@@ -22,6 +24,7 @@ from kb.cli.complete import complete_ids
               help="Rank the catalogs' own root causes by the blockers each explains (a catalog's name: only it; "
                    "without catalogs in use, the catalogs shipped with kb).")
 @pass_env
+@kept_answer("roots", skip=lambda options: options["catalog"] is not None)
 @handle_errors
 def roots(env: Env, as_json: bool, limit: int | None, campaign: str | None, catalog: str | None) -> None:
     """Root causes ranked by what blocks each campaign's current stack, with the historical count beside it.
@@ -40,24 +43,24 @@ def roots(env: Env, as_json: bool, limit: int | None, campaign: str | None, cata
         emit_json([r.to_dict() for r in ranked])
         return
     if not ranked:
-        click.echo("no root causes recorded", err=True)
+        echo("no root causes recorded", err=True)
     for i, r in enumerate(ranked, 1):
         drafts = f", +{len(r.drafts)} draft{'s' if len(r.drafts) != 1 else ''}" if r.drafts else ""
         now = ", ".join(f"{state.replace('_', ' ')} on {cid}'s current stack" for cid, state in sorted(r.now.items()))
-        click.echo(f"{i}. {r.id}  (blocks {len(r.current)} now; {len(r.attempts)} attempt"
+        echo(f"{i}. {r.id}  (blocks {len(r.current)} now; {len(r.attempts)} attempt"
                    f"{'s' if len(r.attempts) != 1 else ''} historically{drafts})")
-        click.echo(f"   {r.title}")
+        echo(f"   {r.title}")
         if now:
-            click.echo(f"   {now}")
-        click.echo(f"   fix: {r.fix}")
+            echo(f"   {now}")
+        echo(f"   fix: {r.fix}")
         if r.blockers:
-            click.echo(f"   causes: {', '.join(r.blockers)}")
+            echo(f"   causes: {', '.join(r.blockers)}")
         if r.current:
-            click.echo(f"   blocks now: {', '.join(r.current)}")
+            echo(f"   blocks now: {', '.join(r.current)}")
         if r.attempts:
-            click.echo(f"   attempts: {', '.join(r.attempts)}")
+            echo(f"   attempts: {', '.join(r.attempts)}")
         if r.drafts:
-            click.echo(f"   drafts (not reviewed): {', '.join(r.drafts)}")
+            echo(f"   drafts (not reviewed): {', '.join(r.drafts)}")
 
 
 def _catalog_roots(env: Env, name: str | None, as_json: bool, limit: int | None) -> None:
@@ -73,17 +76,18 @@ def _catalog_roots(env: Env, name: str | None, as_json: bool, limit: int | None)
         emit_json([r.to_dict() for r in ranked])
         return
     if not ranked:
-        click.echo(f"no root causes in {'catalog ' + name if name else 'the catalogs'}", err=True)
+        echo(f"no root causes in {'catalog ' + name if name else 'the catalogs'}", err=True)
     for i, r in enumerate(ranked, 1):
-        click.echo(f"{i}. {r.id}  (explains {len(r.explains)} blocker{'s' if len(r.explains) != 1 else ''}"
+        echo(f"{i}. {r.id}  (explains {len(r.explains)} blocker{'s' if len(r.explains) != 1 else ''}"
                    f" of catalog {r.catalog})")
-        click.echo(f"   {r.title}")
+        echo(f"   {r.title}")
 
 
 @cli.command()
 @click.argument("attempt", shell_complete=complete_ids("attempt"))
 @click.option("--json", "as_json", is_flag=True, help="Print the chains as JSON.")
 @pass_env
+@kept_answer("why")
 @handle_errors
 def why(env: Env, attempt: str, as_json: bool) -> None:
     """Why ATTEMPT came out as it did: each chain of blockers down to its root causes, with
@@ -94,29 +98,29 @@ def why(env: Env, attempt: str, as_json: bool) -> None:
     if as_json:
         emit_json(res.to_dict())
         return
-    click.echo(f"{res.attempt}: {res.title} ({res.outcome})")
+    echo(f"{res.attempt}: {res.title} ({res.outcome})")
     if res.error:
-        click.echo(f"  error: {res.error.strip().splitlines()[-1]}")
+        echo(f"  error: {res.error.strip().splitlines()[-1]}")
     if not res.chains:
-        click.echo("  no blocker recorded for this attempt")
+        echo("  no blocker recorded for this attempt")
     for chain in res.chains:
-        click.echo("")
+        echo("")
         for depth, link in enumerate(chain):
             tag = " [root cause]" if link.is_root else ""
-            click.echo(f"  {'  ' * depth}→ {link.id}{tag}: {link.title}")
+            echo(f"  {'  ' * depth}→ {link.id}{tag}: {link.title}")
             if link.fixed_by or link.is_root:
-                click.echo(f"  {'  ' * depth}  {link.fix}")
+                echo(f"  {'  ' * depth}  {link.fix}")
             if link.workaround and link.fixed_by:
-                click.echo(f"  {'  ' * depth}  workaround: {link.workaround}")
+                echo(f"  {'  ' * depth}  workaround: {link.workaround}")
     if res.matches:
-        click.echo(f"\n  the error text also matches: {', '.join(res.matches)}")
+        echo(f"\n  the error text also matches: {', '.join(res.matches)}")
     if res.retries:
-        click.echo(f"\n  re-runs: {', '.join(res.retries)}")
+        echo(f"\n  re-runs: {', '.join(res.retries)}")
     if res.credit_text:
         c = res.credit or {}
-        click.echo(f"\n  stack change since {c.get('before')}: {res.credit_text}")
+        echo(f"\n  stack change since {c.get('before')}: {res.credit_text}")
     for f in res.findings:
-        click.echo(f"\n  warning: {f}")
+        echo(f"\n  warning: {f}")
 
 
 def _retry_line(a) -> str:
@@ -134,6 +138,7 @@ def _retry_line(a) -> str:
 @click.option("--all", "show_all", is_flag=True, help="List every blocker that still stands, not only a count.")
 @click.option("--json", "as_json", is_flag=True, help="Print the answer as JSON.")
 @pass_env
+@kept_answer("unblocks")
 @handle_errors
 def unblocks(env: Env, change: tuple[str, ...], to_stack: str | None, from_stack: str | None,
              campaign: str | None, show_all: bool, as_json: bool) -> None:
@@ -158,45 +163,45 @@ def unblocks(env: Env, change: tuple[str, ...], to_stack: str | None, from_stack
         emit_json(res.to_dict())
         return
     what = " ".join(f"{k}={v}" for k, v in res.change.items()) or "(no component changes)"
-    click.echo(f"change: {what}" + (f" (from stack {res.from_stack})" if res.from_stack else ""))
+    echo(f"change: {what}" + (f" (from stack {res.from_stack})" if res.from_stack else ""))
     where = f"platform {res.platform} ({res.platform_title})" if res.platform else "no platform (platform rules not checked)"
-    click.echo(f"reasoned for {where}" + (f", campaign {res.campaign}" if res.campaign else "")
+    echo(f"reasoned for {where}" + (f", campaign {res.campaign}" if res.campaign else "")
                + f", stack {res.from_stack or '(none)'}" + (f" → {res.to_stack}" if res.to_stack else ""))
-    click.echo(f"\nresolved ({len(res.resolved)}):")
+    echo(f"\nresolved ({len(res.resolved)}):")
     for r in res.resolved:
-        click.echo(f"  ✓ {r['id']}: {r['title']}  [{r['by']}]")
+        echo(f"  ✓ {r['id']}: {r['title']}  [{r['by']}]")
     if not res.resolved:
-        click.echo("  nothing")
+        echo("  nothing")
     if res.disabled:
-        click.echo(f"\nonly disabled, the feature still off ({len(res.disabled)}):")
+        echo(f"\nonly disabled, the feature still off ({len(res.disabled)}):")
         for r in res.disabled:
             need = f"; to enable it: {' and '.join(r['missing'])}" if r["missing"] else ""
-            click.echo(f"  ◐ {r['id']}: {r['title']}  [{r['by']}{need}]")
-    click.echo(f"\nintroduced ({len(res.introduced)}):")
+            echo(f"  ◐ {r['id']}: {r['title']}  [{r['by']}{need}]")
+    echo(f"\nintroduced ({len(res.introduced)}):")
     for r in res.introduced:
         fix = f"; needs {' and '.join(r['missing'])}" if r["missing"] else ""
-        click.echo(f"  ⚠ {r['id']}: {r['title']}  [{r['reason']}{fix}]")
+        echo(f"  ⚠ {r['id']}: {r['title']}  [{r['reason']}{fix}]")
     if not res.introduced:
-        click.echo("  nothing")
-    click.echo(f"\nworth retrying ({len(res.retry)}):")
+        echo("  nothing")
+    echo(f"\nworth retrying ({len(res.retry)}):")
     for a in res.retry:
-        click.echo(_retry_line(a))
+        echo(_retry_line(a))
     if not res.retry:
-        click.echo("  nothing")
+        echo("  nothing")
     if res.retry_would_hit:
-        click.echo(f"\nretries that would hit an introduced blocker ({len(res.retry_would_hit)}):")
+        echo(f"\nretries that would hit an introduced blocker ({len(res.retry_would_hit)}):")
         for a in res.retry_would_hit:
-            click.echo(_retry_line(a) + f" — would hit {', '.join(a.would_hit)}")
+            echo(_retry_line(a) + f" — would hit {', '.join(a.would_hit)}")
     if res.retried:
-        click.echo(f"\nalready retried ({len(res.retried)}):")
+        echo(f"\nalready retried ({len(res.retried)}):")
         for d in res.retried:
-            click.echo(f"  ✔ {d.of}: retried {d.date} on {d.stack or 'its stack'} as {d.id}: {d.outcome}"
+            echo(f"  ✔ {d.of}: retried {d.date} on {d.stack or 'its stack'} as {d.id}: {d.outcome}"
                        + (f", {d.last_metric}" if d.last_metric else ""))
     n_still = len(res.still_blocked)
     others = (f"; {len(res.other_still_blocked)} more that no attempt of the campaign met"
               if res.other_still_blocked else "")
     if show_all:
-        click.echo(f"\nstill blocked ({n_still}{others}):")
+        echo(f"\nstill blocked ({n_still}{others}):")
         for s in res.still_blocked + res.other_still_blocked:
             need = " and ".join(s.missing)
             line = f"  ✗ {s.id}: " + (f"needs {need}" if need != "no known fix" else "no known fix")
@@ -204,12 +209,12 @@ def unblocks(env: Env, change: tuple[str, ...], to_stack: str | None, from_stack
                 line += f" (workaround: {s.workaround})"
             if s.advice:
                 line += f" [{'; '.join(s.advice)}]"
-            click.echo(line)
+            echo(line)
     else:
         ids = f": {', '.join(s.id for s in res.still_blocked)}" if res.still_blocked else ""
-        click.echo(f"\nstill blocked ({n_still}{others}; --all lists them with what each needs){ids}")
+        echo(f"\nstill blocked ({n_still}{others}; --all lists them with what each needs){ids}")
     for n in res.notes:
-        click.echo(f"\nnote: {n}")
+        echo(f"\nnote: {n}")
 
 
 @cli.command()

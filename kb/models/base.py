@@ -72,7 +72,7 @@ SpecifierStr = Annotated[StrictStr, AfterValidator(_check_specifier)]
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=False, str_strip_whitespace=False)
+    model_config = ConfigDict(extra="forbid", frozen=False, str_strip_whitespace=False, defer_build=True)
 
 
 # --------------------------------------------------------------------------- shared parts

@@ -344,7 +344,7 @@ class Consequences(_Strict):
 class StackChange(_Strict):
     """The stack change a decision makes: ``from`` stack, ``to`` stack, component versions."""
 
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, defer_build=True)
 
     from_: RecordId | None = Field(default=None, alias="from")
     to: RecordId | None = None

@@ -12,7 +12,7 @@ from typing import Any
 
 _FROM = {
     "write_text_atomic": "kb.atomic",
-    **dict.fromkeys(["ASSETS_FOLDER", "MAX_FILE_BYTES", "RECORD_SUFFIXES", "LoadResult", "Origin", "RecordSet",
+    **dict.fromkeys(["ASSETS_FOLDER", "MAX_FILE_BYTES", "RECORD_SUFFIXES", "LoadResult", "Origin", "Prefetched", "RecordSet",
                      "last_changed", "list_assets", "load_records", "parse_record", "record_files"], "kb.store.read"),
     **dict.fromkeys(["SCHEMA_URL_ENV", "Saved", "create_record", "dump_record", "record_path", "record_to_data",
                      "redact_record", "save_record", "schema_ref", "write_record"], "kb.store.write"),
@@ -34,7 +34,8 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
-    "ASSETS_FOLDER", "MAX_FILE_BYTES", "RECORD_SUFFIXES", "SCHEMA_URL_ENV", "LoadResult", "Origin", "RecordSet",
+    "ASSETS_FOLDER", "MAX_FILE_BYTES", "RECORD_SUFFIXES", "SCHEMA_URL_ENV", "LoadResult", "Origin", "Prefetched",
+    "RecordSet",
     "Saved", "create_record", "dump_record", "last_changed", "list_assets", "load_records", "parse_record",
     "record_files", "record_path", "record_to_data", "redact_record", "save_record", "schema_ref", "write_record",
     "write_text_atomic",

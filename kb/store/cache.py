@@ -9,8 +9,11 @@ file's mtime or size, a deleted file's entry is dropped at the next save, and ev
 every file is reported on every run (problems are cached with their file's entry).
 
 Where: ``<records>/../.kb-cache/records-<16 hex of the SHA-256 of the records folder's real
-path>.pickle``: beside ``records/``, never inside it, hidden (MkDocs never publishes it) and
-git-ignored (the folder gets a ``.gitignore`` of ``*``). ``$KB_CACHE_DIR`` moves it;
+path>/<nn>.pickle``: beside ``records/``, never inside it, hidden (MkDocs never publishes it) and
+git-ignored (the folder gets a ``.gitignore`` of ``*``). The entries are split into
+:data:`SHARDS` files by their path (:func:`shard_of`), so that an edit rewrites only the shard of
+the file edited (a 10,000-attempt cache is about 10 MB: rewriting it whole after every save in
+``kb serve`` cost more than the page); each shard is read, trusted or rebuilt on its own. ``$KB_CACHE_DIR`` moves it;
 ``KB_CACHE=off`` (or ``0``, ``no``, ``false``) turns it off. A records folder inside the kb
 package (a catalog shipped with kb, which may be installed read-only) is cached in the cache
 folder of the campaign that loads it (:func:`load_records`'s ``cache_for``), or not at all.
@@ -19,8 +22,9 @@ Trust: a cache file starts with :data:`FORMAT` and a fingerprint of everything t
 validation produces: kb's version, the source of the modules that parse and validate (models,
 validation, YAML, versions, errors, the store's reader and this module), and the versions of
 Python, pydantic, PyYAML, libyaml and packaging. A file with another header (another kb, an
-edited model), a truncated or corrupt one, or one holding anything but entries of kb's record
-models is ignored and rebuilt. It is unpickled with an allow-list (kb's model classes and
+edited model), a truncated or corrupt one (the next line holds the CRC-32 of the pickled
+entries: shards are written atomically but without waiting for the disk, so one torn by a crash
+fails it), or one holding anything but entries of kb's record models is ignored and rebuilt. It is unpickled with an allow-list (kb's model classes and
 enums, :class:`kb.errors.Problem`, :class:`datetime.date` and :class:`datetime.datetime`), so a
 planted file cannot run code. Writes are atomic (:func:`kb.atomic.write_bytes_atomic`); a cache
 that cannot be written (read-only folder, full disk) is skipped silently: it only saves time.
@@ -34,11 +38,15 @@ import io
 import os
 import pickle
 import sys
+import zlib
 from pathlib import Path
 from typing import Any
 
-FORMAT = b"kb-record-cache 2\n"
+FORMAT = b"kb-record-cache 4\n"
 """First line of a cache file; a file that does not start with it is never unpickled."""
+
+SHARDS = 32
+"""Number of shard files a records folder's cache is split into (by :func:`shard_of`)."""
 
 _SOURCE_MODULES = ("kb.models.base", "kb.models.kinds", "kb.models", "kb.validation", "kb.yamldoc",
                    "kb.versions", "kb.errors", "kb.leftovers", "kb.store.read", "kb.store.cache")
@@ -88,6 +96,16 @@ def _header() -> bytes:
     return FORMAT + fingerprint() + b"\n"
 
 
+_CHECK_LEN = 9
+
+
+def _check(payload: bytes | memoryview) -> bytes:
+    """The line after the header: the CRC-32 of the pickled entries (8 hex digits and a newline).
+    Shards are written without waiting for the disk; a shard torn by a crash fails it and is
+    rebuilt. (A planted file is no threat it must stop: the unpickler allows only kb's models.)"""
+    return b"%08x\n" % zlib.crc32(payload)
+
+
 def cache_folder(records_root: Path) -> Path | None:
     """The folder of the caches of the records folder ``records_root``: ``$KB_CACHE_DIR``, else
     ``.kb-cache`` beside the records folder; ``None`` when ``$KB_CACHE`` turns the cache off or
@@ -107,14 +125,27 @@ _PACKAGE = Path(__file__).resolve().parent.parent
 
 
 def cache_path(root: Path, cache_for: Path | None = None) -> Path | None:
-    """The cache file of the records folder ``root``, kept in the cache folder of ``cache_for``
-    (a campaign's records folder loading ``root`` as a catalog; default ``root`` itself), or
-    ``None`` when there is no cache (see :func:`cache_folder`)."""
+    """The folder of the cache shards of the records folder ``root`` (``records-<tag>``, holding
+    ``00.pickle`` … :func:`shard_path`), kept in the cache folder of ``cache_for`` (a campaign's
+    records folder loading ``root`` as a catalog; default ``root`` itself), or ``None`` when there
+    is no cache (see :func:`cache_folder`)."""
     folder = cache_folder(cache_for if cache_for is not None else root)
     if folder is None:
         return None
     tag = hashlib.sha256(os.fsencode(root.resolve())).hexdigest()[:16]
-    return folder / f"records-{tag}.pickle"
+    return folder / f"records-{tag}"
+
+
+def shard_of(rel: str) -> int:
+    """The shard (0 to :data:`SHARDS` - 1) holding the entry of the record file ``rel`` (its path
+    as loaded, ``records/attempts/x.yaml``): CRC-32 of the path, so a file keeps its shard
+    whatever its content."""
+    return zlib.crc32(rel.encode("utf-8", "surrogateescape")) % SHARDS
+
+
+def shard_path(base: Path, shard: int) -> Path:
+    """The file of shard ``shard`` in the cache folder ``base`` (:func:`cache_path`)."""
+    return base / f"{shard:02d}.pickle"
 
 
 class _Unpickler(pickle.Unpickler):
@@ -137,59 +168,73 @@ _PLAIN = {("datetime", "date"), ("datetime", "datetime"), ("kb.errors", "Problem
 
 
 class RecordCache:
-    """The entries of one records folder's cache file.
+    """The entries of one records folder's cache, in :data:`SHARDS` shard files.
 
     :meth:`get` hands back an entry only when its content hash matches; :meth:`put` keeps a
-    fresh one; :meth:`save` writes the entries met in this load (so those of deleted files drop
-    out) when any was added or dropped. With ``path`` ``None`` there is no cache: :meth:`get`
-    finds nothing and :meth:`save` writes nothing.
+    fresh one; :meth:`save` writes, per shard, the entries met in this load (so those of deleted
+    files drop out) when any of that shard was added or dropped; the other shards are left as
+    they are. With ``path`` ``None`` there is no cache: :meth:`get` finds nothing and
+    :meth:`save` writes nothing.
     """
 
     def __init__(self, path: Path | None):
         self.path = path
-        self.old: dict[str, Entry] = read_entries(path) if path is not None else {}
-        self.new: dict[str, Entry] = {}
-        self.dirty = False
+        self.old: list[dict[str, Entry]] = [read_entries(shard_path(path, n)) if path is not None else {}
+                                            for n in range(SHARDS)]
+        self.new: list[dict[str, Entry]] = [{} for _ in range(SHARDS)]
+        self.dirty: set[int] = set()
 
     def get(self, rel: str, digest: bytes) -> Entry | None:
         """The entry of the file ``rel`` whose bytes hash to ``digest``, or ``None``."""
-        entry = self.old.get(rel)
+        n = shard_of(rel)
+        entry = self.old[n].get(rel)
         if entry is None or entry[0] != digest:
             return None
-        self.new[rel] = entry
+        self.new[n][rel] = entry
         return entry
 
     def put(self, rel: str, digest: bytes, record: Any, problems: list[Any]) -> None:
         """Remember what validating the file ``rel`` (content hash ``digest``) produced."""
         if self.path is not None:
-            self.new[rel] = (digest, record, tuple(problems))
-            self.dirty = True
+            n = shard_of(rel)
+            self.new[n][rel] = (digest, record, tuple(problems))
+            self.dirty.add(n)
 
-    def save(self) -> bool:
-        """Write the entries met in this load, atomically, when any changed or was dropped.
-        Returns whether the file was written (``False`` also when it could not be)."""
-        if self.path is None or not (self.dirty or self.old.keys() - self.new.keys()):
-            return False
+    def save(self) -> list[int]:
+        """Write, atomically, each shard one of whose entries changed or was dropped in this load.
+        Returns the shards written (``[]`` also when none could be)."""
+        if self.path is None:
+            return []
+        todo = [n for n in range(SHARDS) if n in self.dirty or self.old[n].keys() - self.new[n].keys()]
+        if not todo:
+            return []
         from kb.atomic import write_bytes_atomic
         from kb.errors import KbError
 
+        written = []
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self.path.mkdir(parents=True, exist_ok=True)
             ignore = self.path.parent / ".gitignore"
             if not ignore.exists():
                 write_bytes_atomic(ignore, b"# kb's cache of validated records: never commit or publish it\n*\n",
                                    overwrite=True)
-            write_bytes_atomic(self.path, _header() + pickle.dumps(self.new, protocol=pickle.HIGHEST_PROTOCOL),
-                               overwrite=True)
+            old_single = self.path.with_name(self.path.name + ".pickle")  # kb-record-cache 2: one file
+            if old_single.is_file():
+                old_single.unlink()
+            for n in todo:
+                payload = pickle.dumps(self.new[n], protocol=pickle.HIGHEST_PROTOCOL)
+                write_bytes_atomic(shard_path(self.path, n), _header() + _check(payload) + payload,
+                                   overwrite=True, durable=False)
+                written.append(n)
         except (OSError, KbError):
-            return False  # read-only folder or full disk: the cache only saves time
-        return True
+            pass  # read-only folder or full disk: the cache only saves time
+        return written
 
 
 def read_entries(path: Path) -> dict[str, Entry]:
-    """The entries of the cache file at ``path``: ``{rel path: (digest, record or None,
-    problems)}``; ``{}`` when it is missing, written under another fingerprint, truncated,
-    corrupt, or holds anything that is not such an entry."""
+    """The entries of the cache shard file at ``path`` (:func:`shard_path`): ``{rel path:
+    (digest, record or None, problems)}``; ``{}`` when it is missing, written under another
+    fingerprint, truncated, corrupt, or holds anything that is not such an entry."""
     try:
         data = path.read_bytes()
     except OSError:
@@ -197,8 +242,11 @@ def read_entries(path: Path) -> dict[str, Entry]:
     head = _header()
     if not data.startswith(head):
         return {}
+    payload = memoryview(data)[len(head) + _CHECK_LEN:]
+    if data[len(head):len(head) + _CHECK_LEN] != _check(payload):
+        return {}  # torn by a crash (shards are written without fsync) or edited: rebuild
     try:
-        entries = _Unpickler(io.BytesIO(data[len(head):])).load()
+        entries = _Unpickler(io.BytesIO(payload)).load()
     except Exception:  # noqa: BLE001 - any damage at all (truncated, garbled, a global not allowed) means: rebuild
         return {}
     if not isinstance(entries, dict):

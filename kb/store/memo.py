@@ -70,46 +70,77 @@ def code_fingerprint() -> str:
     return _code
 
 
-def tree_digest(folder: Path) -> str:
+def tree_digest(folder: Path, keep: dict[str, bytes] | None = None, listing: list[str] | None = None) -> str:
     """SHA-256 (hex) of ``folder``: every entry's path relative to it and kind (folder, file,
     link and its target), walked in name order, and the bytes of every ``*.yaml``/``*.yml`` file
     (through links). Linked folders are walked too (the store reads a linked kind folder), each
     real folder once (a link back up cannot loop). Entries that cannot be read are hashed as
-    such, never skipped."""
+    such, never skipped.
+
+    ``keep``: when given, the bytes of every ``*.yaml``/``*.yml`` file hashed are put in it under
+    the file's path as walked (``<folder>/attempts/x.yaml``), so that a load can use exactly the
+    bytes this digest names (:func:`kb.pipeline.load`'s ``prefetched``) instead of reading the
+    files a second time. ``listing``: when given, the walk's entries without the files' bytes
+    are appended to it (:func:`listing_digest` of it is the folder's listing digest)."""
     h = hashlib.sha256()
-    _walk(folder, "", h, set())
+    _walk(folder, "", h, set(), keep, listing)
     return h.hexdigest()
 
 
-def _walk(folder: Path | str, prefix: str, h: Any, seen: set[tuple[int, int]]) -> None:
+def listing_digest(folder: Path | None = None, listing: list[str] | None = None) -> str:
+    """SHA-256 (hex) of what :func:`tree_digest` hashes but the record files' bytes: every
+    entry's path, kind and link target, without reading a file. Of ``folder`` (walked now), or of
+    a ``listing`` a :func:`tree_digest` walk gathered. After a load that used exactly the bytes a
+    tree digest read (:class:`kb.store.Prefetched`, nothing missed), the same listing means the
+    folder still holds what that digest named."""
+    if listing is None:
+        listing = []
+        _walk(folder if folder is not None else Path("."), "", None, set(), None, listing)
+    return hashlib.sha256("\0".join(listing).encode("utf-8", "surrogateescape")).hexdigest()
+
+
+def _walk(folder: Path | str, prefix: str, h: Any, seen: set[tuple[int, int]],
+          keep: dict[str, bytes] | None = None, listing: list[str] | None = None) -> None:
+    """Hash ``folder`` into ``h`` (``None``: do not read files) and append its entries to ``listing``."""
+    def note(item: str) -> None:
+        if h is not None:
+            h.update(item.encode("utf-8", "surrogateescape"))
+        if listing is not None:
+            listing.append(item)
+
     try:
         st = os.stat(folder)
         if (st.st_dev, st.st_ino) in seen:
-            h.update(f"\0@{prefix}".encode("utf-8", "surrogateescape"))  # a folder met before (a loop)
+            note(f"\0@{prefix}")  # a folder met before (a loop)
             return
         seen.add((st.st_dev, st.st_ino))
         with os.scandir(folder) as it:
             entries = sorted(it, key=lambda e: e.name)
     except OSError as exc:
-        h.update(f"\0!{prefix}:{exc.errno}".encode("utf-8", "surrogateescape"))
+        note(f"\0!{prefix}:{exc.errno}")
         return
     for e in entries:
         rel = prefix + e.name
         try:
             if e.is_symlink():
-                h.update(f"\0L{rel}\0{os.readlink(e.path)}".encode("utf-8", "surrogateescape"))
+                note(f"\0L{rel}\0{os.readlink(e.path)}")
             if e.is_dir():
-                h.update(f"\0D{rel}".encode("utf-8", "surrogateescape"))
-                _walk(e.path, rel + "/", h, seen)
+                note(f"\0D{rel}")
+                _walk(e.path, rel + "/", h, seen, keep, listing)
             elif e.name.endswith(RECORD_SUFFIXES):
-                with open(e.path, "rb") as fh:
-                    data = fh.read()
-                h.update(f"\0F{rel}\0{len(data)}\0".encode("utf-8", "surrogateescape"))
-                h.update(data)
+                if listing is not None:
+                    listing.append(f"\0F{rel}")
+                if h is not None:
+                    with open(e.path, "rb") as fh:
+                        data = fh.read()
+                    h.update(f"\0F{rel}\0{len(data)}\0".encode("utf-8", "surrogateescape"))
+                    h.update(data)
+                    if keep is not None:
+                        keep[e.path] = data
             else:
-                h.update(f"\0N{rel}".encode("utf-8", "surrogateescape"))
+                note(f"\0N{rel}")
         except OSError as exc:
-            h.update(f"\0!{rel}:{exc.errno}".encode("utf-8", "surrogateescape"))
+            note(f"\0!{rel}:{exc.errno}")
 
 
 def memo_path(root: Path, name: str) -> Path | None:
@@ -155,31 +186,23 @@ def recall(root: str | Path, name: str) -> Any | None:
     return memo["result"]
 
 
-def remember(root: str | Path, name: str, result: Any, deps: list[Path], tree: str) -> bool:
+def remember(root: str | Path, name: str, result: Any, deps: list[Path], tree: str, listing: str | None = None) -> bool:
     """Store ``result`` (JSON-able) as ``name`` for ``root``, computed when ``root`` hashed to
     ``tree`` (:func:`tree_digest`, taken before reading it, so that an edit made meanwhile is
-    never hidden), with the catalog folders ``deps`` it read. Atomic; returns whether it was
-    written (a folder that cannot be written is skipped: the memo only saves time)."""
+    never hidden), with the catalog folders ``deps`` it read. ``listing``: the
+    :func:`listing_digest` of that same walk, given only when the result was computed from
+    exactly the record bytes it read (:class:`kb.store.Prefetched`, nothing missed); then the
+    folder's listing is compared again instead of every file's bytes. Atomic; returns whether it
+    was written (a folder that cannot be written is skipped: the memo only saves time)."""
     root = Path(root)
     path = memo_path(root, name)
-    if path is None or tree_digest(root) != tree:  # changed while it was read: keep nothing
+    if path is None:
         return False
+    if (listing_digest(root) != listing) if listing is not None else (tree_digest(root) != tree):
+        return False  # changed while it was read: keep nothing
     memo = {"format": FORMAT, "code": code_fingerprint(), "tree": tree,
             "deps": [[str(Path(d).resolve()), tree_digest(Path(d))] for d in deps], "result": result}
-    from kb.atomic import write_bytes_atomic
-    from kb.errors import KbError
-
-    try:
-        data = json.dumps(memo, ensure_ascii=False).encode("utf-8")
-        path.parent.mkdir(parents=True, exist_ok=True)
-        ignore = path.parent / ".gitignore"
-        if not ignore.exists():
-            write_bytes_atomic(ignore, b"# kb's cache of validated records: never commit or publish it\n*\n",
-                               overwrite=True)
-        write_bytes_atomic(path, data, overwrite=True)
-    except (OSError, KbError, ValueError, TypeError):  # unwritable folder, or text JSON cannot carry
-        return False
-    return True
+    return _write(path, memo)
 
 
 def content_key(sources: dict[str, bytes]) -> str:
@@ -216,5 +239,76 @@ def mark(root: str | Path, name: str, key: str) -> bool:
                                overwrite=True)
         write_bytes_atomic(path, json.dumps({"format": FORMAT, "key": key}).encode(), overwrite=True)
     except (OSError, KbError):
+        return False
+    return True
+
+
+ANSWERS = "answers"
+"""Name of the memo file holding the query answers kept for one content of a records folder."""
+
+MAX_ANSWERS = 64
+"""Most answers kept for one content (the oldest are dropped first)."""
+
+
+def recall_answer(root: str | Path, tree: str, key: str) -> Any | None:
+    """The answer kept under ``key`` (a query and its arguments, e.g. ``'["roots", {"limit": 5}]'``)
+    for the records folder ``root`` whose content hashes to ``tree`` (:func:`tree_digest`, taken
+    by the caller), when it was computed from that same content, the same catalog folders and
+    this kb (:func:`code_fingerprint`); else ``None``."""
+    memo = _answers(Path(root), tree)
+    if memo is None:
+        return None
+    return memo["answers"].get(key)
+
+
+def _answers(root: Path, tree: str) -> dict[str, Any] | None:
+    memo = _read(root, ANSWERS)
+    if not (memo is not None and memo.get("code") == code_fingerprint() and memo.get("tree") == tree
+            and isinstance(memo.get("answers"), dict) and isinstance(memo.get("deps"), list)):
+        return None
+    for dep in memo["deps"]:
+        if not (isinstance(dep, list) and len(dep) == 2 and all(isinstance(x, str) for x in dep)):
+            return None
+        if tree_digest(Path(dep[0])) != dep[1]:
+            return None
+    return memo
+
+
+def remember_answer(root: str | Path, tree: str, listing: str, key: str, answer: Any, deps: list[Path]) -> bool:
+    """Keep ``answer`` (JSON-able) under ``key`` for ``root`` as computed from the content
+    ``tree`` and the catalog folders ``deps``. The caller guarantees the answer was computed from
+    exactly the record bytes ``tree`` read (:class:`kb.store.Prefetched`, nothing missed);
+    ``listing`` is the :func:`listing_digest` of that walk, compared again here (a file added or
+    removed meanwhile keeps nothing). Answers kept for the same content stay (at most
+    :data:`MAX_ANSWERS`); those of another content are dropped. Atomic; returns whether it was
+    written (an unwritable cache folder is skipped: the memo only saves time)."""
+    root = Path(root)
+    path = memo_path(root, ANSWERS)
+    if path is None or listing_digest(root) != listing:
+        return False
+    deps_now = [[str(Path(d).resolve()), tree_digest(Path(d))] for d in deps]
+    memo = _answers(root, tree)
+    answers: dict[str, Any] = memo["answers"] if memo is not None and memo["deps"] == deps_now else {}
+    answers.pop(key, None)
+    answers[key] = answer
+    while len(answers) > MAX_ANSWERS:
+        answers.pop(next(iter(answers)))
+    return _write(path, {"format": FORMAT, "code": code_fingerprint(), "tree": tree, "deps": deps_now,
+                         "answers": answers})
+
+
+def _write(path: Path, memo: dict[str, Any]) -> bool:
+    from kb.atomic import write_bytes_atomic
+    from kb.errors import KbError
+
+    try:
+        data = json.dumps(memo, ensure_ascii=False).encode("utf-8")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        ignore = path.parent / ".gitignore"
+        if not ignore.exists():
+            write_bytes_atomic(ignore, b"# kb's cache of validated records: never commit or publish it\n*\n",
+                               overwrite=True)
+        write_bytes_atomic(path, data, overwrite=True)
+    except (OSError, KbError, ValueError, TypeError):  # unwritable folder, or text JSON cannot carry
         return False
     return True

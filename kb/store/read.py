@@ -194,14 +194,30 @@ def _stray(e: os.DirEntry[str]) -> bool:
     return not e.name.endswith(RECORD_SUFFIXES) and not leftover_kind(e.name)
 
 
-def load_records(root: str | Path, cache_for: str | Path | None = None) -> LoadResult:
+class Prefetched:
+    """Bytes of record files read ahead of a load (by :func:`kb.store.memo.tree_digest`'s
+    ``keep``), by path as the store lists it (``<root>/attempts/x.yaml``): :func:`load_records`
+    takes a file's bytes from here instead of reading it again, and counts in ``missed`` the
+    record files it had to read itself. ``missed == 0`` after a load means every record loaded
+    came from exactly the bytes the digest named."""
+
+    __slots__ = ("files", "missed")
+
+    def __init__(self, files: dict[str, bytes]):
+        self.files = files
+        self.missed = 0
+
+
+def load_records(root: str | Path, cache_for: str | Path | None = None,
+                 prefetched: Prefetched | None = None) -> LoadResult:
     """Read and validate every record under ``root`` (a ``records/`` folder).
 
     Each file is read and hashed; what validating it produced (the record, or its problems) is
     taken from the store's cache (:mod:`kb.store.cache`) when the same path had the same bytes
     before, else parsed and validated and kept for next time. Problems are reported on every
     load either way. ``cache_for``: the campaign records folder whose cache folder keeps this
-    folder's cache (a catalog's; default ``root``).
+    folder's cache (a catalog's; default ``root``). ``prefetched``: record files' bytes read
+    beforehand (:class:`Prefetched`), used instead of reading those files again.
 
     Returns a :class:`LoadResult`; never raises for bad records (they become problems). Raises
     :class:`kb.errors.RecordError` only when ``root`` itself is not a folder.
@@ -213,7 +229,7 @@ def load_records(root: str | Path, cache_for: str | Path | None = None) -> LoadR
 
     with gc_paused():  # reading the cache back allocates as much as building the records
         cache = RecordCache(cache_path(root, Path(cache_for) if cache_for is not None else None))
-        result = _load(root, cache)
+        result = _load(root, cache, prefetched)
     cache.save()
     return result
 
@@ -233,7 +249,7 @@ def gc_paused() -> Iterator[None]:
             gc.enable()
 
 
-def _load(root: Path, cache: Any) -> LoadResult:
+def _load(root: Path, cache: Any, prefetched: Prefetched | None = None) -> LoadResult:
     problems: list[Problem] = []
     result = RecordSet()
     first_seen: dict[str, str] = {}
@@ -281,7 +297,7 @@ def _load(root: Path, cache: Any) -> LoadResult:
             stem = name.rsplit(".", 1)[0]
             rel = f"{prefix}{folder}/{name}" if prefix is not None else entry.path
             try:
-                data = _read_bytes(entry, rel, real_root)
+                data = _read_bytes(entry, rel, real_root, prefetched)
             except RecordError as exc:
                 problems.append(exc.problem)
                 result.broken.add(stem)
@@ -323,13 +339,19 @@ def _rel(path: Path, root: Path) -> str:
         return str(path)
 
 
-def _read_bytes(entry: os.DirEntry[str], rel: str, real_root: Path) -> bytes:
-    """The bytes of one record file; raises :class:`RecordError` for a symlink that leads out of
-    the records folder, a file over :data:`MAX_FILE_BYTES` or one that cannot be read."""
+def _read_bytes(entry: os.DirEntry[str], rel: str, real_root: Path, prefetched: Prefetched | None = None) -> bytes:
+    """The bytes of one record file (from ``prefetched`` when it holds them); raises
+    :class:`RecordError` for a symlink that leads out of the records folder, a file over
+    :data:`MAX_FILE_BYTES` or one that cannot be read."""
     if entry.is_symlink():
         target = Path(entry.path).resolve()
         if not target.is_relative_to(real_root):
             raise RecordError(Problem(rel, None, "", f"symlink points outside the records folder ({target}); copy the file in instead"))
+    if prefetched is not None:
+        ahead = prefetched.files.pop(entry.path, None)
+        if ahead is not None and len(ahead) <= MAX_FILE_BYTES:
+            return ahead
+        prefetched.missed += 1
     try:
         fd = os.open(entry.path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
         try:
