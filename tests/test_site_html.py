@@ -177,8 +177,7 @@ def test_search_index_has_compact_attempt_entries(site: Path) -> None:
     page = mine[0]
     assert page["text"] == (
         "<p>Replace NCCL's allreduce with torch symmetric memory for small messages.</p>"
-        "<p>failed · cuda 12.8.1, cuda-driver 13.1, driver 590.48.01, flashinfer 0.6.4, torch 2.10.0+cu128, "
-        "vllm 0.16.0rc2.dev344</p>"
+        "<p>failed</p>"  # its stack's versions are in the stack's entry
         "<p><code>--tp 8 --cuda-graph-max-bs 128 --speculative-algorithm EAGLE3 --enable-torch-symm-mem</code></p>"
         "<p>Tags: allreduce</p>")  # the one-line error is in the title; no campaign ("Kimi")
     baseline = next(d for d in docs if d["location"] == "attempts/2026-02-19-baseline-tp8/")
@@ -193,6 +192,20 @@ def test_search_index_has_compact_attempt_entries(site: Path) -> None:
     for expected in ("Status: fixed", "Caused by SM120 not supported by the CUDA 12.8 software stack",
                      "<pre><code>KeyError: 12</code></pre>", "Workaround: Leave --enable-torch-symm-mem off"):
         assert expected in blocker[0]["text"], expected
+
+
+def test_an_attempt_entry_holds_only_the_versions_it_sets_itself() -> None:
+    """An attempt's entry names the versions where it differs from its stack, not the stack's own
+    (the stack's entry has them, and its page lists its attempts)."""
+    from kb.models.base import Component
+    from kb.site.search import attempt_entries
+
+    kg = load_graph(CAMPAIGN_RECORDS)
+    a = kg.get("2026-02-23-torch-symm-mem")
+    assert attempt_entries(kg, a, "x/", None)[0]["text"].startswith("<p>Replace NCCL's allreduce")
+    assert "<p>failed</p>" in attempt_entries(kg, a, "x/", None)[0]["text"]
+    patched = a.model_copy(update={"components": {"flashinfer": Component(version="0.6.17"), "nccl": Component()}})
+    assert "<p>failed · flashinfer 0.6.17</p>" in attempt_entries(kg, patched, "x/", None)[0]["text"]
 
 
 def test_search_index_has_one_entry_per_record_page(site: Path) -> None:

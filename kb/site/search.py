@@ -10,10 +10,14 @@ itself, one entry a page; the tables of attempts, charts and diagrams on those p
 An attempt's entry (:func:`attempt_entries`) is titled with its title and, when it failed with an
 error, the error's line (``Torch symmetric-memory allreduce · KeyError: 12``: Material weighs a
 title 1,000 times its text, so a search for the error line ranks the attempt first); its text
-holds the approach, outcome, the versions of its stack's components, command, flags and
-environment, tags, and the rest of the error. What every attempt of a campaign or stack shares
-(campaign, platform, stack title), its figures and what has entries of its own (blockers) stay
-out: the browser builds its index from every word here, and the first search waits for it.
+holds the approach, outcome, the versions the attempt sets itself (where it differs from its
+stack), command, flags and environment, tags, and the rest of the error. What every attempt of a
+campaign or stack shares (campaign, platform, the stack and its versions), its figures and what has
+entries of its own (blockers) stay out: the browser builds its index from every word here, and the
+first search waits for it. A version search finds the stack (whose page lists its attempts) and the
+attempts that override it: at 10,000 attempts the stack's versions in every attempt entry were a
+fifth of the index's words, and a query such as ``KeyError: 12`` matched ``12.8`` in the 5,000
+entries of attempts on a CUDA 12.8 stack.
 
 A blocker (:func:`blocker_entries`) has title; status and causes; description; how it is fixed and
 the workaround; where it lives (component, flags); error signatures; upstream issues; tags. A
@@ -80,11 +84,12 @@ def attempt_entries(kg: KnowledgeGraph, a: Attempt, location: str, error_heading
     The title is the attempt's, followed by ``error_heading`` (the text of the page's Error
     heading, ``KeyError: 12``) when given: Material weighs a title 1,000 times its text, so a
     search for the error line ranks the attempt first. The text holds the approach, the outcome,
-    the stack's component versions, the command (environment, then the command line or flags),
+    the component versions the attempt sets itself (not its stack's: the stack has its own entry),
+    the command (environment, then the command line or flags),
     the tags, and the error's lines that the title does not hold (not its headline, blank lines or
     Python's ``Traceback`` line; :data:`ERROR_LINES` lines or :data:`ERROR_LIMIT` characters at
     most)."""
-    versions = ", ".join(f"{k} {v.version}" for k, v in sorted(kg.attempt_components(a).items()) if v.version)
+    versions = ", ".join(f"{k} {v.version}" for k, v in sorted(a.components.items()) if v.version)
     cfg = a.config
     command = " ".join([*(f"{k}={v}" for k, v in cfg.env.items()), *([cfg.command] if cfg.command else cfg.flags)])
     body = ""
