@@ -85,6 +85,7 @@ def _check(root: Any, prefetched: Any = None) -> tuple[dict[str, Any], list[Any]
     from kb.pipeline import catalog_folders, load
     from kb.queries.findings import findings
     from kb.store import list_assets
+    from kb.store.lines import save_line_maps
 
     loaded = load(root, prefetched=prefetched)
     records, problems = loaded.records, loaded.problems
@@ -92,6 +93,7 @@ def _check(root: Any, prefetched: Any = None) -> tuple[dict[str, Any], list[Any]
                       key=lambda p: (p.path, p.line or 0, p.field, p.message))
     warnings = [] if problems else [f.problem(loaded.graph) for f in findings(loaded.graph)]
     warnings.sort(key=lambda p: (p.path, p.line or 0, p.field, p.message))
+    save_line_maps(records.origins)  # every line asked for is kept: the next check parses only what changed
     report = {"records": len(records),
               "problems": [[p.path, p.line, p.field, p.message] for p in problems],
               "warnings": [[w.path, w.line, w.field, w.message] for w in warnings],
