@@ -43,17 +43,18 @@ def check(env: Env, as_json: bool, strict: bool, verbose: bool, folder: str | No
 
     if folder is not None:
         env.records = Path(folder)
-    recalled = recall(env.records, "check") if env.records.is_dir() else None
+    # the folder is hashed once, its record files' bytes kept: compared with the memo's digest,
+    # then (on a miss) loaded from those very bytes (not read twice); the listing is compared
+    # again before the report is kept under this digest
+    files: dict[str, bytes] = {}
+    listing: list[str] = []
+    tree = tree_digest(env.records, files, listing) if env.records.is_dir() else ""
+    recalled = recall(env.records, "check", tree) if tree else None
     if _is_report(recalled):
         report: dict[str, Any] = recalled
     else:
         from kb.store import Prefetched
 
-        # the records are loaded from the very bytes hashed here (not read twice); the listing is
-        # compared again before the report is kept under this digest
-        files: dict[str, bytes] = {}
-        listing: list[str] = []
-        tree = tree_digest(env.records, files, listing) if env.records.is_dir() else ""
         prefetched = Prefetched(files)
         import gc
 
