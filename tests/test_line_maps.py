@@ -169,3 +169,12 @@ def test_without_a_cache_no_map_is_kept(records, monkeypatch):
     assert code == 0 and WARN_NCCL in out
     assert all(o.line_maps is None for o in load_records(records).records.origins.values())
     assert not (records.parent / ".kb-cache").exists()
+
+
+@pytest.mark.parametrize("lines, ok", [
+    ({}, True), ({("notes",): 24, ("fixed_by", 0, "cuda"): 7, (): 1}, True),
+    ({("notes",): 0}, False), ({("notes",): True}, False), ({("notes",): 2.0}, False), ({("notes",): "2"}, False),
+    ({"notes": 2}, False), ({("notes", (0,)): 2}, False), ({("notes", b"x"): 2}, False), ({("notes", True): 2}, False),
+    ([(("notes",), 2)], False)])
+def test_only_maps_of_field_paths_to_positive_lines_pass(lines, ok):
+    assert kb_lines._is_line_map(lines) is ok
