@@ -178,3 +178,28 @@ def test_without_a_cache_no_map_is_kept(records, monkeypatch):
     ([(("notes",), 2)], False)])
 def test_only_maps_of_field_paths_to_positive_lines_pass(lines, ok):
     assert kb_lines._is_line_map(lines) is ok
+
+
+def test_a_records_json_is_dumped_once_per_check_and_again_when_the_record_is_replaced(records, monkeypatch):
+    """kb check asks of every record whether its text holds a link and whether it holds 'TODO':
+    one JSON dump per record (RecordSet.json_of), not two."""
+    from kb.models import Record
+
+    _warned(records)
+    dumped: list[str] = []
+    real = Record.model_dump_json
+
+    def spy(self, **kw):
+        dumped.append(self.id)
+        return real(self, **kw)
+
+    monkeypatch.setattr(Record, "model_dump_json", spy)
+    code, out = _check(records)
+    assert code == 0 and WARN_NCCL in out and WARN_SYMM in out
+    assert len(dumped) == 21 and len(set(dumped)) == 21  # each of the 21 records once
+    rs = load_records(records).records
+    rid = "2026-02-23-nccl-tree"
+    dumped.clear()
+    assert '"notes":"TODO"' in rs.json_of(rid) and rs.json_of(rid) is rs.json_of(rid) and dumped == [rid]
+    rs.records[rid] = rs.records[rid].model_copy(update={"notes": "done"})
+    assert '"notes":"done"' in rs.json_of(rid) and dumped == [rid, rid]  # replaced: dumped again

@@ -128,6 +128,21 @@ class RecordSet:
     (:func:`kb.pipeline.load`'s reference check) can be kept under their content. Catalog files
     are added by :func:`kb.catalog.merge_catalogs` under ``catalog <n> <folder>/<path>``."""
 
+    _json: dict[str, tuple[Record, str]] = field(default_factory=dict, repr=False, compare=False)
+
+    def json_of(self, record_id: str) -> str:
+        """The record ``record_id`` as JSON text (``model_dump_json(by_alias=True,
+        exclude_none=True)``), made once per record (made again if the record under that id was
+        replaced): ``kb check`` asks twice of every record whether its text holds something (a
+        Markdown link, kb's ``TODO`` placeholder), and dumping 10,000 records cost about 0.1 s
+        each time. Raises ``KeyError`` for an unknown id, and pydantic's ``ValueError`` for a
+        value JSON cannot carry."""
+        record = self.records[record_id]
+        kept = self._json.get(record_id)
+        if kept is None or kept[0] is not record:
+            kept = self._json[record_id] = (record, record.model_dump_json(by_alias=True, exclude_none=True))
+        return kept[1]
+
     def of_kind(self, cls: type[R]) -> list[R]:
         """Records of one model class, sorted by id."""
         return sorted((r for r in self.records.values() if isinstance(r, cls)), key=lambda r: r.id)
