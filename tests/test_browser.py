@@ -178,6 +178,42 @@ def test_search_for_an_error_reaches_the_attempt(page: Any, campaign_url: str) -
     assert any(u.endswith("search/search_index.json") for u in REQUESTS), "search did not load its index locally"
 
 
+def _results(page: Any, query: str) -> list[str]:
+    """Type ``query`` into Material's search box; the result links (``href``s, articles and their
+    sections in the order shown) once the results of the last keystroke are in."""
+    box = page.locator("input.md-search__input")
+    box.click()
+    box.fill("")
+    box.type(query, delay=20)
+    page.locator("li.md-search-result__item > a").first.wait_for(state="visible")
+    page.wait_for_timeout(500)
+    return [a.get_attribute("href") for a in page.locator("li.md-search-result__item a").all()]
+
+
+@pytest.mark.parametrize(("query", "first", "also"), [
+    # a decision by its title and by an option it weighed (its text)
+    ("Upgrade the software stack", "decisions/2026-02-26-upgrade-to-cuda-13/", []),
+    ("Install DeepEP", "decisions/2026-02-26-upgrade-to-cuda-13/", []),
+    # an attempt by its error (ranked first), its blocker by the error signature
+    ("CUDA out of memory", "attempts/2026-02-23-ep-flashinfer-a2a/", ["blockers/ep-a2a-gpu-memory-exhausted/"]),
+    ("No supported CUDA architectures", "attempts/2026-02-23-flashinfer-allreduce-fusion/",
+     ["blockers/flashinfer-allreduce-fusion-jit-no-sm120/"]),
+    # an attempt by a flag, by an environment variable, by its approach
+    ("enable-flashinfer-allreduce-fusion", "attempts/2026-02-23-flashinfer-allreduce-fusion/", []),
+    ("NCCL_ALGO Tree", "blockers/nccl-tree-incompatible-with-cuda-graphs/", ["attempts/2026-02-23-nccl-tree/"]),
+    ("trained drafter", "attempts/2026-02-21-eagle3-speculation/", []),
+    # a stack by a version (its page lists the attempts run on it)
+    ("torch 2.11.0", "stacks/cuda-13.0/", []),
+])
+def test_search_finds_records_by_what_people_search_for(page: Any, campaign_url: str, query: str, first: str,
+                                                         also: list[str]) -> None:
+    page.goto(campaign_url)
+    hrefs = _results(page, query)
+    assert first in hrefs[0], hrefs
+    for want in also:
+        assert any(want in h for h in hrefs), (want, hrefs)
+
+
 def test_root_cause_page_shows_the_diagram(page: Any, campaign_url: str) -> None:
     response = page.goto(campaign_url + SM120.removesuffix("index.html"))
     assert response.status == 200

@@ -235,9 +235,9 @@ def test_search_splits_error_text_but_keeps_versions_whole(site: Path) -> None:
     assert [w for w in sep.split("KeyError: 12") if w] == ["KeyError", "12"]
     assert [w for w in sep.split("torch 2.10.0+cu128, cuda=12.8.1 NCCL_ALGO") if w] == \
         ["torch", "2.10.0+cu128", "cuda", "12.8.1", "NCCL_ALGO"]
-    # the error line is the title of a section of its attempt (search weighs titles 1000×)
+    # the error line is in the title of its attempt's entry (search weighs titles 1000×)
     titles = [d["title"] for d in index["docs"] if d["location"].startswith("attempts/2026-02-23-torch-symm-mem/")]
-    assert "Error: KeyError: 12" in titles
+    assert titles == ["Torch symmetric-memory allreduce · KeyError: 12"]
     # compare pages repeat their attempts' facts: kept out of search
     assert [d["location"] for d in index["docs"] if d["location"].startswith("compare/") and not d["location"].startswith("compare/#")] == ["compare/"]  # the picker
 

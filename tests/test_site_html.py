@@ -172,15 +172,16 @@ def test_search_index_has_compact_attempt_entries(site: Path) -> None:
     docs = json.loads((site / "search" / "search_index.json").read_text(encoding="utf-8"))["docs"]
     mine = [d for d in docs if d["location"].startswith("attempts/2026-02-23-torch-symm-mem/")]
     assert [(d["location"], d["title"]) for d in mine] == [
-        ("attempts/2026-02-23-torch-symm-mem/", "Torch symmetric-memory allreduce"),
-        ("attempts/2026-02-23-torch-symm-mem/#error", "Error: KeyError: 12"),
+        ("attempts/2026-02-23-torch-symm-mem/", "Torch symmetric-memory allreduce · KeyError: 12"),
     ]
-    page, error = mine
-    for expected in ("Replace NCCL's allreduce with torch symmetric memory", "failed", "cuda 12.8.1",
-                     "torch 2.10.0+cu128", "--enable-torch-symm-mem", "Tags: allreduce"):
-        assert expected in page["text"], expected
-    assert "Kimi" not in page["text"]  # the campaign's title: every attempt of it would match
-    assert error["text"] == "<pre><code>KeyError: 12</code></pre>"
+    page = mine[0]
+    assert page["text"] == (
+        "<p>Replace NCCL's allreduce with torch symmetric memory for small messages.</p>"
+        "<p>failed</p>"  # its stack's versions are in the stack's entry
+        "<p><code>--tp 8 --cuda-graph-max-bs 128 --speculative-algorithm EAGLE3 --enable-torch-symm-mem</code></p>"
+        "<p>Tags: allreduce</p>")  # the one-line error is in the title; no campaign ("Kimi")
+    baseline = next(d for d in docs if d["location"] == "attempts/2026-02-19-baseline-tp8/")
+    assert "82.0" not in baseline["text"] and "tok/s" not in baseline["text"]  # its figure: not searched for
     attempts = {p.stem for p in (CAMPAIGN_RECORDS / "attempts").glob("*.yaml")}
     pages = [d for d in docs if re.fullmatch(r"attempts/[^/#]+/", d["location"])]
     assert sorted(d["location"].split("/")[1] for d in pages) == sorted(attempts)  # each once
@@ -191,15 +192,65 @@ def test_search_index_has_compact_attempt_entries(site: Path) -> None:
     for expected in ("Status: fixed", "Caused by SM120 not supported by the CUDA 12.8 software stack",
                      "<pre><code>KeyError: 12</code></pre>", "Workaround: Leave --enable-torch-symm-mem off"):
         assert expected in blocker[0]["text"], expected
-    # decisions are still indexed by Material, section by section
-    assert any(d["location"].startswith("decisions/2026-02-26-upgrade-to-cuda-13/#") for d in docs)
+
+
+def test_an_attempt_entry_holds_only_the_versions_it_sets_itself() -> None:
+    """An attempt's entry names the versions where it differs from its stack, not the stack's own
+    (the stack's entry has them, and its page lists its attempts)."""
+    from kb.models.base import Component
+    from kb.site.search import attempt_entries
+
+    kg = load_graph(CAMPAIGN_RECORDS)
+    a = kg.get("2026-02-23-torch-symm-mem")
+    assert attempt_entries(kg, a, "x/", None)[0]["text"].startswith("<p>Replace NCCL's allreduce")
+    assert "<p>failed</p>" in attempt_entries(kg, a, "x/", None)[0]["text"]
+    patched = a.model_copy(update={"components": {"flashinfer": Component(version="0.6.17"), "nccl": Component()}})
+    assert "<p>failed · flashinfer 0.6.17</p>" in attempt_entries(kg, patched, "x/", None)[0]["text"]
+
+
+def test_search_index_has_one_entry_per_record_page(site: Path) -> None:
+    """Attempt, blocker, campaign, stack and decision pages have one kb entry each (Material's
+    plugin made one per section, tables and chart text included). 20 of the test site's 66 entries
+    are kb's: 9 attempts, 7 blockers, 1 decision, 2 stacks, 1 campaign."""
+    docs = json.loads((site / "search" / "search_index.json").read_text(encoding="utf-8"))["docs"]
+    assert len(docs) == 66
+    records = [d["location"] for d in docs if re.match(r"(attempts|blockers|decisions|stacks|campaigns)/[^#]+", d["location"])]
+    assert len(records) == 20
+    assert [r for r in records if "#" in r] == []
+    assert [d["title"] for d in docs if " · " in d["title"]] == [
+        "Expert parallelism with the FlashInfer A2A backend · assertion error, then CUDA out of memory",
+        "FlashInfer allreduce fusion · RuntimeError: No supported CUDA architectures found for major versions [9, 10]",
+        "NCCL Tree algorithm · incompatible with CUDA graphs", "Torch symmetric-memory allreduce · KeyError: 12"]
+    by = {d["location"]: d for d in docs}
+    decision = by["decisions/2026-02-26-upgrade-to-cuda-13/"]
+    assert decision["title"] == "Upgrade the software stack to CUDA 13"
+    for expected in ("<p>Status: accepted · 2026-02-26</p>", "EAGLE-3 speculation ran at 54.1 tok/s",
+                     "Chosen option: Upgrade the software stack to CUDA 13", "Also considered: Install DeepEP; Install MSCCL++",
+                     "Drivers: Make EAGLE-3 speculation faster than the 89.5 tok/s baseline."):
+        assert expected in decision["text"], expected
+    assert by["stacks/cuda-12.8/"]["text"] == (
+        "<p>cuda 12.8.1, cuda-driver 13.1, driver 590.48.01, flashinfer 0.6.4, torch 2.10.0+cu128, "
+        "vllm 0.16.0rc2.dev344</p><p>Tags: cuda-12.8</p>")
+    assert by["stacks/cuda-13.0/"]["text"].startswith("<p>Based on CUDA 12.8 stack (toolkit 12.8.1, torch 2.10 cu128)</p>")
+    campaign = by["campaigns/kimi-k25-eagle3-blackwell/"]
+    assert "Model: Kimi-K2.5 INT4" in campaign["text"] and "Status: " in campaign["text"]
+    # the chart's SVG text (its title, axis labels, point labels) is on the home page but not in the index
+    home = (site / "index.html").read_text(encoding="utf-8")
+    assert "per attempt over time" in home and "data-search-exclude" in home
+    assert not [d["location"] for d in docs if "per attempt over time" in d["text"]]
+    # nor the attempt tables of the campaign and stack pages
+    assert not [d["location"] for d in docs if "Torch symmetric-memory allreduce" in d["text"] and "/" in d["location"]
+                and d["location"].split("/")[0] in ("campaigns", "stacks", "decisions")]
 
 
 def test_untrusted_text_stays_text_in_search_entries(write_tree, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     site = build_untrusted(write_tree, tmp_path, monkeypatch)
     docs = json.loads((site / "search" / "search_index.json").read_text(encoding="utf-8"))["docs"]
     mine = [d for d in docs if d["location"].startswith("attempts/2026-01-01-evil-attempt/")]
-    assert len(mine) == 2
+    assert len(mine) == 1
     for d in mine:
         assert "<script" not in d["title"] + d["text"] and "<img" not in d["title"] + d["text"]
     assert "&lt;script&gt;window.__pwned=1&lt;/script&gt;" in mine[0]["title"]
+    # the error's headline (in the title) and its other lines (in the text) stay text too
+    assert mine[0]["title"].endswith(" · KeyError: &lt;img src=x onerror=window.__pwned=1&gt;")
+    assert "<pre><code>Traceback\n&lt;script&gt;window.__pwned=1&lt;/script&gt;\n" in mine[0]["text"]

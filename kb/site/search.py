@@ -1,26 +1,33 @@
-"""Compact search entries for kb's attempt and blocker pages, added to the site's search index.
+"""Compact search entries for kb's record pages, added to the site's search index.
 
-Material's search plugin indexes a page by parsing its whole HTML, one entry per section: at 10,000
-attempts that is 12+ s of a build and an index that freezes the browser (case
-``search-freeze-10k-records``). The MkDocs plugin marks attempt and blocker pages ``search: {exclude:
-true}`` (Material's plugin then skips them without parsing) and adds what people search them for,
-built from the record itself. An attempt (:func:`attempt_entries`) has two entries:
+Material's search plugin indexes a page by parsing its whole HTML, one entry per section, and the
+browser (Material's search worker, lunr) builds its index from every word of every entry before it
+answers the first query: at 10,000 attempts that was a 6.6 MB index of 18,000 entries and a first
+answer after 3.6 s (case ``search-freeze-10k-records``). The MkDocs plugin marks the pages of
+attempts, campaigns, stacks, blockers and decisions ``search: {exclude: true}`` (Material's plugin
+then skips them without parsing) and adds what people search them for, built from the record
+itself, one entry a page; the tables of attempts, charts and diagrams on those pages stay out.
+An attempt's entry (:func:`attempt_entries`) is titled with its title and, when it failed with an
+error, the error's line (``Torch symmetric-memory allreduce · KeyError: 12``: Material weighs a
+title 1,000 times its text, so a search for the error line ranks the attempt first); its text
+holds the approach, outcome, the versions the attempt sets itself (where it differs from its
+stack), command, flags and environment, tags, and the rest of the error. What every attempt of a
+campaign or stack shares (campaign, platform, the stack and its versions), its figures and what has
+entries of its own (blockers) stay out: the browser builds its index from every word here, and the
+first search waits for it. A version search finds the stack (whose page lists its attempts) and the
+attempts that override it: at 10,000 attempts the stack's versions in every attempt entry were a
+fifth of the index's words, and a query such as ``KeyError: 12`` matched ``12.8`` in the 5,000
+entries of attempts on a CUDA 12.8 stack.
 
-* the page entry: title; approach; outcome and headline metric; the versions of its stack's
-  components; command, flags and environment; tags. What every attempt of a campaign or stack
-  shares (campaign, platform, stack title) and what has entries of its own (blockers) stay out:
-  the browser builds its index from every word here, and the first search waits for it;
-* the error entry (``…#error``, the page's Error section): titled like that section,
-  ``Error: KeyError: 12``, so a search for the error line ranks the attempt first (Material
-  weighs a title 1,000 times its text), with the first lines of the error as text.
-
-A blocker (:func:`blocker_entries`) has one: title; status and causes; description; how it is
-fixed and the workaround; where it lives (component, flags); error signatures; upstream issues;
-tags. Its page's diagram and attempt tables stay out: the attempts have entries of their own.
+A blocker (:func:`blocker_entries`) has title; status and causes; description; how it is fixed and
+the workaround; where it lives (component, flags); error signatures; upstream issues; tags. A
+decision (:func:`decision_entries`) has title, status, context, the chosen option and rationale,
+the other options, drivers and tags; a stack (:func:`stack_entries`) its components' versions; a
+campaign (:func:`campaign_entries`) its goal, model, platform and metric.
 
 Text is HTML-escaped, as Material's own entries are (its search results show entries as HTML).
 Every value comes from a record that went through kb's write gate (redacted before it was
-written) and is shown on the attempt page too: the index holds nothing the pages do not.
+written) and is shown on its page too: the index holds nothing the pages do not.
 """
 
 from __future__ import annotations
@@ -33,14 +40,19 @@ from typing import Any
 
 from kb.atomic import write_text_atomic
 from kb.graph import KnowledgeGraph
-from kb.models import Attempt, Blocker, Campaign, Record
+from kb.models import Attempt, Blocker, Campaign, Decision, Record, Stack
 from kb.queries import describe_fix
 
 TEXT_LIMIT = 400
 """Characters kept of a long free-text field (approach, hypothesis) in an entry."""
 
-ERROR_LINES, ERROR_LIMIT = 12, 800
-"""Lines and characters of an error kept in its entry (the headline is in the title)."""
+ERROR_LINES, ERROR_LIMIT = 8, 600
+"""Lines and characters of an error kept in its entry, besides its headline (the entry's title)."""
+
+_TRACEBACK = "Traceback (most recent call last):"
+
+TITLE_SEP = " · "
+"""Between an attempt's title and its error line in the title of its search entry."""
 
 
 def _clip(text: str, limit: int = TEXT_LIMIT) -> str:
@@ -53,28 +65,46 @@ def _p(*parts: str | None, sep: str = " · ") -> str:
     return f"<p>{sep.join(kept)}</p>" if kept else ""
 
 
+def _rest(line: str, heading: str) -> str:
+    """``line`` less what the heading ``heading`` already holds of it: ``""`` for the headline
+    itself; for a headline the heading clips (``…`` at its end), the line from the word the
+    heading cuts, so every word of the line is in the title or the text."""
+    if line == heading:
+        return ""
+    if heading.endswith("…") and line.startswith(heading[:-1]):
+        cut = heading[:-1].rfind(" ")
+        return line[cut + 1:] if cut >= 0 else line
+    return line
+
+
 def attempt_entries(kg: KnowledgeGraph, a: Attempt, location: str, error_heading: str | None) -> list[dict[str, Any]]:
-    """The search entries of attempt ``a`` whose page is at ``location`` (site-relative URL):
-    ``[{"location", "title", "text"}, …]``, the page first, then its Error section when
-    ``error_heading`` (the text of the page's Error heading) is given."""
-    camp = kg.get(a.campaign)
-    metric = a.metrics.get(camp.metric.name) if isinstance(camp, Campaign) else None
-    versions = ", ".join(f"{k} {v.version}" for k, v in sorted(kg.attempt_components(a).items()) if v.version)
+    """The search entry of attempt ``a`` whose page is at ``location`` (site-relative URL):
+    ``[{"location", "title", "text"}]``.
+
+    The title is the attempt's, followed by ``error_heading`` (the text of the page's Error
+    heading, ``KeyError: 12``) when given: Material weighs a title 1,000 times its text, so a
+    search for the error line ranks the attempt first. The text holds the approach, the outcome,
+    the component versions the attempt sets itself (not its stack's: the stack has its own entry),
+    the command (environment, then the command line or flags),
+    the tags, and the error's lines that the title does not hold (not its headline, blank lines or
+    Python's ``Traceback`` line; :data:`ERROR_LINES` lines or :data:`ERROR_LIMIT` characters at
+    most)."""
+    versions = ", ".join(f"{k} {v.version}" for k, v in sorted(a.components.items()) if v.version)
     cfg = a.config
     command = " ".join([*(f"{k}={v}" for k, v in cfg.env.items()), *([cfg.command] if cfg.command else cfg.flags)])
+    body = ""
+    if error_heading and a.error:
+        lines = [_rest(ln.strip(), error_heading) for ln in a.error.strip().splitlines() if ln.strip() != _TRACEBACK]
+        body = "\n".join([ln for ln in lines if ln][:ERROR_LINES])[:ERROR_LIMIT]
     text = "".join([
         _p(_clip(a.approach)),
-        _p(a.outcome.value, metric.display() if metric else None, versions or None),
+        _p(a.outcome.value, versions or None),
         f"<p><code>{escape(_clip(command), quote=False)}</code></p>" if command else "",
         _p("Tags: " + ", ".join(a.tags) if a.tags else None),
+        f"<pre><code>{escape(body, quote=False)}</code></pre>" if body else "",
     ])
-    entries = [{"location": location, "title": escape(a.title, quote=False), "text": text}]
-    if error_heading and a.error:
-        lines = a.error.strip().splitlines()[:ERROR_LINES]
-        body = "\n".join(lines)[:ERROR_LIMIT]
-        entries.append({"location": f"{location}#error", "title": escape(f"Error: {error_heading}", quote=False),
-                        "text": f"<pre><code>{escape(body, quote=False)}</code></pre>"})
-    return entries
+    title = f"{a.title}{TITLE_SEP}{error_heading}" if error_heading and a.error else a.title
+    return [{"location": location, "title": escape(title, quote=False), "text": text}]
 
 
 def blocker_entries(kg: KnowledgeGraph, b: Blocker, location: str) -> list[dict[str, Any]]:
@@ -95,19 +125,72 @@ def blocker_entries(kg: KnowledgeGraph, b: Blocker, location: str) -> list[dict[
     return [{"location": location, "title": escape(b.title, quote=False), "text": text}]
 
 
+def decision_entries(kg: KnowledgeGraph, d: Decision, location: str) -> list[dict[str, Any]]:
+    """The search entry of decision ``d`` whose page is at ``location``: ``[{"location", "title",
+    "text"}]``: status and date; the context; the chosen option and its rationale; the other
+    options considered; the drivers; tags. One entry for the page, where Material's plugin made
+    one per section (six to eight); its tables of evidence stay out."""
+    chosen = d.outcome.chosen
+    others = [o.title for o in d.considered_options if o.title != chosen]
+    text = "".join([
+        _p(f"Status: {d.status}", d.date.isoformat()),
+        _p(_clip(d.context)),
+        _p(f"Chosen option: {chosen}", _clip(d.outcome.rationale) if d.outcome.rationale else None, sep=". "),
+        _p("Also considered: " + "; ".join(others) if others else None),
+        _p("Drivers: " + _clip("; ".join(d.decision_drivers)) if d.decision_drivers else None),
+        _p("Tags: " + ", ".join(d.tags) if d.tags else None),
+    ])
+    return [{"location": location, "title": escape(d.title, quote=False), "text": text}]
+
+
+def stack_entries(kg: KnowledgeGraph, s: Stack, location: str) -> list[dict[str, Any]]:
+    """The search entry of stack ``s`` whose page is at ``location``: ``[{"location", "title",
+    "text"}]``: the stack it builds on and its components' versions (inherited ones resolved);
+    tags. Its page's table of attempts stays out (the attempts have entries of their own)."""
+    base = kg.get(s.base) if s.base else None
+    versions = ", ".join(f"{k} {v.version}" for k, v in sorted(kg.stack_components(s.id).items()) if v.version)
+    text = "".join([
+        _p(f"Based on {base.title if base is not None else s.base}" if s.base else None),
+        _p(versions or None),
+        _p("Tags: " + ", ".join(s.tags) if s.tags else None),
+    ])
+    return [{"location": location, "title": escape(s.title, quote=False), "text": text}]
+
+
+def campaign_entries(kg: KnowledgeGraph, c: Campaign, location: str) -> list[dict[str, Any]]:
+    """The search entry of campaign ``c`` whose page is at ``location``: ``[{"location", "title",
+    "text"}]``: goal, model, platform, starting stack, headline metric, status; tags. Its chart,
+    tables of attempts and blockers stay out."""
+    platform, stack = kg.get(c.platform), kg.get(c.stack) if c.stack else None
+    text = "".join([
+        _p(_clip(c.goal) if c.goal else None),
+        _p(f"Model: {c.model}", f"Platform: {getattr(platform, 'title', c.platform)}",
+           f"Stack: {getattr(stack, 'title', c.stack)}" if c.stack else None),
+        _p(f"{c.metric.name} ({c.metric.unit}, {c.metric.direction.value} is better)", f"Status: {c.status}"),
+        _p("Tags: " + ", ".join(c.tags) if c.tags else None),
+    ])
+    return [{"location": location, "title": escape(c.title, quote=False), "text": text}]
+
+
+_ENTRIES: list[tuple[type, Callable[..., list[dict[str, Any]]]]] = [
+    (Campaign, campaign_entries), (Stack, stack_entries), (Blocker, blocker_entries), (Decision, decision_entries)]
+"""The kinds besides attempts that get kb's entries, in the order they are added, and their makers."""
+
+
 def search_entries(kg: KnowledgeGraph, url_of: Callable[[Record], str | None],
                    error_heading: Callable[[Attempt], str | None]) -> list[dict[str, Any]]:
-    """Entries for every attempt, then every blocker, whose page has a URL (``url_of``; ``None``
-    skips the record), in the graph's order of each kind."""
+    """Entries for every attempt, then every campaign, stack, blocker and decision, whose page
+    has a URL (``url_of``; ``None`` skips the record), in the graph's order of each kind."""
     out: list[dict[str, Any]] = []
     for a in kg.of_kind(Attempt):
         url = url_of(a)
         if url is not None:
             out.extend(attempt_entries(kg, a, url, error_heading(a)))
-    for b in kg.of_kind(Blocker):
-        url = url_of(b)
-        if url is not None:
-            out.extend(blocker_entries(kg, b, url))
+    for kind, make in _ENTRIES:
+        for r in kg.of_kind(kind):
+            url = url_of(r)
+            if url is not None:
+                out.extend(make(kg, r, url))
     return out
 
 

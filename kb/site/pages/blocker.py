@@ -45,7 +45,7 @@ ROOTS_IN_DIAGRAM = 20
 
 def _svg(nodes: list[DiagramNode], edges: list[tuple[str, str]], focus: str | None, title: str) -> Markup:
     svg = cause_diagram(nodes, edges, focus=focus, title=title)
-    return Markup(f'<div class="kb-diagram-box">\n{svg}\n</div>\n{diagram_legend(nodes, focus)}')
+    return Markup(f'<div class="kb-diagram-box" data-search-exclude>\n{svg}\n</div>\n{diagram_legend(nodes, focus)}')
 
 
 def _full_diagram(c: Ctx, src: str, blocker_ids: set[str], attempt_ids: set[str]

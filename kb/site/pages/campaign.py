@@ -104,7 +104,7 @@ def _campaign_dashboard(c: Ctx, src: str, camp: Campaign) -> dict[str, Any]:
                 if len(table) < len(attempts) else None)
     return {
         "camp": camp,
-        "chart": Markup(f'<div class="kb-chart-box">\n{chart}\n</div>'),
+        "chart": Markup(f'<div class="kb-chart-box" data-search-exclude>\n{chart}\n</div>'),
         "by_outcome": by_outcome,
         "top_roots": top_roots[:5],
         "decisions": [{"link": c.link(src, d), "status": d.status, "date": d.date.isoformat()}
