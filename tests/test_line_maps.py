@@ -200,6 +200,10 @@ def test_a_records_json_is_dumped_once_per_check_and_again_when_the_record_is_re
     rs = load_records(records).records
     rid = "2026-02-23-nccl-tree"
     dumped.clear()
+    assert '"notes":"TODO"' in rs.json_of(rid) and rs.json_of(rid) == rs.json_of(rid) and dumped == [rid] * 3
+    assert rs._json == {}  # not kept unless asked (a site build asks once per record)
+    rs.keep_json = True
+    dumped.clear()
     assert '"notes":"TODO"' in rs.json_of(rid) and rs.json_of(rid) is rs.json_of(rid) and dumped == [rid]
     rs.records[rid] = rs.records[rid].model_copy(update={"notes": "done"})
     assert '"notes":"done"' in rs.json_of(rid) and dumped == [rid, rid]  # replaced: dumped again

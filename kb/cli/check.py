@@ -90,6 +90,7 @@ def _check(root: Any, prefetched: Any = None) -> tuple[dict[str, Any], list[Any]
 
     loaded = load(root, prefetched=prefetched)
     records, problems = loaded.records, loaded.problems
+    records.keep_json = True  # asked of every record twice: for links to assets, for placeholders
     problems = sorted(problems + asset_problems(records, list_assets(root)),
                       key=lambda p: (p.path, p.line or 0, p.field, p.message))
     warnings = [] if problems else [f.problem(loaded.graph) for f in findings(loaded.graph)]

@@ -128,19 +128,24 @@ class RecordSet:
     (:func:`kb.pipeline.load`'s reference check) can be kept under their content. Catalog files
     are added by :func:`kb.catalog.merge_catalogs` under ``catalog <n> <folder>/<path>``."""
 
+    keep_json: bool = False
+    """Whether :meth:`json_of` keeps the text it made (``kb check`` turns it on: it asks twice of
+    every record; a site build asks once and would hold 10,000 texts for its whole run)."""
     _json: dict[str, tuple[Record, str]] = field(default_factory=dict, repr=False, compare=False)
 
     def json_of(self, record_id: str) -> str:
         """The record ``record_id`` as JSON text (``model_dump_json(by_alias=True,
-        exclude_none=True)``), made once per record (made again if the record under that id was
-        replaced): ``kb check`` asks twice of every record whether its text holds something (a
-        Markdown link, kb's ``TODO`` placeholder), and dumping 10,000 records cost about 0.1 s
-        each time. Raises ``KeyError`` for an unknown id, and pydantic's ``ValueError`` for a
-        value JSON cannot carry."""
+        exclude_none=True)``), made once per record when :attr:`keep_json` (made again if the
+        record under that id was replaced): ``kb check`` asks twice of every record whether its
+        text holds something (a Markdown link, kb's ``TODO`` placeholder), and dumping 10,000
+        records cost about 0.1 s each time. Raises ``KeyError`` for an unknown id, and pydantic's
+        ``ValueError`` for a value JSON cannot carry."""
         record = self.records[record_id]
         kept = self._json.get(record_id)
         if kept is None or kept[0] is not record:
-            kept = self._json[record_id] = (record, record.model_dump_json(by_alias=True, exclude_none=True))
+            kept = (record, record.model_dump_json(by_alias=True, exclude_none=True))
+            if self.keep_json:
+                self._json[record_id] = kept
         return kept[1]
 
     def of_kind(self, cls: type[R]) -> list[R]:
