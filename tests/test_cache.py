@@ -384,3 +384,16 @@ def test_a_load_uses_the_bytes_read_ahead_and_counts_the_files_it_read_itself(re
     nothing = Prefetched({})
     res = load_records(records, prefetched=nothing)
     assert nothing.missed == 22 and res.records.records["cuda-13.0"].title.startswith("edited on disk")
+
+
+def test_the_fingerprint_reads_no_package_metadata():
+    """kb's version is read from the package metadata (importlib.metadata and a scan of the
+    installed distributions): the cache's fingerprint hashes the deciding modules' sources
+    instead, and does not ask for it."""
+    import subprocess
+    import sys
+
+    code = ("import sys; from kb.store import cache; cache.fingerprint(); "
+            "print('importlib.metadata' in sys.modules, '__version__' in vars(sys.modules['kb']))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    assert out == ["False", "False"]

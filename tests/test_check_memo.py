@@ -230,3 +230,25 @@ def test_the_listing_digest_sees_names_not_bytes(records):
     assert memo.listing_digest(records) == first  # the bytes are the tree digest's business
     (records / "stacks" / "x.yaml~").write_text("x")
     assert memo.listing_digest(records) != first
+
+
+def test_a_check_after_an_edit_hashes_the_folder_once(records, monkeypatch):
+    """The digest compared with the memo is the one the load then uses (the records folder is
+    walked and read once per check, not once to miss the memo and again to load)."""
+    _run(records)
+    walked: list[tuple[Path, bool]] = []
+    real = memo.tree_digest
+
+    def spy(folder, keep=None, listing=None):
+        walked.append((Path(folder), keep is not None))
+        return real(folder, keep, listing)
+
+    monkeypatch.setattr(memo, "tree_digest", spy)
+    f = records / "stacks" / "cuda-13.0.yaml"
+    f.write_text(f.read_text().replace("title: CUDA 13 stack", "title: The CUDA 13 stack"))
+    ran = _count_checks(monkeypatch)
+    assert _run(records)[0] == 0 and ran == [records]
+    assert [w for w in walked if w[0] == records] == [(records, True)]
+    walked.clear()
+    assert _run(records)[0] == 0 and ran == [records]  # unchanged: from the memo, after the one walk
+    assert [w for w in walked if w[0] == records] == [(records, True)]

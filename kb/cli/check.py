@@ -43,17 +43,18 @@ def check(env: Env, as_json: bool, strict: bool, verbose: bool, folder: str | No
 
     if folder is not None:
         env.records = Path(folder)
-    recalled = recall(env.records, "check") if env.records.is_dir() else None
+    # the folder is hashed once, its record files' bytes kept: compared with the memo's digest,
+    # then (on a miss) loaded from those very bytes (not read twice); the listing is compared
+    # again before the report is kept under this digest
+    files: dict[str, bytes] = {}
+    listing: list[str] = []
+    tree = tree_digest(env.records, files, listing) if env.records.is_dir() else ""
+    recalled = recall(env.records, "check", tree) if tree else None
     if _is_report(recalled):
         report: dict[str, Any] = recalled
     else:
         from kb.store import Prefetched
 
-        # the records are loaded from the very bytes hashed here (not read twice); the listing is
-        # compared again before the report is kept under this digest
-        files: dict[str, bytes] = {}
-        listing: list[str] = []
-        tree = tree_digest(env.records, files, listing) if env.records.is_dir() else ""
         prefetched = Prefetched(files)
         import gc
 
@@ -85,13 +86,16 @@ def _check(root: Any, prefetched: Any = None) -> tuple[dict[str, Any], list[Any]
     from kb.pipeline import catalog_folders, load
     from kb.queries.findings import findings
     from kb.store import list_assets
+    from kb.store.lines import save_line_maps
 
     loaded = load(root, prefetched=prefetched)
     records, problems = loaded.records, loaded.problems
+    records.keep_json = True  # asked of every record twice: for links to assets, for placeholders
     problems = sorted(problems + asset_problems(records, list_assets(root)),
                       key=lambda p: (p.path, p.line or 0, p.field, p.message))
     warnings = [] if problems else [f.problem(loaded.graph) for f in findings(loaded.graph)]
     warnings.sort(key=lambda p: (p.path, p.line or 0, p.field, p.message))
+    save_line_maps(records.origins)  # every line asked for is kept: the next check parses only what changed
     report = {"records": len(records),
               "problems": [[p.path, p.line, p.field, p.message] for p in problems],
               "warnings": [[w.path, w.line, w.field, w.message] for w in warnings],

@@ -249,10 +249,12 @@ def _placeholders(value: Any, path: tuple[Any, ...]) -> list[tuple[Any, ...]]:
     return []
 
 
-def _placeholder_findings(rec: Record) -> list[Finding]:
+def _placeholder_findings(kg: KnowledgeGraph, rec: Record) -> list[Finding]:
     """The ``placeholder`` findings about ``rec``: every field still holding kb's ``TODO``."""
     out: list[Finding] = []
-    if PLACEHOLDER not in rec.model_dump_json(by_alias=True, exclude_none=True):
+    mine = kg.records.get(rec.id) is rec  # dumped once per record set (kb check dumps it for links too)
+    text = kg.records.json_of(rec.id) if mine else rec.model_dump_json(by_alias=True, exclude_none=True)
+    if PLACEHOLDER not in text:
         return out  # the walk below only for a record that holds the word at all
     data = rec.model_dump(mode="json", by_alias=True, exclude_none=True)
     for path in _placeholders(data, ()):
@@ -274,7 +276,7 @@ def _sorted(found: list[Finding]) -> list[Finding]:
 
 def _about(kg: KnowledgeGraph, cache: StatusCache, rec: Record) -> list[Finding]:
     """Every finding about ``rec`` (unsorted)."""
-    out = _placeholder_findings(rec)
+    out = _placeholder_findings(kg, rec)
     if isinstance(rec, Attempt):
         out += _success_findings(kg, cache, rec)
     elif isinstance(rec, Decision):

@@ -19,9 +19,9 @@ package (a catalog shipped with kb, which may be installed read-only) is cached 
 folder of the campaign that loads it (:func:`load_records`'s ``cache_for``), or not at all.
 
 Trust: a cache file starts with :data:`FORMAT` and a fingerprint of everything that decides what
-validation produces: kb's version, the source of the modules that parse and validate (models,
-validation, YAML, versions, errors, the store's reader and this module), and the versions of
-Python, pydantic, PyYAML, libyaml and packaging. A file with another header (another kb, an
+validation produces: the source of the modules that parse and validate (models, validation,
+YAML, versions, errors, the store's reader and this module; kb's version where a source cannot
+be read), and the versions of Python, pydantic, PyYAML, libyaml and packaging. A file with another header (another kb, an
 edited model), a truncated or corrupt one (the next line holds the CRC-32 of the pickled
 entries: shards are written atomically but without waiting for the disk, so one torn by a crash
 fails it), or one holding anything but entries of kb's record models is ignored and rebuilt. It is unpickled with an allow-list (kb's model classes and
@@ -63,7 +63,9 @@ _fingerprint: bytes | None = None
 
 def fingerprint() -> bytes:
     """32 hex digits (bytes) naming this kb and its libraries (see the module docstring); a
-    cache written under another fingerprint is never read. Computed once per process."""
+    cache written under another fingerprint is never read. Computed once per process. kb's
+    version (package metadata, slow to read) stands in only for a module whose source cannot
+    be read: the sources themselves say more than the version."""
     global _fingerprint
     if _fingerprint is None:
         import importlib
@@ -77,9 +79,7 @@ def fingerprint() -> bytes:
             libyaml = _yaml.get_version_string()
         except ImportError:  # pragma: no cover - depends on how PyYAML was built
             libyaml = "none"
-        from kb import __version__
-
-        h = hashlib.sha256(f"{__version__}|{sys.version}|{pydantic.VERSION}|{yaml.__version__}|{libyaml}|"
+        h = hashlib.sha256(f"{sys.version}|{pydantic.VERSION}|{yaml.__version__}|{libyaml}|"
                            f"{packaging.__version__}".encode())
         for name in _SOURCE_MODULES:
             mod = importlib.import_module(name)
@@ -87,7 +87,9 @@ def fingerprint() -> bytes:
             try:
                 h.update(Path(mod.__file__ or "").read_bytes())
             except OSError:  # no source to hash (a frozen build): its name and kb's version stand in
-                pass
+                from kb import __version__  # read from the package metadata: 26 ms, so only here
+
+                h.update(f"kb {__version__}".encode())
         _fingerprint = h.hexdigest()[:32].encode()
     return _fingerprint
 

@@ -168,15 +168,17 @@ def _read(root: Path, name: str) -> dict[str, Any] | None:
     return memo if isinstance(memo, dict) and memo.get("format") == FORMAT else None
 
 
-def recall(root: str | Path, name: str) -> Any | None:
+def recall(root: str | Path, name: str, tree: str | None = None) -> Any | None:
     """The result ``name`` stored for ``root`` (a records folder) when the folder, every
-    catalog folder it depended on, and kb are as they were then; else ``None``."""
+    catalog folder it depended on, and kb are as they were then; else ``None``. ``tree``: the
+    folder's :func:`tree_digest` when the caller has just taken it (a check that will load the
+    records on a miss hashes the folder once, keeping the bytes); else it is taken here."""
     root = Path(root)
     memo = _read(root, name)
     if not (memo is not None and isinstance(memo.get("deps"), list)
             and "result" in memo and memo.get("code") == code_fingerprint()):
         return None
-    if memo.get("tree") != tree_digest(root):
+    if memo.get("tree") != (tree if tree is not None else tree_digest(root)):
         return None
     for dep in memo["deps"]:
         if not (isinstance(dep, list) and len(dep) == 2 and all(isinstance(x, str) for x in dep)):

@@ -17,6 +17,7 @@ from pydantic import ValidationError
 from kb.errors import InvalidRecords, Problem, RecordError
 from kb.leftovers import leftover_kind
 from kb.models import KINDS, Record
+from kb.store.lines import LineMaps
 from kb.validation import located_problems
 from kb.yamldoc import Document, parse_document
 
@@ -30,24 +31,45 @@ class Origin:
     """Where a record was read from: ``path`` as shown in problems (relative to the parent of
     its records or catalog folder), its line map ``doc``, and ``file``, the file on disk.
 
-    A record that came from the cache (:mod:`kb.store.cache`) has no line map yet: ``doc`` parses
-    ``file`` again the first time a line is asked for (to locate a problem, which is rare), and
-    is an empty map when the file cannot be read or parsed any more.
+    A record that came from the cache (:mod:`kb.store.cache`) has no line map yet: the first time
+    a line is asked for (to locate a problem or warning), ``doc`` takes the map kept for the
+    file's bytes (``kept``: the :class:`kb.store.lines.LineMaps` of its records folder, the path
+    it was loaded under and the SHA-256 of the bytes it was loaded from), else parses ``file``
+    again; it is an empty map when the file cannot be read or parsed any more. A map parsed or
+    taken is noted in ``kept``, to be saved by :func:`kb.store.lines.save_line_maps`.
     """
 
-    __slots__ = ("path", "_doc", "_file")
+    __slots__ = ("path", "_doc", "_file", "_kept")
 
-    def __init__(self, path: str, doc: Document | None = None, file: str | Path | None = None):
+    def __init__(self, path: str, doc: Document | None = None, file: str | Path | None = None,
+                 kept: tuple[LineMaps, str, bytes] | None = None):
         self.path = path
         self._doc = doc
         self._file = file
+        self._kept = kept
 
     @property
     def doc(self) -> Document:
-        """The file's :class:`Document` (values and line map), parsed on first use when cached."""
+        """The file's :class:`Document` (values and line map), parsed on first use when cached;
+        only ``lines`` is filled when the map was kept (:mod:`kb.store.lines`)."""
         if self._doc is None:
-            self._doc = _reparse(self._file, self.path)
+            kept = self._kept
+            lines = kept[0].get(kept[1], kept[2]) if kept is not None else None
+            if lines is not None:
+                self._doc = Document(None, lines)
+            else:
+                self._doc, same = _reparse(self._file, self.path, kept[2] if kept is not None else None)
+                if kept is not None and same:
+                    kept[0].note(kept[1], kept[2], self._doc.lines)
+        elif self._kept is not None and self._kept[1] not in self._kept[0].used:
+            kept = self._kept
+            kept[0].note(kept[1], kept[2], self._doc.lines)
         return self._doc
+
+    @property
+    def line_maps(self) -> LineMaps | None:
+        """The :class:`kb.store.lines.LineMaps` this record's line map is kept in, or ``None``."""
+        return None if self._kept is None else self._kept[0]
 
     @property
     def file(self) -> Path | None:
@@ -61,21 +83,25 @@ class Origin:
     def moved(self, path: str) -> Origin:
         """This origin shown under another ``path`` (a catalog's record by its absolute path);
         the line map, parsed or not, goes with it."""
-        return Origin(path, self._doc, self._file)
+        return Origin(path, self._doc, self._file, self._kept)
 
     def __repr__(self) -> str:
         return f"Origin({self.path!r}, file={self._file!r})"
 
 
-def _reparse(file: str | Path | None, rel: str) -> Document:
-    """The line map of a cached record's ``file`` (an empty one if it cannot be read or parsed)."""
+def _reparse(file: str | Path | None, rel: str, digest: bytes | None = None) -> tuple[Document, bool]:
+    """The line map of a cached record's ``file`` (an empty one if it cannot be read or parsed),
+    and whether it was parsed from bytes hashing to ``digest`` (``False`` when no ``digest`` is
+    given, or the file changed since it was loaded: then the map is used but not kept)."""
     if file is None:
-        return Document(None)
+        return Document(None), False
     try:
-        text = Path(file).read_bytes().decode("utf-8")
-        return parse_document(text[1:] if text.startswith("\ufeff") else text, rel)
+        data = Path(file).read_bytes()
+        text = data.decode("utf-8")
+        doc = parse_document(text[1:] if text.startswith("\ufeff") else text, rel)
     except (OSError, UnicodeDecodeError, RecordError):
-        return Document(None)
+        return Document(None), False
+    return doc, digest is not None and hashlib.sha256(data).digest() == digest
 
 
 @dataclass
@@ -101,6 +127,26 @@ class RecordSet:
     could not be read): what the records were made from, so that a result computed from them
     (:func:`kb.pipeline.load`'s reference check) can be kept under their content. Catalog files
     are added by :func:`kb.catalog.merge_catalogs` under ``catalog <n> <folder>/<path>``."""
+
+    keep_json: bool = False
+    """Whether :meth:`json_of` keeps the text it made (``kb check`` turns it on: it asks twice of
+    every record; a site build asks once and would hold 10,000 texts for its whole run)."""
+    _json: dict[str, tuple[Record, str]] = field(default_factory=dict, repr=False, compare=False)
+
+    def json_of(self, record_id: str) -> str:
+        """The record ``record_id`` as JSON text (``model_dump_json(by_alias=True,
+        exclude_none=True)``), made once per record when :attr:`keep_json` (made again if the
+        record under that id was replaced): ``kb check`` asks twice of every record whether its
+        text holds something (a Markdown link, kb's ``TODO`` placeholder), and dumping 10,000
+        records cost about 0.1 s each time. Raises ``KeyError`` for an unknown id, and pydantic's
+        ``ValueError`` for a value JSON cannot carry."""
+        record = self.records[record_id]
+        kept = self._json.get(record_id)
+        if kept is None or kept[0] is not record:
+            kept = (record, record.model_dump_json(by_alias=True, exclude_none=True))
+            if self.keep_json:
+                self._json[record_id] = kept
+        return kept[1]
 
     def of_kind(self, cls: type[R]) -> list[R]:
         """Records of one model class, sorted by id."""
@@ -289,6 +335,7 @@ def _load(root: Path, cache: Any, prefetched: Prefetched | None = None) -> LoadR
                       if (what := leftover_kind(e.name)) and not e.is_dir()]
     prefix = f"{root.name}/" if root.name else None
     sha256 = hashlib.sha256
+    maps = LineMaps(cache.path, result.sources) if cache.path is not None else None
     for folder, entries in listings.items():
         for entry in entries:
             if not _is_record(entry):
@@ -319,7 +366,8 @@ def _load(root: Path, cache: Any, prefetched: Prefetched | None = None) -> LoadR
                 problems.extend(found)
                 result.broken.add(stem)
                 continue
-            origin = Origin(rel, doc, os.path.join(real_root, folder, name))
+            origin = Origin(rel, doc, os.path.join(real_root, folder, name),
+                            (maps, rel, digest) if maps is not None else None)
             if record.id in first_seen:
                 problems.append(
                     Problem(rel, origin.line("id"), "id",
