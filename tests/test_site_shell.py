@@ -104,14 +104,14 @@ validation:
 """, encoding="utf-8")
 
     def build(site: Path) -> Path:
-        # not strict: with file URLs kb's compare links name compare/index.html, which MkDocs does
-        # not know by that name (a warning of its own, with or without shells)
-        return build_site(host / "records", config_file=str(host / "mkdocs.yml"), site_dir=str(site))
+        # strict: with file URLs too, kb's links to the compare picker name its source page
+        return build_site(host / "records", config_file=str(host / "mkdocs.yml"), site_dir=str(site), strict=True)
 
     files, written = _both(build, tmp_path, monkeypatch, every_folder)
     assert "kb/attempts/2026-02-23-torch-symm-mem.md" in written
     page = files["kb/attempts/2026-02-23-torch-symm-mem.html"].decode()
     assert '<link rel="canonical" href="https://docs.example.org/handbook/kb/attempts/2026-02-23-torch-symm-mem.html">' in page
+    assert 'href="../compare/index.html?a=2026-02-23-torch-symm-mem"' in page  # the picker, as a file URL
     sitemap = files["sitemap.xml"].decode()
     assert "https://docs.example.org/handbook/kb/attempts/2026-02-23-torch-symm-mem.html" in sitemap
 

@@ -7,8 +7,8 @@ generated page to kb's own converter (:mod:`kb.site.tohtml`: HTML, table of cont
 and links as MkDocs' Markdown would give them, in a tenth of the time); ``on_page_content`` pins
 each generated page's title (see :meth:`KbPlugin.on_page_content`) and marks the record pages
 that are written from a shell, one Material render per folder (:mod:`kb.site.shell`, installed
-by ``on_env``); ``on_post_build`` adds the
-compact search entries of attempt pages (:mod:`kb.site.search`); ``on_serve`` watches the records
+by ``on_env``); ``on_post_build`` adds the compact search entries of record pages (attempts,
+blockers, decisions, stacks, campaigns: :mod:`kb.site.search`); ``on_serve`` watches the records
 folder so ``mkdocs serve`` rebuilds when a record changes.
 """
 
@@ -195,8 +195,8 @@ class KbPlugin(BasePlugin[KbPluginConfig]):
         return env
 
     def _search_entries(self, files: Files) -> None:
-        """With Material's search: leave attempt and blocker pages out of its parsing, keep kb's
-        entries (:mod:`kb.site.search`)."""
+        """With Material's search: leave record pages (attempts, blockers, decisions, stacks,
+        campaigns) out of its parsing, keep kb's entries (:mod:`kb.site.search`)."""
         assert self.kg is not None
         self.search_docs, self.excluded = [], set()
         if not self.material_search:
@@ -299,7 +299,7 @@ class KbPlugin(BasePlugin[KbPluginConfig]):
             except ValueError as exc:
                 raise PluginError(f"kb: {exc}") from None
             if not added:
-                log.warning("kb: no search index at %s: attempt pages are not searchable", index)
+                log.warning("kb: no search index at %s: record pages are not searchable", index)
             self.search_docs = []
 
     def on_page_content(self, html: str, page: Any, config: Any, files: Files) -> str:

@@ -86,9 +86,9 @@ def _compare_links(c: Ctx, src: str, a: Attempt) -> list[Markup]:
         if p.page:
             out.append(c.link_to(src, pair_page(p.a, p.b), label))
         else:
-            picker = c.href(src, "compare/index.md") + f"?a={p.a}&amp;b={p.b}"
+            picker = c.md_target(src, "compare/index.md") + f"?a={p.a}&amp;b={p.b}"
             out.append(Markup(f"[{inline(label + ', the closest earlier run')}]({picker})"))
-    out.append(Markup(f"[any attempt…]({c.href(src, 'compare/index.md')}?a={a.id})"))
+    out.append(Markup(f"[any attempt…]({c.md_target(src, 'compare/index.md')}?a={a.id})"))
     return out
 
 

@@ -86,7 +86,7 @@ def render_compare(c: Ctx, pair: Pair) -> str:
         stack_b=c.link(src, kg.get(b.stack), b.stack) if b.stack else "—",
         metrics=_metric_rows(d), sections=sections, same=same,
         blockers={k: [c.link(src, kg.get(x), x) for x in v] for k, v in d.blockers.items()},
-        picker=Markup(f"[Compare other attempts]({c.href(src, 'compare/index.md')}?a={a.id}&amp;b={b.id})"),
+        picker=Markup(f"[Compare other attempts]({c.md_target(src, 'compare/index.md')}?a={a.id}&amp;b={b.id})"),
     )
 
 

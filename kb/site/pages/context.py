@@ -162,10 +162,15 @@ class Ctx:
         rel = relpath(b.rstrip("/") or ".", base)
         return rel + "/" if (b == "" or b.endswith("/")) else rel
 
+    def md_target(self, src_from: str, src_to: str) -> str:
+        """The target of a Markdown link from page ``src_from`` to the page ``src_to``: the source
+        path relative to ``src_from``'s folder (``../compare/index.md``), which MkDocs turns into
+        the page's URL under either ``use_directory_urls`` (a query string after it is kept)."""
+        return relpath(src_to, posixpath.dirname(src_from))
+
     def link_to(self, src_from: str, src_to: str, text: str) -> Markup:
         """A Markdown link from page ``src_from`` to the generated page ``src_to``, showing ``text``."""
-        target = relpath(src_to, posixpath.dirname(src_from))
-        return Markup(f"[{inline(text)}]({target})")
+        return Markup(f"[{inline(text)}]({self.md_target(src_from, src_to)})")
 
     @cached_property
     def roots(self):
