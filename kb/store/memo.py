@@ -180,12 +180,7 @@ def recall(root: str | Path, name: str, tree: str | None = None) -> Any | None:
         return None
     if memo.get("tree") != (tree if tree is not None else tree_digest(root)):
         return None
-    for dep in memo["deps"]:
-        if not (isinstance(dep, list) and len(dep) == 2 and all(isinstance(x, str) for x in dep)):
-            return None
-        if tree_digest(Path(dep[0])) != dep[1]:
-            return None
-    return memo["result"]
+    return memo["result"] if _deps_unchanged(memo["deps"]) else None
 
 
 def remember(root: str | Path, name: str, result: Any, deps: list[Path], tree: str, listing: str | None = None) -> bool:
@@ -268,12 +263,18 @@ def _answers(root: Path, tree: str) -> dict[str, Any] | None:
     if not (memo is not None and memo.get("code") == code_fingerprint() and memo.get("tree") == tree
             and isinstance(memo.get("answers"), dict) and isinstance(memo.get("deps"), list)):
         return None
-    for dep in memo["deps"]:
+    return memo if _deps_unchanged(memo["deps"]) else None
+
+
+def _deps_unchanged(deps: list[Any]) -> bool:
+    """Whether every ``[folder, digest]`` pair of a memo's ``deps`` is well formed and the
+    folder still hashes to its digest (:func:`tree_digest`)."""
+    for dep in deps:
         if not (isinstance(dep, list) and len(dep) == 2 and all(isinstance(x, str) for x in dep)):
-            return None
+            return False
         if tree_digest(Path(dep[0])) != dep[1]:
-            return None
-    return memo
+            return False
+    return True
 
 
 def remember_answer(root: str | Path, tree: str, listing: str, key: str, answer: Any, deps: list[Path]) -> bool:
