@@ -12,8 +12,9 @@ from typing import Any
 
 _FROM = {
     "write_text_atomic": "kb.atomic",
+    "last_changed": "kb.store.history",
     **dict.fromkeys(["ASSETS_FOLDER", "MAX_FILE_BYTES", "RECORD_SUFFIXES", "LoadResult", "Origin", "Prefetched", "RecordSet",
-                     "last_changed", "list_assets", "load_records", "parse_record", "record_files"], "kb.store.read"),
+                     "list_assets", "load_records", "parse_record", "record_files"], "kb.store.read"),
     **dict.fromkeys(["SCHEMA_URL_ENV", "Saved", "create_record", "dump_record", "record_path", "record_to_data",
                      "redact_record", "save_record", "schema_ref", "write_record"], "kb.store.write"),
 }

@@ -7,8 +7,9 @@ One module per page kind (``campaign``, ``attempt``, ``blocker``, ``decision``, 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 from kb.graph import KnowledgeGraph
 from kb.models import Attempt, Blocker, Campaign, Decision, Platform, Stack
@@ -71,16 +72,12 @@ def iter_site(kg: KnowledgeGraph, *, directory_urls: bool = True) -> Iterator[tu
     for pair in c.pairs:
         if pair.page:
             yield pair_page(pair.a, pair.b), render_compare(c, pair)
-    for a in c.of_kind(Attempt):
-        yield page_of(a), render_attempt(c, a)
-    for b in c.of_kind(Blocker):
-        yield page_of(b), render_blocker(c, b)
-    for d in c.of_kind(Decision):
-        yield page_of(d), render_decision(c, d)
-    for s in c.of_kind(Stack):
-        yield page_of(s), render_stack(c, s)
-    for p in c.of_kind(Platform):
-        yield page_of(p), render_platform(c, p)
+    renderers: list[tuple[type[Any], Callable[[Any, Any], str]]] = [
+        (Attempt, render_attempt), (Blocker, render_blocker), (Decision, render_decision),
+        (Stack, render_stack), (Platform, render_platform)]
+    for kind, render in renderers:
+        for r in c.of_kind(kind):
+            yield page_of(r), render(c, r)
     for camp in c.of_kind(Campaign):
         yield page_of(camp), render_campaign(c, camp)
         yield timeline_page(camp), render_timeline(c, camp)
