@@ -230,3 +230,47 @@ def test_import_names_the_catalog_blocker_its_fix_and_what_the_fix_needs(root):
     notes = drafts["2026-02-23-flashinfer-allreduce-fusion"]["record"]["notes"]
     assert "Possible match: blocker `flashinfer-allreduce-fusion-sm12x-gate`" in notes
     assert "also matches a blocker of the campaign's own, which was linked instead" in notes
+
+
+def test_a_literal_signature_matches_only_whole(root):
+    kg = load_graph(root)
+    # "KeyError: 12" is not in "KeyError: 120" (another table, another capability)
+    assert match_signatures(kg, "KeyError: 120") == []
+    assert match_signatures(kg, "raise KeyError: 12\n") == ["sglang-symm-mem-size-table-keyerror-12"]
+    assert match_signatures(kg, "OSError: libcudart.so.125: cannot open shared object file") == []
+
+
+@pytest.mark.parametrize("line", [
+    "RuntimeError: CUDA error: no kernel image is available for execution on the device",
+    "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB",
+    "RuntimeError: CUDA error: an illegal memory access was encountered",
+    "RuntimeError: NCCL error in: ProcessGroupNCCL.cpp:1970, unhandled cuda error",
+    "RuntimeError: CUDA error: invalid device function",
+    "KeyError: 120",
+])
+def test_generic_cuda_errors_are_never_linked(root, line):
+    from kb.queries.signatures import specific_matches
+
+    oom = root / "blockers" / "oom.yaml"
+    oom.write_text("title: out of memory\nsignatures: ['CUDA out of memory', 'no kernel image is available for "
+                   "execution on the device', 'illegal memory access']\n", encoding="utf-8")
+    kg = load_graph(root)
+    assert specific_matches(kg, line) == []
+    r = run(root, "log", "-t", "a run", "-o", "failed", "-a", "x", "-c", "c", "-s", "cu128", "--date", "2026-03-01",
+            "--link-matches", "--dry-run", "--no-interactive", "--error", line)
+    assert r.exit_code == 0, r.output
+    assert "blocked_by" not in r.stdout
+
+
+def test_the_campaign_s_own_blocker_wins_a_shared_short_signature(root):
+    from kb.queries.signatures import specific_matches
+
+    (root / "blockers" / "symm.yaml").write_text("title: symm-mem table\nsignatures: ['KeyError: 12']\n",
+                                                 encoding="utf-8")
+    kg = load_graph(root)
+    assert match_signatures(kg, "KeyError: 12") == ["sglang-symm-mem-size-table-keyerror-12", "symm"]
+    assert specific_matches(kg, "KeyError: 12") == ["symm"]
+    # with the traceback line the catalog record matches by a long signature of its own: it is the
+    # specific one, and the own blocker's short signature alone no longer decides
+    assert specific_matches(kg, "SYMM_MEM_ALL_REDUCE_MAX_SIZES[self.device_capability]\nKeyError: 12") == [
+        "sglang-symm-mem-size-table-keyerror-12"]

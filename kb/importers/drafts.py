@@ -58,7 +58,6 @@ from kb.importers.extract import (
     extract_windows,
 )
 from kb.importers.matching import (
-    GENERIC_SIGNATURES,
     _existing_sources,
     _match_platform,
     _match_stack,
@@ -70,6 +69,7 @@ from kb.importers.readers import iter_windows
 from kb.models import Attempt, Campaign, Platform, Stack
 from kb.pipeline import load
 from kb.queries import possible_duplicates
+from kb.queries.signatures import is_generic
 from kb.redact import SECRET, Redactor
 from kb.store import RecordSet, record_to_data, write_record
 from kb.validation import located_problems
@@ -410,7 +410,7 @@ def _record(x: Extraction, a: ExtractedAttempt, record_id: str, kg: Any, camp: C
     if a.error_detail:
         notes.append("Error output:\n\n```\n" + a.error_detail + "\n```")
     for blocker_id, signature in possible:
-        if " ".join(signature.lower().strip("/").split()) in GENERIC_SIGNATURES:
+        if is_generic(signature):
             why = "is generic: any such error matches it"
         elif blocker_id in kg.records.catalog_of:
             why = "also matches a blocker of the campaign's own, which was linked instead"

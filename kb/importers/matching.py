@@ -9,6 +9,7 @@ from typing import Any
 
 from kb.importers.extract import ExtractedAttempt, Extraction, Fact
 from kb.models import Attempt, Campaign, Platform, Stack
+from kb.queries.signatures import is_generic
 from kb.store import RecordSet
 
 
@@ -52,23 +53,13 @@ def campaign_terms(camp: Campaign) -> tuple[str, ...]:
     return tuple(t for t in terms if t)
 
 
-GENERIC_SIGNATURES = frozenset({
-    "cuda out of memory", "out of memory", "outofmemoryerror", "torch.outofmemoryerror", "cuda error",
-    "nccl error", "runtimeerror", "segmentation fault", "killed", "timeout", "timed out", "assertionerror",
-    "connection refused", "illegal memory access", "an illegal memory access was encountered", "core dumped",
-    "valueerror", "keyerror", "importerror", "modulenotfounderror", "traceback (most recent call last)",
-})
-"""Signatures that any failure of their kind matches: a match on one of these alone says "possible
-match", never ``blocked_by``."""
-
-
 def specific_blockers(kg: Any, text: str) -> tuple[list[str], list[tuple[str, str]]]:
     """Blockers whose signatures match ``text`` (an error headline and its detail), by the rule
     ``kb log`` links with (:func:`kb.queries.signatures.specific_matches`): those it links and
     that match by a specific signature (``KeyError: 12``, ``No supported CUDA architectures found
     for major versions [9, 10]``) go to ``blocked_by``; the other matches come back as
     ``(id, signature)`` possible matches: matched only by a generic signature
-    (:data:`GENERIC_SIGNATURES`, e.g. ``CUDA out of memory``), or a catalog blocker matching the
+    (:data:`kb.queries.signatures.GENERIC_SIGNATURES`, e.g. ``CUDA out of memory``), or a catalog blocker matching the
     same text as the campaign's own blocker, or one of several matches none of which is specific."""
     from kb.models import Blocker
     from kb.queries import match_signatures
@@ -85,7 +76,7 @@ def specific_blockers(kg: Any, text: str) -> tuple[list[str], list[tuple[str, st
         matched = [s for s in signatures if match_signatures_one(s, text)]
         if not matched:
             continue
-        generic = all(" ".join(s.lower().strip("/").split()) in GENERIC_SIGNATURES for s in matched)
+        generic = all(is_generic(s) for s in matched)
         if blocker_id in linked and not generic:
             specific.append(blocker_id)
         else:

@@ -49,11 +49,61 @@ def _same_day(kg: KnowledgeGraph) -> dict[tuple[str, object], list[Attempt]]:
     return index(kg).memo("signatures.same_day", build)
 
 
+GENERIC_SIGNATURES = frozenset({
+    "cuda out of memory", "out of memory", "outofmemoryerror", "torch.outofmemoryerror", "cuda error",
+    "nccl error", "runtimeerror", "segmentation fault", "killed", "timeout", "timed out", "assertionerror",
+    "connection refused", "illegal memory access", "an illegal memory access was encountered", "core dumped",
+    "valueerror", "keyerror", "importerror", "modulenotfounderror", "traceback (most recent call last)",
+    "no kernel image is available for execution on the device", "cuda error: no kernel image is available",
+    "invalid device function", "unhandled cuda error", "misaligned address",
+})
+"""Signatures (lower case, whitespace collapsed, without ``/``) that any failure of their kind
+matches: a match on one of these alone is a "possible match", never linked."""
+
+
+def is_generic(signature: str) -> bool:
+    """Whether ``signature`` is one of :data:`GENERIC_SIGNATURES` (case and whitespace ignored).
+
+    >>> is_generic("CUDA  out of memory"), is_generic("KeyError: 12")
+    (True, False)
+    """
+    return " ".join(signature.lower().strip("/").split()) in GENERIC_SIGNATURES
+
+
+_WORD = re.compile(r"\w")
+
+
+def literal_in(signature: str, text: str) -> bool:
+    """Whether the literal ``signature`` occurs in ``text`` (both with whitespace already
+    collapsed) as a whole: where the signature starts or ends with a letter or digit, the text
+    around that occurrence must not continue the word, so ``KeyError: 12`` is not found in
+    ``KeyError: 120`` and ``libcudart.so.12`` not in ``libcudart.so.125``.
+
+    >>> literal_in("KeyError: 12", "KeyError: 12"), literal_in("KeyError: 12", "x KeyError: 120")
+    (True, False)
+    >>> literal_in("KeyError: 12", "KeyError: 120 then KeyError: 12.")
+    True
+    """
+    if not signature:
+        return False
+    head = bool(_WORD.match(signature[0]))
+    tail = bool(_WORD.match(signature[-1]))
+    start = text.find(signature)
+    while start != -1:
+        end = start + len(signature)
+        if (not head or start == 0 or not _WORD.match(text[start - 1])) and \
+                (not tail or end == len(text) or not _WORD.match(text[end])):
+            return True
+        start = text.find(signature, start + 1)
+    return False
+
+
 def _signature_matches(signature: str, text: str) -> bool:
+    """Whether one signature matches ``text``: ``/regex/`` searched with :mod:`re`, else a
+    literal found whole (:func:`literal_in`) with runs of whitespace collapsed on both sides."""
     if len(signature) > 2 and signature.startswith("/") and signature.endswith("/"):
         return _regex_matches(signature, text)
-    norm = " ".join(signature.split())
-    return norm in " ".join(text.split())
+    return literal_in(" ".join(signature.split()), " ".join(text.split()))
 
 
 def _regex_matches(signature: str, text: str) -> bool:
@@ -66,14 +116,15 @@ def _regex_matches(signature: str, text: str) -> bool:
 def match_signatures(kg: KnowledgeGraph, error_text: str) -> list[str]:
     """Ids of blockers with a signature found in ``error_text`` (sorted).
 
-    A signature is a literal substring, compared with runs of whitespace collapsed; one written
+    A signature is a literal substring, compared with runs of whitespace collapsed and found
+    whole (:func:`literal_in`: ``KeyError: 12`` is not in ``KeyError: 120``); one written
     ``/.../`` is a Python regular expression.
     """
     if not error_text:
         return []
     literals, patterns = index(kg).signatures
     norm = " ".join(error_text.split())  # once per text, not once per signature
-    hits = {bid for sig, bid in literals if sig in norm}
+    hits = {bid for sig, bid in literals if sig in norm and literal_in(sig, norm)}
     hits.update(bid for sig, bid in patterns if bid not in hits and _regex_matches(sig, error_text))
     return sorted(hits)
 
@@ -88,18 +139,26 @@ def _matching(b: Blocker, text: str) -> list[str]:
 
 
 def specific_matches(kg: KnowledgeGraph, error_text: str) -> list[str]:
-    """The matches of :func:`match_signatures` specific enough to link without asking: the only
-    match; else those matched by a regex or by a literal signature of at least
-    :data:`SPECIFIC_LENGTH` characters that no other match's signature contains and lengthens.
-    Where a campaign's own blocker and a catalog blocker match by the same signature, only the
-    campaign's own is linked (the catalog's is still reported)."""
+    """The matches of :func:`match_signatures` specific enough to link without asking.
+
+    First, a blocker matched only by generic signatures (:data:`GENERIC_SIGNATURES`, ``CUDA out
+    of memory``) is never linked, and a catalog blocker matched only by signatures that also
+    match a campaign's own blocker gives way to it (the own one is linked, the catalog's still
+    reported). Of what is left: the only match; else those matched by a regex or by a literal
+    signature of at least :data:`SPECIFIC_LENGTH` characters that no other match's signature
+    contains and lengthens."""
     found = match_signatures(kg, error_text)
-    if len(found) <= 1:
-        return found
-    sigs = {bid: _matching(b, error_text) for bid in found if isinstance(b := kg.get(bid), Blocker)}
+    sigs = {bid: [s for s in _matching(b, error_text) if not is_generic(s)]
+            for bid in found if isinstance(b := kg.get(bid), Blocker)}
+    sigs = {bid: ss for bid, ss in sigs.items() if ss}
     norm = {bid: [" ".join(s.split()) for s in ss] for bid, ss in sigs.items()}
+    catalog = kg.records.catalog_of
+    own = {s for bid, ss in norm.items() if bid not in catalog for s in ss}
+    norm = {bid: ss for bid, ss in norm.items() if bid not in catalog or not set(ss) <= own}
+    if len(norm) <= 1:
+        return sorted(norm)
     out = []
-    for bid in found:
+    for bid in sorted(norm):
         mine = norm[bid]
         if not any(s.startswith("/") and s.endswith("/") or len(s) >= SPECIFIC_LENGTH for s in mine):
             continue
@@ -107,6 +166,4 @@ def specific_matches(kg: KnowledgeGraph, error_text: str) -> list[str]:
         if all(any(s in o and s != o for o in others) for s in mine):
             continue  # every signature of it is part of a longer one that matched too
         out.append(bid)
-    catalog = kg.records.catalog_of
-    own = {s for bid in out if bid not in catalog for s in norm[bid]}
-    return [bid for bid in out if bid not in catalog or not set(norm[bid]) & own]
+    return out
