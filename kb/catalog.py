@@ -8,7 +8,8 @@ relative to the records folder when not absolute. :func:`merge_catalogs` reads e
 the store's loader and adds its records to the campaign's, so that every query, the signature
 matching and the site span them. Ids stay unique across the records and every catalog: a clash
 is a located problem. A catalog never lives inside the records folder, so kb's writers, which
-write only there, never write into a catalog.
+write only there, never write into a catalog; and the write gate refuses a records folder that is
+a catalog (a shipped one, or a folder holding ``CATALOG.md``: :func:`kb.store.write.catalog_folder_reason`).
 """
 
 from __future__ import annotations

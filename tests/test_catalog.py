@@ -274,3 +274,32 @@ def test_the_campaign_s_own_blocker_wins_a_shared_short_signature(root):
     # specific one, and the own blocker's short signature alone no longer decides
     assert specific_matches(kg, "SYMM_MEM_ALL_REDUCE_MAX_SIZES[self.device_capability]\nKeyError: 12") == [
         "sglang-symm-mem-size-table-keyerror-12"]
+
+
+def test_kb_s_writers_refuse_to_write_into_a_catalog(root, tmp_path):
+    from kb.catalog import SHIPPED
+    from kb.store.write import SHIPPED_CATALOGS
+
+    assert SHIPPED == SHIPPED_CATALOGS
+    before = sorted(p.name for p in (SHIPPED / "blackwell" / "blockers").iterdir())
+    r = CliRunner().invoke(cli, ["--records", str(SHIPPED / "blackwell"), "new", "blocker", "hello"])
+    assert r.exit_code == 1
+    assert ("not written: it is a catalog shipped with kb (" + str(SHIPPED / "blackwell") + "), and catalogs are "
+            "read-only to kb's writers") in r.output
+    assert sorted(p.name for p in (SHIPPED / "blackwell" / "blockers").iterdir()) == before
+    # a team's catalog: the folder holding CATALOG.md
+    team = tmp_path / "team"
+    shutil.copytree(root, team)  # records that would be written to, were the folder not a catalog
+    (team / "CATALOG.md").write_text("# our blockers\n", encoding="utf-8")
+    for args in (["new", "blocker", "hello"], ["new", "stack", "s", "--component", "cuda=13.0"],
+                 ["log", "-t", "a run", "-o", "failed", "-a", "x", "-c", "c", "--date", "2026-03-01",
+                  "-e", "KeyError: 12", "--no-interactive"]):
+        r = CliRunner().invoke(cli, ["--records", str(team), *args])
+        assert r.exit_code == 1, r.output
+        assert f"{team}: not written: it is a catalog ({team / 'CATALOG.md'} marks it)" in r.output
+    assert sorted(p.relative_to(team) for p in team.rglob("*.yaml")) == sorted(
+        p.relative_to(root) for p in root.rglob("*.yaml"))
+    # the campaign's records beside it are written as ever, their blocker's id free of the catalog's
+    r = run(root, "new", "blocker", "PCIe only topology")
+    assert r.exit_code == 0, r.output
+    assert (root / "blockers" / "pcie-only-topology-2.yaml").is_file()

@@ -81,7 +81,7 @@ def test_catalog_has_all_roots_and_at_least_32_issue_blockers():
 
 
 def test_readme_names_every_root_and_the_check_date():
-    text = (CATALOG / "README.md").read_text(encoding="utf-8")
+    text = (CATALOG / "CATALOG.md").read_text(encoding="utf-8")
     for rid in ROOT_IDS:
         assert f"`{rid}`" in text, rid
     assert "2026-11-30" in text

@@ -22,6 +22,26 @@ from kb.redact import Redactor
 from kb.validation import located_problems
 
 R = TypeVar("R", bound=Record)
+
+CATALOG_MARKER = "CATALOG.md"
+"""The file that makes a folder a catalog (:mod:`kb.catalog`): it says what the catalog holds.
+kb's writers refuse to write into a folder holding one."""
+
+SHIPPED_CATALOGS = Path(__file__).resolve().parent.parent / "catalogs"
+"""The folder of the catalogs shipped with kb (package data, one sub-folder per catalog)."""
+
+
+def catalog_folder_reason(root: str | Path) -> str | None:
+    """Why the records folder ``root`` is a catalog, read-only to kb's writers (``None`` when
+    it is not one): it lies inside the catalogs shipped with kb (:data:`SHIPPED_CATALOGS`), or
+    it or a folder above it holds :data:`CATALOG_MARKER`."""
+    real = Path(root).resolve()
+    if real.is_relative_to(SHIPPED_CATALOGS):
+        return f"it is a catalog shipped with kb ({real})"
+    for folder in (real, *real.parents):
+        if (folder / CATALOG_MARKER).is_file():
+            return f"it is a catalog ({folder / CATALOG_MARKER} marks it)"
+    return None
 # --------------------------------------------------------------------------- writing
 
 
@@ -190,8 +210,14 @@ def save_record(root: str | Path, record: Record, *, new: bool = True, taken: It
 
     Raises :class:`RecordExists` (an existing record, not ``new`` nor ``overwrite``),
     :class:`InvalidRecords` (the redacted record does not validate), :class:`WriteError` (the
-    disk refused, or every suffixed id is taken).
+    disk refused, every suffixed id is taken, or ``root`` is a catalog:
+    :func:`catalog_folder_reason`; catalogs are read-only to kb's writers).
     """
+    why = catalog_folder_reason(root)
+    if why:
+        raise WriteError(f"{root}: not written: {why}, and catalogs are read-only to kb's writers; write into "
+                         "the campaign's records folder (--records PATH or $KB_RECORDS) and refer to the "
+                         "catalog's records by id")
     clean, counts = redact_record(record, redactor)
     if new:
         clean, path = _create(root, clean, set(taken))
