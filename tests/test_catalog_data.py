@@ -194,7 +194,8 @@ def test_required_facts_of_the_key_blockers():
     enables = [f for f in fusion["fixed_by"] if f["kind"] == "enables"]
     assert enables[0]["requires"] == {"flashinfer": ">=0.6.17", "cuda": ">=12.9"}
     assert enables[0]["pr"] == "flashinfer-ai/flashinfer#3903"
-    assert "0.6.4" in SpecifierSet(fusion["applies_when"]["flashinfer"])
+    # no upper bound on flashinfer: 0.6.17 alone (on a CUDA 12.8 toolkit) does not fix it
+    assert fusion["applies_when"] == {"compute_capability": ">=12.0,<13"}
 
     symm = RECORDS["sglang-symm-mem-size-table-keyerror-12"]
     assert [f["kind"] for f in symm["fixed_by"]] == ["disables"]
@@ -207,6 +208,8 @@ def test_required_facts_of_the_key_blockers():
 
     cudart = RECORDS["sgl-kernel-preloads-libcudart-12-on-cuda-13"]
     assert cudart["applies_when"] == {"cuda": ">=13.0"}
+    # only builds with an arch list naming old targets: a flag condition, not every CUDA 13 stack
+    assert RECORDS["cuda13-drops-pre-turing-arch-targets"]["flags"] == ["TORCH_CUDA_ARCH_LIST", "CMAKE_CUDA_ARCHITECTURES"]
 
     ptxas = RECORDS["triton-ptxas-rejects-sm121a"]
     assert ptxas["fixed_by"][0]["kind"] == "workaround"

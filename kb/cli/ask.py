@@ -124,7 +124,15 @@ def why(env: Env, attempt: str, as_json: bool) -> None:
 
 
 def _retry_line(a) -> str:
-    return f"  ↻ {a.id}: {a.title} (was {a.outcome}" + (f", {a.last_metric})" if a.last_metric else ")")
+    line = f"  ↻ {a.id}: {a.title} (was {a.outcome}" + (f", {a.last_metric})" if a.last_metric else ")")
+    if a.disputed:
+        line += f" — the catalog disagrees: {', '.join(a.disputed)} still stands"
+    by_why: dict[str, list[str]] = {}
+    for bid, why in sorted(a.may_hit.items()):
+        by_why.setdefault(why, []).append(bid)
+    for why, ids in by_why.items():
+        line += f" — may hit {', '.join(ids)} ({why})"
+    return line
 
 
 @cli.command()
@@ -172,6 +180,10 @@ def unblocks(env: Env, change: tuple[str, ...], to_stack: str | None, from_stack
         echo(f"  ✓ {r['id']}: {r['title']}  [{r['by']}]")
     if not res.resolved:
         echo("  nothing")
+    if res.disputed:
+        echo(f"\nresolved here, but the catalog disagrees ({len(res.disputed)}):")
+        for disp in res.disputed:
+            echo(f"  ≠ {disp['own']} [{disp['by']}]: {_dispute_text(disp)}")
     if res.disabled:
         echo(f"\nonly disabled, the feature still off ({len(res.disabled)}):")
         for r in res.disabled:
@@ -180,7 +192,8 @@ def unblocks(env: Env, change: tuple[str, ...], to_stack: str | None, from_stack
     echo(f"\nintroduced ({len(res.introduced)}):")
     for r in res.introduced:
         fix = f"; needs {' and '.join(r['missing'])}" if r["missing"] else ""
-        echo(f"  ⚠ {r['id']}: {r['title']}  [{r['reason']}{fix}]")
+        doubt = f" (may not be met: {r['doubt']})" if r.get("doubt") else ""
+        echo(f"  ⚠ {r['id']}: {r['title']}  [{r['reason']}{fix}]{doubt}")
     if not res.introduced:
         echo("  nothing")
     echo(f"\nworth retrying ({len(res.retry)}):")
@@ -189,7 +202,7 @@ def unblocks(env: Env, change: tuple[str, ...], to_stack: str | None, from_stack
     if not res.retry:
         echo("  nothing")
     if res.retry_would_hit:
-        echo(f"\nretries that would hit an introduced blocker ({len(res.retry_would_hit)}):")
+        echo(f"\nretries that would hit an introduced blocker, its conditions confirmed on the stack ({len(res.retry_would_hit)}):")
         for a in res.retry_would_hit:
             echo(_retry_line(a) + f" — would hit {', '.join(a.would_hit)}")
     if res.retried:
@@ -215,6 +228,12 @@ def unblocks(env: Env, change: tuple[str, ...], to_stack: str | None, from_stack
         echo(f"\nstill blocked ({n_still}{others}; --all lists them with what each needs){ids}")
     for n in res.notes:
         echo(f"\nnote: {n}")
+
+
+def _dispute_text(d: dict) -> str:
+    from kb.queries.counterparts import Dispute
+
+    return Dispute(**d).sentence()
 
 
 @cli.command()

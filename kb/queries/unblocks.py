@@ -17,6 +17,7 @@ from kb.queries.index import index
 from kb.queries.resolution import (
     BlockerStatus,
     StatusCache,
+    blocker_component,
     concerned_components,
     current_stack,
     flag_names,
@@ -94,7 +95,11 @@ def scope(kg: KnowledgeGraph, campaign: str | None) -> tuple[Campaign | None, Pl
 @dataclass
 class RetryCandidate:
     """An attempt whose blockers the change resolves. ``would_hit``: blockers the change
-    introduces that concern the same components or flags (the retry would likely meet them)."""
+    introduces that concern the same components or flags and whose conditions kb can confirm on
+    the changed stack (the retry would likely meet them); ``may_hit``: such blockers whose
+    conditions kb cannot confirm, or that a success contradicts, each with why it is only "may"
+    (:func:`_may_hit`); ``disputed``: catalog blockers of the same failure as a blocker the change
+    resolves that still stand (:mod:`kb.queries.counterparts`)."""
 
     id: str
     title: str
@@ -102,6 +107,8 @@ class RetryCandidate:
     last_metric: str | None
     resolved_blockers: list[str]
     would_hit: list[str] = field(default_factory=list)
+    may_hit: dict[str, str] = field(default_factory=dict)
+    disputed: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -138,10 +145,13 @@ class UnblocksResult:
     resolves (``[{id, title, by, was_missing}]``); ``disabled``: blockers whose crash the change
     turns into a clean refusal, the feature still off (``[{id, title, by, missing}]``);
     ``introduced``: blockers that did not stand before and stand after (``[{id, title, reason,
-    missing, advice}]``); ``retry``: attempts worth retrying; ``retry_would_hit``: retries that
+    missing, advice, doubt}]``; ``doubt``: why kb cannot confirm it would be met, :func:`_may_hit`, or ``""``); ``retry``: attempts worth retrying; ``retry_would_hit``: retries that
     would meet an introduced blocker; ``retried``: retries already made; ``still_blocked``: standing
     blockers that bear on the campaign's attempts (``missing``: ``["no known fix"]`` when none
     is known); ``other_still_blocked``: the standing blockers no attempt of the campaign met.
+    ``disputed``: resolved blockers of the campaign's own whose catalog counterpart still stands
+    after the change (:class:`kb.queries.counterparts.Dispute` as dicts); the standing
+    counterparts of blockers the campaign met count as bearing on it (``still_blocked``).
     """
 
     change: dict[str, str]
@@ -161,6 +171,7 @@ class UnblocksResult:
     retry_would_hit: list[RetryCandidate] = field(default_factory=list)
     retried: list[DoneRetry] = field(default_factory=list)
     other_still_blocked: list[StillBlocked] = field(default_factory=list)
+    disputed: list[dict[str, Any]] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         """This result as plain data for ``--json`` (dicts, lists, strings, numbers)."""
@@ -262,13 +273,18 @@ def unblocks(kg: KnowledgeGraph, change: dict[str, str] | None = None, *, to_sta
             disabled.append({"id": b.id, "title": b.title, "by": s1.by, "missing": list(s1.missing)})
         elif s0.state != "stands" and s1.state == "stands" and s0.state != "disabled":
             introduced.append({"id": b.id, "title": b.title, "reason": _introduced_reason(b, s0, before, after),
-                               "missing": list(s1.missing),
+                               "missing": list(s1.missing), "doubt": _may_hit(kg, b.id, set(), after),
                                "advice": list(s1.advice) or ([b.workaround] if b.workaround else [])})
         elif s1.state in ("stands", "disabled") and s0.state in ("stands", "disabled"):
             entry = StillBlocked(b.id, b.title, list(s1.missing) or ["no known fix"], b.workaround,
                                  [a for a in kg.into(b.id, "blocked_by") if a in in_ids], list(s1.advice))
             (still if b.id in bearing else other).append(entry)
+    from kb.queries.counterparts import disputes
+
+    disputed = disputes(kg, {r["id"]: r["by"] for r in resolved if r["id"] not in kg.records.catalog_of}, st1)
     retry, would_hit, done = _retries(kg, in_ids, resolved, introduced, st1, after)
+    for cand in retry + would_hit:
+        cand.disputed = sorted({d.catalog_id for d in disputed if d.own in cand.resolved_blockers})
     return UnblocksResult(
         change=change if not to_stack else {k: c.version or c.source or "" for k, c in after.items()
                                             if before.get(k) != c},
@@ -278,16 +294,22 @@ def unblocks(kg: KnowledgeGraph, change: dict[str, str] | None = None, *, to_sta
         resolved=resolved, retry=retry, still_blocked=still, notes=sorted(set(notes)), to_stack=to_stack,
         campaign=camp.id if camp else None, platform=platform.id if platform else None,
         platform_title=platform.title if platform else None, disabled=disabled, introduced=introduced,
-        retry_would_hit=would_hit, retried=done, other_still_blocked=other)
+        retry_would_hit=would_hit, retried=done, other_still_blocked=other,
+        disputed=[d.to_dict() for d in disputed])
 
 
 def _scope_tables(kg: KnowledgeGraph, campaign: str | None) -> tuple[frozenset[str], frozenset[str]]:
     """``(attempt ids, bearing blockers)`` of ``campaign`` (every campaign for ``None``): its
-    attempts, and the blockers they met with every cause of those (once per graph and campaign)."""
+    attempts, and the blockers they met, the catalog blockers of the same failures
+    (:func:`kb.queries.counterparts.counterparts`), with every cause of those (once per graph and campaign)."""
+    from kb.queries.counterparts import counterparts
+
     def build() -> tuple[frozenset[str], frozenset[str]]:
         scoped = [a for a in kg.of_kind(Attempt) if campaign is None or a.campaign == campaign]
-        return (frozenset(a.id for a in scoped),
-                frozenset(kg.causes_closure([b for a in scoped for b in a.blocked_by])))
+        met = {b for a in scoped for b in a.blocked_by}
+        pairs = counterparts(kg)
+        met |= {c for b in sorted(met) for c in pairs.get(b, {})}
+        return (frozenset(a.id for a in scoped), frozenset(kg.causes_closure(sorted(met))))
     return index(kg).memo(("unblocks.scope", campaign), build)
 
 
@@ -320,15 +342,42 @@ def _retries(kg: KnowledgeGraph, in_ids: frozenset[str], resolved: list[dict[str
                         for r in made)
             continue
         hits = []
+        flags = flag_names(ix.flags(a))
         if new:
             touched = ix.memo(("unblocks.touched", tuple(a.blocked_by)), lambda a=a: _touched(kg, a.blocked_by))
-            flags = flag_names(ix.flags(a))
             hits = sorted(nid for nid, comps, names in new if comps & touched or names & flags)
+        maybe = {nid: why for nid in hits if (why := _may_hit(kg, nid, flags, after))}
         cand = RetryCandidate(a.id, a.title, a.outcome.value, last_metric(kg, a),
-                              sorted(set(a.blocked_by) & resolved_ids), hits)
-        (would_hit if hits else retry).append(cand)
+                              sorted(set(a.blocked_by) & resolved_ids), [h for h in hits if h not in maybe], maybe)
+        (would_hit if cand.would_hit else retry).append(cand)
     return (sorted(retry, key=lambda r: r.id), sorted(would_hit, key=lambda r: r.id),
             sorted(done, key=lambda d: (d.of, d.date, d.id)))
+
+
+def _may_hit(kg: KnowledgeGraph, bid: str, flags: set[str], after: dict[str, Component]) -> str:
+    """Why a retry with flag names ``flags`` on components ``after`` only *may* meet the introduced
+    blocker ``bid`` (``""``: kb can confirm it would). In order: a success contradicts it (an
+    attempt that improved or set the baseline on a stack where it stands, with one of its flags
+    when it has any); it needs a flag the retry does not set; the component it lives in has no
+    version on the stack; or its enabling fix is in no known release, so the component may carry it."""
+    b = kg.get(bid)
+    if not isinstance(b, Blocker):
+        return ""
+    ix = index(kg)
+    own_flags = flag_names(b.flags)
+    for x in ix.memo(("unblocks.successes",), lambda: [y for y in kg.of_kind(Attempt)
+                                                       if y.outcome.value in ("improved", "baseline") and y.stack]):
+        if (not own_flags or own_flags & flag_names(ix.flags(x))) and ix.statuses(x, x.campaign)[bid].state == "stands":
+            return f"{x.id} came out {x.outcome.value} on stack {x.stack}, where it applies"
+    if own_flags and not own_flags & flags:
+        return f"only where a run sets {' or '.join(sorted(own_flags))}"
+    comp = blocker_component(b)
+    if comp and comp in after and not after[comp].version:
+        return f"the stack's {comp} has no version ({after[comp].source or 'unknown'}): kb cannot tell whether it applies"
+    unknown = [f for f in b.fixed_by if f.kind == "enables" and not f.requires and not f.reverted]
+    if unknown:
+        return f"its fix ({unknown[0].pr or unknown[0].release or 'upstream'}) is in no known release: {comp or 'the stack'} may carry it"
+    return ""
 
 
 def _touched(kg: KnowledgeGraph, blocked_by: list[str]) -> frozenset[str]:

@@ -1,0 +1,124 @@
+"""A campaign's own blockers and the catalog blockers that describe the same failure, and where the
+two disagree (issue 12: "a campaign's claim ... checked against what upstream says").
+
+A campaign writes down a blocker in its own words ("FlashInfer allreduce-fusion JIT finds no
+supported architecture on SM120", resolved, it believes, by CUDA 13); a catalog (:mod:`kb.catalog`)
+may hold the upstream record of the same failure, with what really fixes it ("needs FlashInfer
+0.6.17 and nvcc 12.9"). :func:`counterparts` pairs them; :func:`disputes` names, for a set of
+blockers the campaign's model calls resolved under a stack, the counterparts that still stand
+there. ``kb unblocks`` shows them beside what it resolves, ``kb check`` warns on a decision whose
+credit the catalog disputes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from kb.graph import KnowledgeGraph
+from kb.models import Blocker
+from kb.queries.resolution import BlockerStatus, blocker_component, flag_names
+from kb.queries.signatures import _signature_matches, is_generic
+
+
+def _is_regex(signature: str) -> bool:
+    return len(signature) > 2 and signature.startswith("/") and signature.endswith("/")
+
+
+def same_failure(own: Blocker, other: Blocker) -> str:
+    """Why ``own`` and ``other`` describe the same failure, ``""`` when they do not:
+
+    * ``"same error signature"``: a signature of one, not generic
+      (:func:`kb.queries.signatures.is_generic`), matches a literal signature of the other
+      (``KeyError: 12`` and ``KeyError: 12``);
+    * ``"same feature (FLAG)"``: both live in the same component (:func:`blocker_component`)
+      and are turned on by a flag of the same name (``--enable-torch-symm-mem``).
+
+    >>> a = Blocker(id="a", title="a", component="sglang", flags=["--enable-torch-symm-mem"])
+    >>> b = Blocker(id="b", title="b", component="sglang", flags=["--enable-torch-symm-mem 1"])
+    >>> same_failure(a, b), same_failure(a, Blocker(id="c", title="c", component="vllm", flags=["--enable-torch-symm-mem"]))
+    ('same feature (--enable-torch-symm-mem)', '')
+    """
+    for x, y in ((own, other), (other, own)):
+        for s in x.signatures:
+            if is_generic(s):
+                continue
+            if any(not _is_regex(t) and not is_generic(t) and _signature_matches(s, t) for t in y.signatures):
+                return "same error signature"
+    comp = blocker_component(own)
+    if comp and comp == blocker_component(other):
+        shared = sorted(flag_names(own.flags) & flag_names(other.flags))
+        if shared:
+            return f"same feature ({', '.join(shared)})"
+    return ""
+
+
+def counterparts(kg: KnowledgeGraph) -> dict[str, dict[str, str]]:
+    """Own blocker id → ``{catalog blocker id: why}`` (:func:`same_failure`) for every blocker of
+    the campaign records that a catalog blocker describes too; ``{}`` without catalogs. Once per
+    graph."""
+
+    def build() -> dict[str, dict[str, str]]:
+        catalog = kg.records.catalog_of
+        if not catalog:
+            return {}
+        blockers = kg.of_kind(Blocker)
+        theirs = [b for b in blockers if b.id in catalog and (b.signatures or b.flags)]
+        out: dict[str, dict[str, str]] = {}
+        for own in blockers:
+            if own.id in catalog or not (own.signatures or own.flags):
+                continue
+            found = {c.id: why for c in theirs if (why := same_failure(own, c))}
+            if found:
+                out[own.id] = found
+        return out
+
+    return kg.memo("counterparts", build)
+
+
+@dataclass
+class Dispute:
+    """A blocker of the campaign's own that its model calls resolved (``own``, ``by``: how), while
+    a catalog blocker of the same failure (``catalog_id`` of catalog ``catalog``, ``why`` they are
+    the same) still ``state`` ("stands" or "disabled": only a disabling fix holds) under the same
+    stack, ``missing`` what it still needs, ``source`` its first upstream reference."""
+
+    own: str
+    by: str
+    catalog_id: str
+    catalog: str
+    why: str
+    state: str
+    missing: list[str]
+    source: str | None
+
+    def to_dict(self) -> dict[str, Any]:
+        """This dispute as plain data."""
+        return asdict(self)
+
+    def sentence(self) -> str:
+        """``"catalog blackwell's X (same error signature) still stands: needs flashinfer>=0.6.17
+        (source sgl-project/sglang#15650)"``."""
+        what = "still stands" if self.state == "stands" else "is only disabled (the feature stays off)"
+        need = f": needs {' and '.join(self.missing)}" if self.missing else ""
+        src = f" (source {self.source})" if self.source else ""
+        return f"catalog {self.catalog}'s {self.catalog_id} ({self.why}) {what}{need}{src}"
+
+
+def disputes(kg: KnowledgeGraph, resolved: dict[str, str], statuses: dict[str, BlockerStatus]) -> list[Dispute]:
+    """The catalog blockers that disagree with ``resolved`` (own blocker id → how the campaign's
+    model resolves it) under the stack whose ``statuses`` are given
+    (:func:`kb.queries.resolution.resolve_blockers`): each counterpart (:func:`counterparts`)
+    that stands or is only disabled there. Sorted by own id, then catalog id."""
+    pairs = counterparts(kg)
+    out = []
+    for own in sorted(resolved):
+        for cid, why in sorted(pairs.get(own, {}).items()):
+            st = statuses.get(cid)
+            if st is None or st.state not in ("stands", "disabled"):
+                continue
+            b = kg.get(cid)
+            src = b.upstream[0] if isinstance(b, Blocker) and b.upstream else None
+            out.append(Dispute(own, resolved[own], cid, kg.records.catalog_of.get(cid, ""), why, st.state,
+                               list(st.missing), src))
+    return out
