@@ -104,3 +104,33 @@ def test_a_retry_whose_conditions_kb_confirms_would_hit(tmp_path):
     assert [(c.id, c.may_hit) for c in res.retry] == [
         ("2026-02-24-plain", {"cuda13-drops-pre-turing-arch-targets":
                               "only where a run sets CMAKE_CUDA_ARCHITECTURES or TORCH_CUDA_ARCH_LIST"})]
+
+
+def test_check_warns_on_a_decision_whose_credit_the_catalog_disputes():
+    r = CliRunner().invoke(cli, ["--records", str(ROOT / "records"), "check"])
+    assert r.exit_code == 0, r.output
+    lines = [line for line in r.stdout.splitlines() if "credits the stack change" in line]
+    assert lines == [
+        "records/decisions/2026-02-26-upgrade-to-cuda-13.yaml:90: resolves.0: warning: credits the stack change with "
+        "fixing sm120-unsupported-by-cuda-12.8-stack, and through it flashinfer-allreduce-fusion-jit-no-sm120; catalog "
+        "blackwell's flashinfer-allreduce-fusion-sm12x-gate (same error signature) still stands under cuda-13.0: needs "
+        "flashinfer>=0.6.17 (source sgl-project/sglang#15650)",
+        "records/decisions/2026-02-26-upgrade-to-cuda-13.yaml:90: resolves.0: warning: credits the stack change with "
+        "fixing sm120-unsupported-by-cuda-12.8-stack, and through it torch-symm-mem-no-capability-12; catalog "
+        "blackwell's sglang-symm-mem-size-table-keyerror-12 (same error signature) still stands under cuda-13.0: "
+        "needs cause arch-allowlist-omits-sm12x (no known fix) (source sgl-project/sglang#10571)",
+    ]
+    # and the campaign's own "fusion worked on CUDA 13" claim, naming the catalog record
+    assert ("records/attempts/2026-02-27-eagle3-cuda13.yaml:10: outcome: warning: outcome is improved on stack "
+            "cuda-13.0, where blocker flashinfer-allreduce-fusion-sm12x-gate (catalog blackwell, source "
+            "sgl-project/sglang#15650) still stands (needs flashinfer>=0.6.17)") in r.stdout
+
+
+def test_without_the_catalog_the_decision_is_not_disputed(tmp_path):
+    dest = tmp_path / "records"
+    shutil.copytree(ROOT / "records", dest)
+    camp = next((dest / "campaigns").glob("*.yaml"))
+    camp.write_text(camp.read_text(encoding="utf-8").replace("catalogs: [blackwell]\n", ""), encoding="utf-8")
+    r = CliRunner().invoke(cli, ["--records", str(dest), "check"])
+    assert r.exit_code == 0, r.output
+    assert "credits the stack change" not in r.stdout and "catalog" not in r.stdout

@@ -96,10 +96,11 @@ class Dispute:
         """This dispute as plain data."""
         return asdict(self)
 
-    def sentence(self) -> str:
+    def sentence(self, under: str = "") -> str:
         """``"catalog blackwell's X (same error signature) still stands: needs flashinfer>=0.6.17
-        (source sgl-project/sglang#15650)"``."""
+        (source sgl-project/sglang#15650)"``; with ``under`` (a stack), "still stands under it"."""
         what = "still stands" if self.state == "stands" else "is only disabled (the feature stays off)"
+        what += f" under {under}" if under else ""
         need = f": needs {' and '.join(self.missing)}" if self.missing else ""
         src = f" (source {self.source})" if self.source else ""
         return f"catalog {self.catalog}'s {self.catalog_id} ({self.why}) {what}{need}{src}"
@@ -121,4 +122,32 @@ def disputes(kg: KnowledgeGraph, resolved: dict[str, str], statuses: dict[str, B
             src = b.upstream[0] if isinstance(b, Blocker) and b.upstream else None
             out.append(Dispute(own, resolved[own], cid, kg.records.catalog_of.get(cid, ""), why, st.state,
                                list(st.missing), src))
+    return out
+
+
+def credit_disputes(kg: KnowledgeGraph, resolves: list[str], before: dict[str, BlockerStatus],
+                    after: dict[str, BlockerStatus], to: str) -> list[tuple[int, str]]:
+    """What a catalog says against a decision's credit: for each blocker ``resolves[i]`` it
+    credits a stack change with fixing, the campaign's own blockers that stood ``before`` and are
+    resolved ``after`` (the statuses under the stack it moves from and to, named ``to``) through
+    it (it, or a blocker caused by it, transitively) and whose catalog counterpart still stands
+    after. Returns ``[(i, message)]``, one per :class:`Dispute`, in order of ``resolves``
+    (``kb check``'s ``credit-disputed-by-catalog`` warning)."""
+    pairs = counterparts(kg)
+    if not pairs:
+        return []
+    out: list[tuple[int, str]] = []
+    for i, bid in enumerate(resolves):
+        reached, todo = set(), [bid]
+        while todo:
+            x = todo.pop()
+            if x not in reached:
+                reached.add(x)
+                todo.extend(kg.into(x, "caused_by"))
+        moved = {x: after[x].by for x in reached
+                 if x in pairs and x in before and before[x].state in ("stands", "disabled")
+                 and after[x].state in ("resolved", "not_applicable")}
+        for d in disputes(kg, moved, after):
+            through = "" if d.own == bid else f", and through it {d.own}"
+            out.append((i, f"credits the stack change with fixing {bid}{through}; {d.sentence(to)}"))
     return out

@@ -13,6 +13,9 @@ Kinds (issue 11, "Contradictions and status"):
   of the blocker's fixes changed;
 * ``resolves-still-standing`` — a decision resolving a blocker that still stands under the stack it moves to;
 * ``not-accepted-resolves`` — ``resolves`` on a decision that is not accepted (it resolves nothing);
+* ``credit-disputed-by-catalog`` — a decision crediting a stack change with fixing a blocker (or,
+  through it, the blockers it causes) while a catalog record of the same failure still stands
+  under the stack it moves to (:func:`kb.queries.counterparts.credit_disputes`);
 * ``placeholder`` — a field still holding kb's ``TODO`` placeholder (an accepted decision so, the more so).
 """
 
@@ -235,6 +238,10 @@ def _decision_findings(kg: KnowledgeGraph, cache: StatusCache, d: Decision) -> l
             out.append(Finding(d.id, ("resolves", i), "resolves-still-standing",
                                f"resolves {bid}, which still {'stands' if st1[bid].state == 'stands' else 'is only disabled'} "
                                f"under {sc.to or 'the changed stack'} ({miss})"))
+    from kb.queries.counterparts import credit_disputes  # catalogs (issue 12): what upstream says of the credit
+
+    out += [Finding(d.id, ("resolves", i), "credit-disputed-by-catalog", text) for i, text in
+            credit_disputes(kg, d.resolves, cache.of(before, d.campaign), st1, sc.to or "the changed stack")]
     return out
 
 
