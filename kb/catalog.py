@@ -39,6 +39,18 @@ def resolve_catalog(name: str, records_root: str | Path) -> Path | None:
     return path if path.is_dir() else None
 
 
+def _not_found(name: str, root: str | Path) -> str:
+    """Why catalog ``name`` resolves to no folder: not shipped, and no folder at that path (or a
+    file there), with where it was looked for."""
+    path = Path(name) if Path(name).is_absolute() else Path(root) / name
+    shipped = ", ".join(shipped_catalogs()) or "none"
+    if path.exists():
+        return (f"catalog '{name}' is not a folder ({path.resolve()} is a file); a catalog is a folder holding "
+                f"blockers/ (and stacks/, platforms/) and a CATALOG.md: name that folder, or a shipped catalog ({shipped})")
+    return (f"unknown catalog '{name}': no catalog of that name ships with kb (shipped: {shipped}) and no folder "
+            f"{path.resolve()}; fix the name or the path")
+
+
 def _inside(path: Path, root: Path) -> bool:
     try:
         path.resolve().relative_to(root.resolve())
@@ -66,10 +78,7 @@ def merge_catalogs(records: RecordSet, root: str | Path, extra: list[str] | tupl
                 continue
             path = resolve_catalog(name, root)
             if path is None:
-                problems.append(records.problem(camp.id, ("catalogs", i),
-                                                f"unknown catalog '{name}': no catalog of that name ships with kb "
-                                                f"(shipped: {', '.join(shipped_catalogs()) or 'none'}) and no folder "
-                                                f"{name} next to the records; fix the name or the path"))
+                problems.append(records.problem(camp.id, ("catalogs", i), _not_found(name, root)))
                 continue
             if _inside(path, Path(root)):
                 problems.append(records.problem(camp.id, ("catalogs", i),
@@ -82,10 +91,9 @@ def merge_catalogs(records: RecordSet, root: str | Path, extra: list[str] | tupl
             continue
         path = resolve_catalog(name, root)
         if path is None or _inside(path, Path(root)):
-            why = "is unknown" if path is None else "lies inside the records folder"
-            problems.append(Problem(extra_where, None, f"plugins.kb.catalogs.{i}",
-                                    f"catalog '{name}' {why}; name a shipped catalog ({', '.join(shipped_catalogs())}) "
-                                    "or a folder next to the records"))
+            why = (_not_found(name, root) if path is None else
+                   f"catalog '{name}' lies inside the records folder; keep it in a folder of its own next to records/")
+            problems.append(Problem(extra_where, None, f"plugins.kb.catalogs.{i}", why))
             continue
         seen[name] = path
     for n, (name, path) in enumerate(seen.items()):
@@ -95,17 +103,25 @@ def merge_catalogs(records: RecordSet, root: str | Path, extra: list[str] | tupl
                                for rel, digest in loaded.records.sources.items())
         for rid, rec in sorted(loaded.records.records.items()):
             origin = loaded.records.origins[rid]
+            here = str((path.parent / origin.path).resolve())
             if rid in records.records:
                 owner = records.catalog_of.get(rid)
-                where = f"catalog {owner}" if owner else f"the records ({records.origins[rid].path})"
-                problems.append(Problem(origin.path, origin.line(), "id",
-                                        f"id '{rid}' is also used in {where}; ids are unique across a campaign's records "
-                                        f"and its catalogs: rename one (this record of catalog {name} is not loaded)"))
+                mine = records.origins[rid]
+                if owner:  # two catalogs: located at the later one's record, which is dropped
+                    problems.append(Problem(here, origin.line(), "id",
+                                            f"id '{rid}' is also used in catalog {owner} ({mine.path}); ids are unique "
+                                            f"across a campaign's records and its catalogs: rename one (this record of "
+                                            f"catalog {name} is not loaded)"))
+                else:  # the campaign's own record: located there, the one a person can rename
+                    problems.append(Problem(mine.path, mine.line(), "id",
+                                            f"id '{rid}' is also the id of a record of catalog {name} ({here}); ids are "
+                                            "unique across a campaign's records and its catalogs, and catalogs are "
+                                            f"read-only: rename this record (the catalog's {rid} is not loaded)"))
                 continue
             records.records[rid] = rec
             # the catalog's file by its absolute path: the site ships it beside the page, and a
             # catalog lives outside the records folder that other paths are relative to
-            records.origins[rid] = origin.moved(str((path.parent / origin.path).resolve()))
+            records.origins[rid] = origin.moved(here)
             records.catalog_of[rid] = name
     return problems
 

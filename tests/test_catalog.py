@@ -69,9 +69,47 @@ def test_an_id_in_both_the_records_and_a_catalog_is_a_located_clash(root):
     (root / "blockers" / "pcie-only-topology.yaml").write_text("title: mine\n", encoding="utf-8")
     r = run(root, "check")
     assert r.exit_code == 1
-    assert ("blackwell/blockers/pcie-only-topology.yaml:1: id: id 'pcie-only-topology' is also used in the records "
-            "(records/blockers/pcie-only-topology.yaml); ids are unique across a campaign's records and its catalogs: "
-            "rename one (this record of catalog blackwell is not loaded)") in r.stdout
+    # located at the campaign's own record, the one a person can rename (the catalog is read-only)
+    assert (f"records/blockers/pcie-only-topology.yaml:1: id: id 'pcie-only-topology' is also the id of a record of "
+            f"catalog blackwell ({SHIPPED / 'blackwell' / 'blockers' / 'pcie-only-topology.yaml'}); ids are unique across "
+            "a campaign's records and its catalogs, and catalogs are read-only: rename this record (the catalog's "
+            "pcie-only-topology is not loaded)") in r.stdout
+
+
+def test_an_id_in_two_catalogs_is_located_at_the_later_catalog_s_record(root, tmp_path):
+    team = tmp_path / "team"
+    (team / "blockers").mkdir(parents=True)
+    (team / "blockers" / "flag-misuse.yaml").write_text("title: ours\n", encoding="utf-8")
+    (team / "blockers" / "our-own.yaml").write_text("title: ours too\n", encoding="utf-8")
+    camp = root / "campaigns" / "c.yaml"
+    camp.write_text(camp.read_text(encoding="utf-8").replace("[blackwell]", "[blackwell, ../team]"), encoding="utf-8")
+    r = run(root, "check")
+    assert r.exit_code == 1
+    assert (f"{team / 'blockers' / 'flag-misuse.yaml'}:1: id: id 'flag-misuse' is also used in catalog blackwell "
+            f"({SHIPPED / 'blackwell' / 'blockers' / 'flag-misuse.yaml'}); ids are unique across a campaign's records and "
+            "its catalogs: rename one (this record of catalog ../team is not loaded)") in r.stdout
+    assert len(r.stdout.splitlines()) == 1  # the clash only: the team's other record loads
+    assert load(root).records.catalog_of["our-own"] == "../team"
+
+
+def test_a_catalog_that_is_a_file_or_missing_says_so(root, tmp_path):
+    (tmp_path / "afile").write_text("not a folder\n", encoding="utf-8")
+    camp = root / "campaigns" / "c.yaml"
+    camp.write_text(camp.read_text(encoding="utf-8").replace("[blackwell]", "[blackwell, ../afile, ../gone]"),
+                    encoding="utf-8")
+    r = run(root, "check")
+    assert r.exit_code == 1
+    assert (f"records/campaigns/c.yaml:6: catalogs.1: catalog '../afile' is not a folder ({tmp_path / 'afile'} is a "
+            "file); a catalog is a folder holding blockers/ (and stacks/, platforms/) and a CATALOG.md: name that "
+            "folder, or a shipped catalog (blackwell)") in r.stdout
+    assert (f"records/campaigns/c.yaml:6: catalogs.2: unknown catalog '../gone': no catalog of that name ships with kb "
+            f"(shipped: blackwell) and no folder {tmp_path / 'gone'}; fix the name or the path") in r.stdout
+
+
+def test_roots_catalog_refuses_an_unknown_catalog_name(root):
+    r = run(root, "roots", "--catalog", "blackwel")
+    assert r.exit_code == 2
+    assert "unknown catalog 'blackwel': the catalogs in use are blackwell" in r.output
 
 
 def test_an_unknown_catalog_is_a_located_problem(root):
@@ -80,7 +118,7 @@ def test_an_unknown_catalog_is_a_located_problem(root):
     r = run(root, "check")
     assert r.exit_code == 1
     assert ("records/campaigns/c.yaml:6: catalogs.0: unknown catalog 'blackwel': no catalog of that name ships with "
-            "kb (shipped: blackwell) and no folder blackwel next to the records; fix the name or the path") in r.stdout
+            f"kb (shipped: blackwell) and no folder {root.resolve() / 'blackwel'}; fix the name or the path") in r.stdout
 
 
 def test_a_catalog_by_path_and_not_inside_the_records(root, tmp_path):

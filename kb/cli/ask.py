@@ -71,6 +71,12 @@ def _catalog_roots(env: Env, name: str | None, as_json: bool, limit: int | None)
     kg = env.graph() if env.records.is_dir() else None
     if kg is None or not kg.records.catalog_of:
         kg = shipped_catalog_graph()
+    known = sorted(set(kg.records.catalog_of.values()))
+    if name is not None and name not in known:
+        from kb.errors import UsageError
+
+        raise UsageError(f"unknown catalog '{name}': the catalogs in use are {', '.join(known)}; "
+                         "give one of them, or --catalog alone for all")
     ranked = catalog_roots(kg, name)[:limit]
     if as_json:
         emit_json([r.to_dict() for r in ranked])
