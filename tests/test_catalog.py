@@ -232,6 +232,9 @@ def test_the_site_publishes_only_the_catalog_blockers_bearing_on_the_campaign(ro
     assert len(bearing) < len(kg.records.catalog_of)
     pages = render_site(kg)
     assert "blockers/flashinfer-allreduce-fusion-sm12x-gate.md" in pages
+    # wherever a catalog record with a page is named, it is marked as from the catalog
+    assert ("[An architecture allow&#45;list or capability&#45;keyed table leaves out 12.x (catalog blackwell)]"
+            "(arch-allowlist-omits-sm12x.md)") in pages["blockers/index.md"]
     assert "blockers/bitsandbytes-no-cuda128-binary.md" not in pages
     # a page naming a catalog blocker without a page links to its upstream thread instead
     root_page = pages["blockers/arch-allowlist-omits-sm12x.md"]

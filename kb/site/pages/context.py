@@ -134,14 +134,17 @@ class Ctx:
         return self.href(src_from, self.lists.add(key, title, items, columns))
 
     def link(self, src_from: str, record: Record | None, rid: str = "") -> Markup:
-        """A Markdown link from page ``src_from`` to ``record``'s page, titled with its title; a
-        catalog record without a page of its own (it does not bear on the campaign) is its
+        """A Markdown link from page ``src_from`` to ``record``'s page, titled with its title (a
+        catalog record's followed by ``(catalog NAME)``); a catalog record without a page of its own (it does not bear on the campaign) is its
         title, marked as from the catalog, linked to its first upstream thread when it has one."""
         if record is None:
             return inline(rid)
         if record.id not in self.published:
             return self.catalog_mention(record)
         target = relpath(page_of(record), posixpath.dirname(src_from))
+        catalog = self.kg.records.catalog_of.get(record.id)
+        if catalog:  # a catalog record with a page: marked as from the catalog wherever it is named
+            return Markup(f"[{inline(record.title)} (catalog {inline(catalog)})]({target})")
         return Markup(f"[{inline(record.title)}]({target})")
 
     def catalog_mention(self, record: Record) -> Markup:
