@@ -134,3 +134,19 @@ def test_without_the_catalog_the_decision_is_not_disputed(tmp_path):
     r = CliRunner().invoke(cli, ["--records", str(dest), "check"])
     assert r.exit_code == 0, r.output
     assert "credits the stack change" not in r.stdout and "catalog" not in r.stdout
+
+
+def test_counterparts_pair_the_campaign_s_blockers_with_the_catalog_s_and_agree_with_same_failure(campaign_kg):
+    from kb.models import Blocker
+    from kb.queries.counterparts import counterparts, same_failure
+
+    pairs = counterparts(campaign_kg)
+    assert pairs == {
+        "flashinfer-allreduce-fusion-jit-no-sm120": {"flashinfer-allreduce-fusion-sm12x-gate": "same error signature"},
+        "torch-symm-mem-no-capability-12": {"sglang-symm-mem-size-table-keyerror-12": "same error signature"},
+    }
+    catalog = campaign_kg.records.catalog_of
+    blockers = campaign_kg.of_kind(Blocker)
+    brute = {o.id: {c.id: why for c in blockers if c.id in catalog and (why := same_failure(o, c))}
+             for o in blockers if o.id not in catalog}
+    assert {k: v for k, v in brute.items() if v} == pairs

@@ -12,17 +12,53 @@ credit the catalog disputes.
 
 from __future__ import annotations
 
+import re
 from dataclasses import asdict, dataclass
 from typing import Any
 
 from kb.graph import KnowledgeGraph
 from kb.models import Blocker
 from kb.queries.resolution import BlockerStatus, blocker_component, flag_names
-from kb.queries.signatures import _signature_matches, is_generic
+from kb.queries.signatures import is_generic, literal_in
 
 
-def _is_regex(signature: str) -> bool:
-    return len(signature) > 2 and signature.startswith("/") and signature.endswith("/")
+@dataclass(frozen=True)
+class _Shape:
+    """What :func:`same_failure` compares of one blocker, worked out once: its component, its
+    flag names, its literal signatures (whitespace collapsed) and its regex signatures, generic
+    ones left out."""
+
+    component: str | None
+    flags: frozenset[str]
+    literals: tuple[str, ...]
+    patterns: tuple[re.Pattern[str], ...]
+
+
+def _shape(b: Blocker) -> _Shape:
+    literals, patterns = [], []
+    for s in b.signatures:
+        if is_generic(s):
+            continue
+        if len(s) > 2 and s.startswith("/") and s.endswith("/"):
+            try:
+                patterns.append(re.compile(s[1:-1]))
+            except re.error:
+                continue
+        else:
+            literals.append(" ".join(s.split()))
+    return _Shape(blocker_component(b), frozenset(flag_names(b.flags)), tuple(literals), tuple(patterns))
+
+
+def _same(x: _Shape, y: _Shape) -> str:
+    for a, b in ((x, y), (y, x)):
+        for t in b.literals:
+            if any(s in t and literal_in(s, t) for s in a.literals) or any(p.search(t) for p in a.patterns):
+                return "same error signature"
+    if x.component and x.component == y.component:
+        shared = sorted(x.flags & y.flags)
+        if shared:
+            return f"same feature ({', '.join(shared)})"
+    return ""
 
 
 def same_failure(own: Blocker, other: Blocker) -> str:
@@ -38,19 +74,11 @@ def same_failure(own: Blocker, other: Blocker) -> str:
     >>> b = Blocker(id="b", title="b", component="sglang", flags=["--enable-torch-symm-mem 1"])
     >>> same_failure(a, b), same_failure(a, Blocker(id="c", title="c", component="vllm", flags=["--enable-torch-symm-mem"]))
     ('same feature (--enable-torch-symm-mem)', '')
+    >>> same_failure(Blocker(id="d", title="d", signatures=["KeyError: 12"]),
+    ...              Blocker(id="e", title="e", signatures=["/KeyError: 1[0-9]$/"]))
+    'same error signature'
     """
-    for x, y in ((own, other), (other, own)):
-        for s in x.signatures:
-            if is_generic(s):
-                continue
-            if any(not _is_regex(t) and not is_generic(t) and _signature_matches(s, t) for t in y.signatures):
-                return "same error signature"
-    comp = blocker_component(own)
-    if comp and comp == blocker_component(other):
-        shared = sorted(flag_names(own.flags) & flag_names(other.flags))
-        if shared:
-            return f"same feature ({', '.join(shared)})"
-    return ""
+    return _same(_shape(own), _shape(other))
 
 
 def counterparts(kg: KnowledgeGraph) -> dict[str, dict[str, str]]:
@@ -63,14 +91,29 @@ def counterparts(kg: KnowledgeGraph) -> dict[str, dict[str, str]]:
         if not catalog:
             return {}
         blockers = kg.of_kind(Blocker)
-        theirs = [b for b in blockers if b.id in catalog and (b.signatures or b.flags)]
+        theirs = {b.id: _shape(b) for b in blockers if b.id in catalog and (b.signatures or b.flags)}
+        # indexes over the catalog's shapes, so that each own blocker is compared with what can match
+        lits = [(t, cid) for cid, c in theirs.items() for t in c.literals]
+        pats = [(p, cid) for cid, c in theirs.items() for p in c.patterns]
+        feature: dict[tuple[str, str], list[str]] = {}
+        for cid, c in theirs.items():
+            for f in c.flags if c.component else ():
+                feature.setdefault((c.component, f), []).append(cid)  # type: ignore[arg-type]
         out: dict[str, dict[str, str]] = {}
         for own in blockers:
             if own.id in catalog or not (own.signatures or own.flags):
                 continue
-            found = {c.id: why for c in theirs if (why := same_failure(own, c))}
+            mine = _shape(own)
+            hits = {cid for s in mine.literals for t, cid in lits
+                    if (s in t and literal_in(s, t)) or (t in s and literal_in(t, s))}
+            hits.update(cid for s in mine.literals for p, cid in pats if cid not in hits and p.search(s))
+            hits.update(cid for p in mine.patterns for t, cid in lits if cid not in hits and p.search(t))
+            found = dict.fromkeys(hits, "same error signature")
+            if mine.component:
+                for cid in sorted({cid for f in mine.flags for cid in feature.get((mine.component, f), ())} - hits):
+                    found[cid] = f"same feature ({', '.join(sorted(mine.flags & theirs[cid].flags))})"
             if found:
-                out[own.id] = found
+                out[own.id] = dict(sorted(found.items()))
         return out
 
     return kg.memo("counterparts", build)

@@ -365,10 +365,9 @@ def _may_hit(kg: KnowledgeGraph, bid: str, flags: set[str], after: dict[str, Com
         return ""
     ix = index(kg)
     own_flags = flag_names(b.flags)
-    for x in ix.memo(("unblocks.successes",), lambda: [y for y in kg.of_kind(Attempt)
-                                                       if y.outcome.value in ("improved", "baseline") and y.stack]):
-        if (not own_flags or own_flags & flag_names(ix.flags(x))) and ix.statuses(x, x.campaign)[bid].state == "stands":
-            return f"{x.id} came out {x.outcome.value} on stack {x.stack}, where it applies"
+    contradicted = ix.memo(("unblocks.contradicted", bid), lambda: _contradicting_success(kg, bid, own_flags))
+    if contradicted:
+        return contradicted
     if own_flags and not own_flags & flags:
         return f"only where a run sets {' or '.join(sorted(own_flags))}"
     comp = blocker_component(b)
@@ -377,6 +376,25 @@ def _may_hit(kg: KnowledgeGraph, bid: str, flags: set[str], after: dict[str, Com
     unknown = [f for f in b.fixed_by if f.kind == "enables" and not f.requires and not f.reverted]
     if unknown:
         return f"its fix ({unknown[0].pr or unknown[0].release or 'upstream'}) is in no known release: {comp or 'the stack'} may carry it"
+    return ""
+
+
+def _contradicting_success(kg: KnowledgeGraph, bid: str, own_flags: set[str]) -> str:
+    """The latest attempt that improved or set the baseline on a stack where blocker ``bid``
+    stands (run with one of ``own_flags`` when it has any), as a phrase; ``""`` when none. The
+    attempts sharing a stack and its overrides are judged once."""
+    ix = index(kg)
+    seen: set[Any] = set()
+    for x in sorted((y for y in kg.of_kind(Attempt) if y.outcome.value in ("improved", "baseline") and y.stack),
+                    key=lambda y: (y.date, y.id), reverse=True):
+        if own_flags and not own_flags & flag_names(ix.flags(x)):
+            continue
+        key = (ix.comps_key(x), x.campaign)
+        if key in seen:
+            continue
+        seen.add(key)
+        if ix.statuses(x, x.campaign)[bid].state == "stands":
+            return f"{x.id} came out {x.outcome.value} on stack {x.stack}, where it applies"
     return ""
 
 
