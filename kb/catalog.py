@@ -3,8 +3,9 @@ campaign and are shared by several, such as the Blackwell catalog shipped with k
 (``kb/catalogs/blackwell``, built from public upstream issues).
 
 A campaign lists the catalogs it uses (``catalogs: [blackwell]``). A name is a catalog shipped
-with kb (the folder ``kb/catalogs/<name>`` installed with the package), else a folder path,
-relative to the records folder when not absolute. :func:`merge_catalogs` reads each one with
+with kb (the folder ``kb/catalogs/<name>`` installed with the package), an installed package's
+data folder (``acme_kb:catalogs/team``), else a folder path, relative to the records folder when
+not absolute. :func:`merge_catalogs` reads each one with
 the store's loader and adds its records to the campaign's, so that every query, the signature
 matching and the site span them. Ids stay unique across the records and every catalog: a clash
 is a located problem. A catalog never lives inside the records folder, so kb's writers, which
@@ -14,6 +15,7 @@ a catalog (a shipped one, or a folder holding ``CATALOG.md``: :func:`kb.store.wr
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from kb.errors import Problem
@@ -29,20 +31,49 @@ def shipped_catalogs() -> list[str]:
     return sorted(p.name for p in SHIPPED.iterdir() if p.is_dir() and not p.name.startswith(("_", ".")))
 
 
-def resolve_catalog(name: str, records_root: str | Path) -> Path | None:
-    """The folder of catalog ``name``: a shipped catalog of that name, else the folder ``name``
-    (relative to ``records_root`` unless absolute); ``None`` when neither exists."""
-    if "/" not in name and "\\" not in name and (SHIPPED / name).is_dir():
-        return SHIPPED / name
+_PACKAGE_FORM = re.compile(r"^(?P<pkg>[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*):(?P<sub>[^:]*)$")
+
+
+def _package_folder(name: str) -> Path | None:
+    """The folder ``sub`` inside installed package ``pkg`` for a name ``pkg:sub`` (a package's
+    data folder, found without importing the package); ``None`` for any other name or a package
+    that is not installed. A one-letter "package" is a drive letter (``C:\\x``), not this form."""
+    m = _PACKAGE_FORM.match(name)
+    if m is None or len(m.group("pkg")) < 2:
+        return None
+    import importlib.util
+
+    try:
+        spec = importlib.util.find_spec(m.group("pkg"))
+    except (ImportError, ValueError):
+        return None
+    places = list(spec.submodule_search_locations or []) if spec is not None else []
+    return Path(places[0]) / m.group("sub") if places else None
+
+
+def catalog_places(name: str, records_root: str | Path) -> list[Path]:
+    """Every folder catalog ``name`` could be read from, in the order tried: a shipped catalog of
+    that name, an installed package's data folder (``package:folder``), the folder ``name``
+    (relative to ``records_root`` unless absolute). Existing or not (what a kept result depends on)."""
+    out = [SHIPPED / name] if "/" not in name and "\\" not in name else []
+    pkg = _package_folder(name)
+    if pkg is not None:
+        return out + [pkg]
     path = Path(name)
-    path = path if path.is_absolute() else Path(records_root) / path
-    return path if path.is_dir() else None
+    return out + [path if path.is_absolute() else Path(records_root) / path]
+
+
+def resolve_catalog(name: str, records_root: str | Path) -> Path | None:
+    """The folder of catalog ``name``: the first of :func:`catalog_places` that is a folder
+    (a shipped catalog, a package's data folder ``package:folder``, or a folder path relative
+    to ``records_root`` unless absolute); ``None`` when none is."""
+    return next((p for p in catalog_places(name, records_root) if p.is_dir()), None)
 
 
 def _not_found(name: str, root: str | Path) -> str:
     """Why catalog ``name`` resolves to no folder: not shipped, and no folder at that path (or a
     file there), with where it was looked for."""
-    path = Path(name) if Path(name).is_absolute() else Path(root) / name
+    path = catalog_places(name, root)[-1]
     shipped = ", ".join(shipped_catalogs()) or "none"
     if path.exists():
         return (f"catalog '{name}' is not a folder ({path.resolve()} is a file); a catalog is a folder holding "
@@ -85,6 +116,8 @@ def merge_catalogs(records: RecordSet, root: str | Path, extra: list[str] | tupl
                                                 f"catalog '{name}' lies inside the records folder; catalogs are read-only "
                                                 "to kb's writers, so keep it in a folder of its own next to records/"))
                 continue
+            if path.resolve() in {p.resolve() for p in seen.values()}:
+                continue  # the same folder under another name (blackwell, kb:catalogs/blackwell)
             seen[name] = path
     for i, name in enumerate(extra):
         if name in seen:
@@ -95,7 +128,8 @@ def merge_catalogs(records: RecordSet, root: str | Path, extra: list[str] | tupl
                    f"catalog '{name}' lies inside the records folder; keep it in a folder of its own next to records/")
             problems.append(Problem(extra_where, None, f"plugins.kb.catalogs.{i}", why))
             continue
-        seen[name] = path
+        if path.resolve() not in {p.resolve() for p in seen.values()}:
+            seen[name] = path
     for n, (name, path) in enumerate(seen.items()):
         loaded = load_records(path, cache_for=root)
         problems.extend(loaded.problems)

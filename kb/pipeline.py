@@ -65,16 +65,15 @@ def load_graph(root: str | Path, catalogs: list[str] | tuple[str, ...] = (),
 
 def catalog_folders(records: RecordSet, root: str | Path) -> list[Path]:
     """Every folder a catalog name listed by ``records``' campaigns could be read from
-    (:func:`kb.catalog.resolve_catalog`: the shipped catalog of that name, and the folder of that
-    path beside ``root``), found or not, sorted: what a result kept by content
+    (:func:`kb.catalog.catalog_places`: the shipped catalog of that name, a package's data
+    folder, the folder of that path beside ``root``), found or not, sorted: what a result kept by content
     (:mod:`kb.store.memo`) depends on beyond ``root``, since a catalog folder created, removed or
     edited later must make the next run look again."""
-    from kb.catalog import SHIPPED
+    from kb.catalog import catalog_places
     from kb.models import Campaign
 
     return sorted({place for camp in records.of_kind(Campaign) for name in camp.catalogs
-                   for place in ([SHIPPED / name] if "/" not in name and "\\" not in name else [])
-                   + [Path(name) if Path(name).is_absolute() else Path(root) / name]})
+                   for place in catalog_places(name, root)})
 
 
 REFERENCES_CLEAN = "references-clean"

@@ -344,3 +344,26 @@ def test_kb_s_writers_refuse_to_write_into_a_catalog(root, tmp_path):
     r = run(root, "new", "blocker", "PCIe only topology")
     assert r.exit_code == 0, r.output
     assert (root / "blockers" / "pcie-only-topology-2.yaml").is_file()
+
+
+def test_a_catalog_in_an_installed_package_s_data_folder(root, tmp_path, monkeypatch):
+    from kb.catalog import catalog_places
+
+    pkg = tmp_path / "site" / "acme_kb"
+    (pkg / "catalogs" / "team" / "blockers").mkdir(parents=True)
+    (pkg / "__init__.py").write_text("raise RuntimeError('a catalog is found without importing its package')\n",
+                                     encoding="utf-8")
+    (pkg / "catalogs" / "team" / "blockers" / "acme-bug.yaml").write_text(
+        "title: acme bug\nsignatures: ['acme kernel refused sm_120']\n", encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path / "site"))
+    assert resolve_catalog("acme_kb:catalogs/team", root) == pkg / "catalogs" / "team"
+    assert resolve_catalog("kb:catalogs/blackwell", root) == SHIPPED / "blackwell"
+    assert resolve_catalog("acme_kb:catalogs/none", root) is None
+    assert catalog_places("C:/x", root) == [root / "C:/x"]  # a drive letter is no package
+    camp = root / "campaigns" / "c.yaml"
+    camp.write_text(camp.read_text(encoding="utf-8").replace(
+        "[blackwell]", "[blackwell, acme_kb:catalogs/team, kb:catalogs/blackwell]"), encoding="utf-8")
+    loaded = load(root)
+    assert loaded.problems == []  # the shipped catalog named twice is read once
+    assert loaded.records.catalog_of["acme-bug"] == "acme_kb:catalogs/team"
+    assert loaded.records.catalog_of["pcie-only-topology"] == "blackwell"
