@@ -367,3 +367,24 @@ def test_a_catalog_in_an_installed_package_s_data_folder(root, tmp_path, monkeyp
     assert loaded.problems == []  # the shipped catalog named twice is read once
     assert loaded.records.catalog_of["acme-bug"] == "acme_kb:catalogs/team"
     assert loaded.records.catalog_of["pcie-only-topology"] == "blackwell"
+
+
+def test_import_links_upstream_error_lines_to_the_catalog_and_leaves_generic_ones(root, tmp_path):
+    log = tmp_path / "notebook.md"
+    log.write_text(
+        "# notebook\n\n## 2026-03-02 — kernels\n\n| Approach | Outcome | Output tok/s | Error / cause |\n|---|---|---:|---|\n"
+        "| FP8 blockwise grouped GEMM | failed | — | `RuntimeError: No implemented fp8_blockwise_scaled_grouped_mm for "
+        "current compute capability: 120` |\n"
+        "| Bigger batch | failed | — | `torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB` |\n"
+        "| FA2 backend | failed | — | `RuntimeError: CUDA error: no kernel image is available for execution on the "
+        "device` |\n", encoding="utf-8")
+    (root / "blockers" / "oom.yaml").write_text("title: out of memory\nsignatures: ['CUDA out of memory']\n",
+                                                encoding="utf-8")
+    data = json.loads(run(root, "import", str(log), "--campaign", "c", "--dry-run", "--json").stdout)
+    drafts = {d["id"]: d for f in data["files"] for d in f["drafts"]}
+    assert drafts["2026-03-02-fp8-blockwise-grouped-gemm"]["blocked_by"] == ["sgl-kernel-fp8-blockwise-grouped-mm-no-sm120"]
+    assert [k["id"] for k in drafts["2026-03-02-fp8-blockwise-grouped-gemm"]["known_blockers"]] == [
+        "sgl-kernel-fp8-blockwise-grouped-mm-no-sm120"]
+    assert drafts["2026-03-02-bigger-batch"]["blocked_by"] == []
+    assert "Possible match: blocker `oom`" in drafts["2026-03-02-bigger-batch"]["record"]["notes"]
+    assert drafts["2026-03-02-fa2-backend"]["blocked_by"] == []
