@@ -388,3 +388,11 @@ def test_import_links_upstream_error_lines_to_the_catalog_and_leaves_generic_one
     assert drafts["2026-03-02-bigger-batch"]["blocked_by"] == []
     assert "Possible match: blocker `oom`" in drafts["2026-03-02-bigger-batch"]["record"]["notes"]
     assert drafts["2026-03-02-fa2-backend"]["blocked_by"] == []
+
+
+def test_capture_refuses_to_write_a_record_under_a_catalog_s_id(root):
+    r = run(root, "capture", "--write", "pcie-only-topology", "--timeout", "0.5")
+    assert r.exit_code == 2, r.output
+    assert ("--write pcie-only-topology: that id is already a blocker of catalog blackwell; ids are unique across "
+            "a campaign's records and its catalogs: pick another id") in r.output
+    assert not (root / "stacks" / "pcie-only-topology.yaml").exists()

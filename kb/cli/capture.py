@@ -13,7 +13,7 @@ from kb.cli.app import (
     pass_env,
     say_redacted,
 )
-from kb.errors import InvalidRecords
+from kb.errors import InvalidRecords, UsageError
 from kb.models import Record
 
 
@@ -54,6 +54,7 @@ def capture(env: Env, write_id: str | None, title: str | None, as_platform: bool
         return
     path = None
     if write_id:
+        _refuse_taken_id(env, write_id, record.kind)
         saved = save_record(env.records, record, new=False)
         record, path = saved.record, saved.path
         say_redacted("kb capture", saved.redactions)
@@ -70,3 +71,23 @@ def capture(env: Env, write_id: str | None, title: str | None, as_platform: bool
         click.echo(dump_record(record), nl=False)
     if path:
         click.echo(f"wrote {record.kind} {record.id}", err=True)
+
+
+def _refuse_taken_id(env: Env, rid: str, kind: str) -> None:
+    """Refuse ``--write ID`` when ``rid`` is already a record of another kind than ``kind`` or of
+    a catalog the campaigns use (ids are unique across kinds and catalogs; the write gate's file
+    check sees only the one folder, and refuses a record of the same kind itself). Raises
+    :class:`UsageError`."""
+    from kb.pipeline import load
+
+    if not env.records.is_dir():
+        return
+    records = load(env.records).records
+    if rid not in records.records:
+        return
+    catalog = records.catalog_of.get(rid)
+    if not catalog and records.records[rid].kind == kind:
+        return
+    owner = f"a {records.records[rid].kind} of catalog {catalog}" if catalog else f"a {records.records[rid].kind} ({records.origins[rid].path})"
+    raise UsageError(f"--write {rid}: that id is already {owner}; ids are unique across a campaign's records "
+                     "and its catalogs: pick another id")
