@@ -160,8 +160,10 @@ def unblocks(env: Env, change: tuple[str, ...], to_stack: str | None, from_stack
     move to (not a specifier: write cuda=13.0, not cuda>=13.0).
 
     Reports what it resolves, what it only disables (crash gone, feature still off), what it
-    introduces, the retries worth making and those already made; what still stands is folded
-    (--all lists it).
+    introduces, the retries worth making and those already made; where a catalog's record of
+    the same failure disagrees with what it resolves; an introduced blocker a retry "would hit"
+    only when kb can confirm it on the stack, else "may hit" with why; what still stands is
+    folded (--all lists it).
 
     \b
     Examples:
