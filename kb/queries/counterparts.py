@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import Any, Callable
 
 from kb.graph import KnowledgeGraph
 from kb.models import Blocker
@@ -168,17 +168,19 @@ def disputes(kg: KnowledgeGraph, resolved: dict[str, str], statuses: dict[str, B
     return out
 
 
-def credit_disputes(kg: KnowledgeGraph, resolves: list[str], before: dict[str, BlockerStatus],
+def credit_disputes(kg: KnowledgeGraph, resolves: list[str], before_of: Callable[[], dict[str, BlockerStatus]],
                     after: dict[str, BlockerStatus], to: str) -> list[tuple[int, str]]:
     """What a catalog says against a decision's credit: for each blocker ``resolves[i]`` it
     credits a stack change with fixing, the campaign's own blockers that stood ``before`` and are
-    resolved ``after`` (the statuses under the stack it moves from and to, named ``to``) through
+    resolved ``after`` (the statuses under the stack it moves from, asked of ``before_of`` only
+    when a catalog describes one of the campaign's blockers, and to, named ``to``) through
     it (it, or a blocker caused by it, transitively) and whose catalog counterpart still stands
     after. Returns ``[(i, message)]``, one per :class:`Dispute`, in order of ``resolves``
     (``kb check``'s ``credit-disputed-by-catalog`` warning)."""
     pairs = counterparts(kg)
     if not pairs:
         return []
+    before = before_of()
     out: list[tuple[int, str]] = []
     for i, bid in enumerate(resolves):
         reached, todo = set(), [bid]

@@ -241,7 +241,7 @@ def _decision_findings(kg: KnowledgeGraph, cache: StatusCache, d: Decision) -> l
     from kb.queries.counterparts import credit_disputes  # catalogs (issue 12): what upstream says of the credit
 
     out += [Finding(d.id, ("resolves", i), "credit-disputed-by-catalog", text) for i, text in
-            credit_disputes(kg, d.resolves, cache.of(before, d.campaign), st1, sc.to or "the changed stack")]
+            credit_disputes(kg, d.resolves, lambda: cache.of(before, d.campaign), st1, sc.to or "the changed stack")]
     return out
 
 
