@@ -7,7 +7,7 @@ from typing import Any
 
 from kb.graph import KnowledgeGraph
 from kb.models import Attempt, Blocker, Campaign
-from kb.queries.fixes import describe_fix
+from kb.queries.fixes import describe_fix, fix_json
 from kb.queries.resolution import current_stack, platform_of, resolve_blockers
 
 
@@ -55,21 +55,30 @@ def roots(kg: KnowledgeGraph, campaign: str | None = None) -> list[RootCause]:
     for c in camps:
         sid = current_stack(kg, c)
         now_by_camp[c.id] = resolve_blockers(kg, kg.stack_components(sid) if sid else {}, platform_of(kg, c))
+    standing = {cid: {b for b, st in now.items() if st.state in ("stands", "disabled")}
+                for cid, now in now_by_camp.items()}
+    closures: dict[tuple[str, ...], set[str]] = {}  # once per distinct blocked_by, not per attempt
     for a in kg.of_kind(Attempt):
-        if campaign is not None and a.campaign != campaign:
+        if not a.blocked_by or (campaign is not None and a.campaign != campaign):
             continue
-        target = drafts if a.status == "draft" else blocked
-        now = now_by_camp.get(a.campaign)
-        for b in kg.causes_closure(a.blocked_by):
+        key = tuple(a.blocked_by)
+        closure = closures.get(key)
+        if closure is None:
+            closure = closures[key] = kg.causes_closure(a.blocked_by)
+        draft = a.status == "draft"
+        target = drafts if draft else blocked
+        for b in closure:
             target.setdefault(b, set()).add(a.id)
-            if a.status != "draft" and now is not None and now[b].state in ("stands", "disabled"):
+        stand = None if draft else standing.get(a.campaign)
+        if stand:
+            for b in closure & stand:
                 current.setdefault(b, set()).add(a.id)
     out = []
     for b in kg.of_kind(Blocker):
         if not b.is_root:
             continue
         out.append(RootCause(b.id, b.title, sorted(blocked.get(b.id, set())), sorted(_caused_blockers(kg, b.id)),
-                             [f.model_dump(mode="json") for f in b.fixed_by], b.workaround,
+                             [fix_json(f) for f in b.fixed_by], b.workaround,
                              sorted(drafts.get(b.id, set())), sorted(current.get(b.id, set())),
                              {cid: st[b.id].state for cid, st in now_by_camp.items()}, describe_fix(b, kg)))
     out.sort(key=lambda r: (-len(r.current), -len(r.attempts), -len(r.drafts), -len(r.blockers), r.id))
@@ -77,6 +86,7 @@ def roots(kg: KnowledgeGraph, campaign: str | None = None) -> list[RootCause]:
 
 
 def _caused_blockers(kg: KnowledgeGraph, root_id: str) -> set[str]:
+    """Every blocker ``root_id`` causes, transitively (itself left out unless on a cycle)."""
     seen: set[str] = set()
     todo = [root_id]
     while todo:
