@@ -540,3 +540,19 @@ def test_roots_match_the_plain_count(mixed: KnowledgeGraph, generated: Knowledge
                                             and b.id in kg.causes_closure([x.id]))
             assert got == {}
     assert sum(len(r.current) for r in roots(generated)) > 0
+
+
+def test_a_record_mentions_a_word_when_its_json_holds_it(mixed: KnowledgeGraph) -> None:
+    from kb.queries.findings import _mentions
+
+    records = list(mixed.records.records.values())
+    a = mixed.of_kind(Attempt)[0]
+    b = mixed.of_kind(Blocker)[0]
+    records += [a.model_copy(update={"config": a.config.model_copy(update={"env": {"K": "x TODO y"}})}),
+                a.model_copy(update={"metrics": {"TODO_rate": a.metrics[next(iter(a.metrics))]}} if a.metrics else {}),
+                b.model_copy(update={"fixed_by": [b.fixed_by[0].model_copy(update={"note": "TODO"})]} if b.fixed_by else {}),
+                b.model_copy(update={"signatures": ["no", "later TODO"]})]
+    for word in ("TODO", "Tree", "KB_X", "Root"):
+        for rec in records:
+            assert _mentions(rec, word) == (word in rec.model_dump_json(by_alias=True, exclude_none=True)), (rec.id, word)
+    assert sum(_mentions(r, "TODO") for r in records) >= 3
