@@ -540,6 +540,8 @@ def test_roots_match_the_plain_count(mixed: KnowledgeGraph, generated: Knowledge
                                             and b.id in kg.causes_closure([x.id]))
             assert got == {}
     assert sum(len(r.current) for r in roots(generated)) > 0
+    for n in (1, 3, 100):
+        assert roots(generated, limit=n) == roots(generated)[:n]
 
 
 def test_a_record_mentions_a_word_when_its_json_holds_it(mixed: KnowledgeGraph) -> None:

@@ -41,12 +41,13 @@ class RootCause:
         return asdict(self)
 
 
-def roots(kg: KnowledgeGraph, campaign: str | None = None) -> list[RootCause]:
+def roots(kg: KnowledgeGraph, campaign: str | None = None, limit: int | None = None) -> list[RootCause]:
     """Root causes (blockers without ``caused_by``) ranked by the attempts they block on their
     campaign's current stack (``current``), then by every reviewed attempt they ever blocked
     (``attempts``), then by draft attempts, then by the number of blockers they cause, then by id.
     ``campaign`` restricts both counts to one campaign. Roots blocking nothing are included last,
-    so every root cause appears."""
+    so every root cause appears; ``limit``: only the first ``limit`` of the ranking (the same as
+    slicing the whole of it; only those are written out)."""
     blocked: dict[str, set[str]] = {}
     drafts: dict[str, set[str]] = {}
     current: dict[str, set[str]] = {}
@@ -73,16 +74,19 @@ def roots(kg: KnowledgeGraph, campaign: str | None = None) -> list[RootCause]:
         if stand:
             for b in closure & stand:
                 current.setdefault(b, set()).add(a.id)
-    out = []
+    empty: set[str] = set()
+    ranked = []  # ranked on the counts first: only the roots shown get their lists sorted and their fix phrased
     for b in kg.of_kind(Blocker):
-        if not b.is_root:
-            continue
-        out.append(RootCause(b.id, b.title, sorted(blocked.get(b.id, set())), sorted(_caused_blockers(kg, b.id)),
-                             [fix_json(f) for f in b.fixed_by], b.workaround,
-                             sorted(drafts.get(b.id, set())), sorted(current.get(b.id, set())),
-                             {cid: st[b.id].state for cid, st in now_by_camp.items()}, describe_fix(b, kg)))
-    out.sort(key=lambda r: (-len(r.current), -len(r.attempts), -len(r.drafts), -len(r.blockers), r.id))
-    return out
+        if b.is_root:
+            caused = _caused_blockers(kg, b.id)
+            ranked.append(((-len(current.get(b.id, empty)), -len(blocked.get(b.id, empty)),
+                            -len(drafts.get(b.id, empty)), -len(caused), b.id), b, caused))
+    ranked.sort(key=lambda x: x[0])
+    return [RootCause(b.id, b.title, sorted(blocked.get(b.id, empty)), sorted(caused),
+                      [fix_json(f) for f in b.fixed_by], b.workaround,
+                      sorted(drafts.get(b.id, empty)), sorted(current.get(b.id, empty)),
+                      {cid: st[b.id].state for cid, st in now_by_camp.items()}, describe_fix(b, kg))
+            for _key, b, caused in ranked[:limit]]
 
 
 def _caused_blockers(kg: KnowledgeGraph, root_id: str) -> set[str]:

@@ -186,6 +186,8 @@ def _mentioned(kg: KnowledgeGraph) -> set[str]:
 
 
 def _check_names(kg: KnowledgeGraph, change: dict[str, str], notes: list[str]) -> None:
+    if all(name in KNOWN_COMPONENTS for name in change):
+        return  # every known component is mentioned: no need to collect the others from every record
     mentioned = mentioned_components(kg)
     for name in change:
         if name in mentioned:
