@@ -289,7 +289,7 @@ def _scope_tables(kg: KnowledgeGraph, campaign: str | None) -> tuple[frozenset[s
     def build() -> tuple[frozenset[str], frozenset[str]]:
         scoped = [a for a in kg.of_kind(Attempt) if campaign is None or a.campaign == campaign]
         return (frozenset(a.id for a in scoped),
-                frozenset(kg.causes_closure([b for a in scoped for b in a.blocked_by])))
+                frozenset(kg.causes_closure(list({b: None for a in scoped for b in a.blocked_by}))))
     return index(kg).memo(("unblocks.scope", campaign), build)
 
 
