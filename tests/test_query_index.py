@@ -491,6 +491,7 @@ def test_fix_json_is_model_dump() -> None:
         assert fix_json(f) == f.model_dump(mode="json")
     assert fix_json(fixes[0]) == {"cuda": ">=13.0", "torch": ">=2.9"}
     assert fix_json(fixes[4])["kind"] == "workaround"
+    assert set(fix_json(fixes[1])) == set(Fix.model_fields)  # a field added to Fix must be added there too
 
 
 def test_lazy_statuses_read_as_the_full_dict(mixed: KnowledgeGraph) -> None:

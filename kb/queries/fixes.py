@@ -17,9 +17,6 @@ from typing import Any
 from kb.models import Blocker, Fix
 
 
-_FIX_FIELDS = ("kind", "requires", "release", "pr", "reverted", "flag", "advice", "note")
-
-
 def fix_json(fix: Fix) -> dict[str, Any]:
     """``fix.model_dump(mode="json")``, written out: an ``enables`` fix that is not reverted and
     names only ``requires`` is its requirement (``{"cuda": ">=13.0"}``, the shorthand it may be
@@ -27,7 +24,7 @@ def fix_json(fix: Fix) -> dict[str, Any]:
 
     Built by hand because :class:`kb.models.Fix`'s models build their serializer only when first
     used (``defer_build``): about 50 ms in a ``kb roots`` or ``kb why`` that dumps a few fixes.
-    ``tests/test_queries.py`` checks it against ``model_dump`` for every kind of fix."""
+    ``tests/test_query_index.py`` checks it against ``model_dump`` for every kind of fix."""
     if fix.kind == "enables" and not fix.reverted and not (fix.release or fix.pr or fix.flag or fix.advice
                                                             or fix.note):
         return dict(fix.requires)
