@@ -444,3 +444,118 @@ def test_possible_duplicates_match_the_plain_scan(mixed: KnowledgeGraph) -> None
         assert possible_duplicates(mixed, draft) == plain(draft)
         found += len(plain(draft))
     assert found == 121
+
+
+# --------------------------------------------------------------------------- plain forms of the fast paths
+
+
+def ref_attempt_flags(a: Attempt) -> frozenset[str]:
+    """The flags of an attempt, token by token (the loop :func:`attempt_flags` replaced)."""
+    items: list[str] = []
+    for token in " ".join(a.config.flags).split():
+        if token.startswith("-") or not items:
+            items.append(token)
+        else:
+            items[-1] += f" {token}"
+    items.extend(f"{k}={v}" for k, v in a.config.env.items())
+    return frozenset(items)
+
+
+def test_attempt_flags_match_the_token_loop(mixed: KnowledgeGraph, generated: KnowledgeGraph) -> None:
+    rnd = random.Random(5)
+    words = ["--tp", "8", "-x", "value", "--opt-a", "two words", "  ", "\t--b\t3 ", "-", "a-b", "--k=v", ""]
+    odd = [Attempt(id=f"x{i}", title="t", date="2026-01-01", campaign="ca", approach="a", outcome="baseline",
+                   config={"flags": rnd.sample(words, rnd.randint(0, 6)),
+                           "env": dict(rnd.sample([("A", "1"), ("B", "x y"), ("NCCL_ALGO", "Tree")], rnd.randint(0, 2)))})
+           for i in range(300)]
+    attempts = odd + mixed.of_kind(Attempt) + generated.of_kind(Attempt)
+    assert all(attempt_flags(a) == ref_attempt_flags(a) for a in attempts)
+    assert attempt_flags(Attempt(id="y", title="t", date="2026-01-01", campaign="ca", approach="a", outcome="baseline",
+                                 config={"flags": ["8", "9", "--tp", "4  2"]})) == \
+        {"8 9", "--tp 4 2"}
+
+
+def test_fix_json_is_model_dump() -> None:
+    from kb.models import Fix
+    from kb.queries.fixes import fix_json
+
+    fixes = [Fix(requires={"cuda": ">=13.0", "torch": ">=2.9"}),
+             Fix(kind="enables", requires={"cuda": ">=13.0"}, release="13.0", pr="o/r#1"),
+             Fix(kind="enables", requires={"cuda": ">=13.0"}, reverted=True),
+             Fix(kind="disables", requires={"torch": ">=2.9"}, note="off"),
+             Fix(kind="workaround", flag="--opt-a", advice="leave it"),
+             Fix(kind="build_option", flag="TORCH_CUDA_ARCH_LIST=12.0"),
+             Fix(kind="hardware_gap", advice="switch backend"),
+             Fix(kind="enables", pr="o/r#2")]
+    for f in fixes:
+        assert fix_json(f) == f.model_dump(mode="json")
+    assert fix_json(fixes[0]) == {"cuda": ">=13.0", "torch": ">=2.9"}
+    assert fix_json(fixes[4])["kind"] == "workaround"
+    assert set(fix_json(fixes[1])) == set(Fix.model_fields)  # a field added to Fix must be added there too
+
+
+def test_lazy_statuses_read_as_the_full_dict(mixed: KnowledgeGraph) -> None:
+    from kb.queries.resolution import LazyStatuses
+
+    rnd = random.Random(3)
+    blockers = [b.id for b in mixed.of_kind(Blocker)]
+    for stack in ("s0", "s2", "s5"):
+        for camp in ("ca", "cb"):
+            c = mixed.get(camp)
+            comps = mixed.stack_components(stack)
+            full = resolve_blockers(mixed, comps, platform_of(mixed, c if isinstance(c, Campaign) else None))
+            lazy = LazyStatuses(mixed, comps, platform_of(mixed, c if isinstance(c, Campaign) else None))
+            order = blockers[:]
+            rnd.shuffle(order)
+            for bid in order[: len(order) // 2]:
+                assert lazy[bid] == full[bid]
+            assert "nothing-such" not in lazy and "ca" not in lazy and all(b in lazy for b in blockers)
+            with pytest.raises(KeyError):
+                lazy["ca"]
+            assert dict(lazy) == full and len(lazy) == len(full) == 16
+    states = {st.state for st in full.values()}
+    assert {"stands", "resolved"} <= states
+
+
+def test_roots_match_the_plain_count(mixed: KnowledgeGraph, generated: KnowledgeGraph) -> None:
+    from kb.queries import roots
+    from kb.queries.resolution import current_stack
+
+    for kg in (mixed, generated):
+        for campaign in (None, kg.of_kind(Campaign)[0].id):
+            got = {r.id: r for r in roots(kg, campaign)}
+            camps = [c for c in kg.of_kind(Campaign) if campaign is None or c.id == campaign]
+            now = {c.id: resolve_blockers(kg, kg.stack_components(current_stack(kg, c) or ""), platform_of(kg, c))
+                   for c in camps}
+            for b in kg.of_kind(Blocker):
+                if not b.is_root:
+                    continue
+                hit = [a for a in kg.of_kind(Attempt) if (campaign is None or a.campaign == campaign)
+                       and b.id in kg.causes_closure(a.blocked_by)]
+                r = got.pop(b.id)
+                assert r.attempts == sorted(a.id for a in hit if a.status != "draft")
+                assert r.drafts == sorted(a.id for a in hit if a.status == "draft")
+                assert r.current == sorted(a.id for a in hit if a.status != "draft"
+                                           and now[a.campaign][b.id].state in ("stands", "disabled"))
+                assert r.blockers == sorted(x.id for x in kg.of_kind(Blocker) if x.id != b.id
+                                            and b.id in kg.causes_closure([x.id]))
+            assert got == {}
+    assert sum(len(r.current) for r in roots(generated)) > 0
+    for n in (1, 3, 100):
+        assert roots(generated, limit=n) == roots(generated)[:n]
+
+
+def test_a_record_mentions_a_word_when_its_json_holds_it(mixed: KnowledgeGraph) -> None:
+    from kb.queries.findings import _mentions
+
+    records = list(mixed.records.records.values())
+    a = mixed.of_kind(Attempt)[0]
+    b = mixed.of_kind(Blocker)[0]
+    records += [a.model_copy(update={"config": a.config.model_copy(update={"env": {"K": "x TODO y"}})}),
+                a.model_copy(update={"metrics": {"TODO_rate": a.metrics[next(iter(a.metrics))]}} if a.metrics else {}),
+                b.model_copy(update={"fixed_by": [b.fixed_by[0].model_copy(update={"note": "TODO"})]} if b.fixed_by else {}),
+                b.model_copy(update={"signatures": ["no", "later TODO"]})]
+    for word in ("TODO", "Tree", "KB_X", "Root"):
+        for rec in records:
+            assert _mentions(rec, word) == (word in rec.model_dump_json(by_alias=True, exclude_none=True)), (rec.id, word)
+    assert sum(_mentions(r, "TODO") for r in records) >= 3

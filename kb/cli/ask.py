@@ -38,7 +38,7 @@ def roots(env: Env, as_json: bool, limit: int | None, campaign: str | None, cata
     if catalog is not None:
         _catalog_roots(env, catalog or None, as_json, limit)
         return
-    ranked = rank_roots(env.graph(), campaign=campaign)[:limit]
+    ranked = rank_roots(env.graph(), campaign=campaign, limit=limit)
     if as_json:
         emit_json([r.to_dict() for r in ranked])
         return

@@ -24,6 +24,8 @@ so the relation costs what those lists hold rather than every pair of attempts.
 
 from __future__ import annotations
 
+from collections import defaultdict
+from collections.abc import Mapping
 from functools import cached_property
 from typing import Any
 
@@ -80,7 +82,7 @@ class QueryIndex:
         self.cache = StatusCache(kg)
         self._flags: dict[str, frozenset[str]] = {}
         self._keys: dict[str, CompsKey] = {}
-        self._statuses: dict[tuple[str, str | None], dict[str, BlockerStatus]] = {}
+        self._statuses: dict[tuple[str, str | None], Mapping[str, BlockerStatus]] = {}
         self._lazy_left = LAZY_QUESTIONS
 
     # ------------------------------------------------------------------ per attempt
@@ -103,12 +105,13 @@ class QueryIndex:
             got = self._keys[a.id] = StatusCache.key(self.kg.attempt_components(a))
         return got
 
-    def statuses(self, a: Attempt, campaign: str | None) -> dict[str, BlockerStatus]:
-        """Blocker statuses under ``a``'s components on the platform of ``campaign`` (shared: read only)."""
+    def statuses(self, a: Attempt, campaign: str | None) -> Mapping[str, BlockerStatus]:
+        """Blocker statuses under ``a``'s components on the platform of ``campaign`` (shared: read
+        only), each computed when first read (:meth:`StatusCache.lazy_key`)."""
         key = (a.id, campaign)
         got = self._statuses.get(key) if is_indexed(self.kg, a) else None
         if got is None:
-            got = self.cache.of_key(self.comps_key(a), self.kg.attempt_components(a), campaign)
+            got = self.cache.lazy_key(self.comps_key(a), self.kg.attempt_components(a), campaign)
             if is_indexed(self.kg, a):
                 self._statuses[key] = got
         return got
@@ -156,11 +159,16 @@ class QueryIndex:
     def _postings(self, campaign: str) -> dict[str, set[str]]:
         """Flag item → ids of ``campaign``'s attempts running with it (once per campaign)."""
         def build() -> dict[str, set[str]]:
-            out: dict[str, set[str]] = {}
-            for a in self.kg.attempts_of(campaign):
-                for item in self.flags(a):
-                    out.setdefault(item, set()).add(a.id)
-            return out
+            out: defaultdict[str, set[str]] = defaultdict(set)
+            known = self._flags
+            for a in self.kg.attempts_of(campaign):  # the graph's own attempts: no is_indexed test
+                aid = a.id
+                flags = known.get(aid)
+                if flags is None:
+                    flags = known[aid] = attempt_flags(a)
+                for item in flags:
+                    out[item].add(aid)
+            return dict(out)
         return self.memo(("postings", campaign), build)
 
     def _candidates(self, e: Attempt) -> dict[str, Attempt]:

@@ -7,7 +7,7 @@ from typing import Any
 
 from kb.graph import KnowledgeGraph
 from kb.models import Attempt, Blocker, Campaign
-from kb.queries.fixes import describe_fix
+from kb.queries.fixes import describe_fix, fix_json
 from kb.queries.resolution import current_stack, platform_of, resolve_blockers
 
 
@@ -41,12 +41,13 @@ class RootCause:
         return asdict(self)
 
 
-def roots(kg: KnowledgeGraph, campaign: str | None = None) -> list[RootCause]:
+def roots(kg: KnowledgeGraph, campaign: str | None = None, limit: int | None = None) -> list[RootCause]:
     """Root causes (blockers without ``caused_by``) ranked by the attempts they block on their
     campaign's current stack (``current``), then by every reviewed attempt they ever blocked
     (``attempts``), then by draft attempts, then by the number of blockers they cause, then by id.
     ``campaign`` restricts both counts to one campaign. Roots blocking nothing are included last,
-    so every root cause appears."""
+    so every root cause appears; ``limit``: only the first ``limit`` of the ranking (the same as
+    slicing the whole of it; only those are written out)."""
     blocked: dict[str, set[str]] = {}
     drafts: dict[str, set[str]] = {}
     current: dict[str, set[str]] = {}
@@ -55,28 +56,41 @@ def roots(kg: KnowledgeGraph, campaign: str | None = None) -> list[RootCause]:
     for c in camps:
         sid = current_stack(kg, c)
         now_by_camp[c.id] = resolve_blockers(kg, kg.stack_components(sid) if sid else {}, platform_of(kg, c))
+    standing = {cid: {b for b, st in now.items() if st.state in ("stands", "disabled")}
+                for cid, now in now_by_camp.items()}
+    closures: dict[tuple[str, ...], set[str]] = {}  # once per distinct blocked_by, not per attempt
     for a in kg.of_kind(Attempt):
-        if campaign is not None and a.campaign != campaign:
+        if not a.blocked_by or (campaign is not None and a.campaign != campaign):
             continue
-        target = drafts if a.status == "draft" else blocked
-        now = now_by_camp.get(a.campaign)
-        for b in kg.causes_closure(a.blocked_by):
+        key = tuple(a.blocked_by)
+        closure = closures.get(key)
+        if closure is None:
+            closure = closures[key] = kg.causes_closure(a.blocked_by)
+        draft = a.status == "draft"
+        target = drafts if draft else blocked
+        for b in closure:
             target.setdefault(b, set()).add(a.id)
-            if a.status != "draft" and now is not None and now[b].state in ("stands", "disabled"):
+        stand = None if draft else standing.get(a.campaign)
+        if stand:
+            for b in closure & stand:
                 current.setdefault(b, set()).add(a.id)
-    out = []
+    empty: set[str] = set()
+    ranked = []  # ranked on the counts first: only the roots shown get their lists sorted and their fix phrased
     for b in kg.of_kind(Blocker):
-        if not b.is_root:
-            continue
-        out.append(RootCause(b.id, b.title, sorted(blocked.get(b.id, set())), sorted(_caused_blockers(kg, b.id)),
-                             [f.model_dump(mode="json") for f in b.fixed_by], b.workaround,
-                             sorted(drafts.get(b.id, set())), sorted(current.get(b.id, set())),
-                             {cid: st[b.id].state for cid, st in now_by_camp.items()}, describe_fix(b, kg)))
-    out.sort(key=lambda r: (-len(r.current), -len(r.attempts), -len(r.drafts), -len(r.blockers), r.id))
-    return out
+        if b.is_root:
+            caused = _caused_blockers(kg, b.id)
+            ranked.append(((-len(current.get(b.id, empty)), -len(blocked.get(b.id, empty)),
+                            -len(drafts.get(b.id, empty)), -len(caused), b.id), b, caused))
+    ranked.sort(key=lambda x: x[0])
+    return [RootCause(b.id, b.title, sorted(blocked.get(b.id, empty)), sorted(caused),
+                      [fix_json(f) for f in b.fixed_by], b.workaround,
+                      sorted(drafts.get(b.id, empty)), sorted(current.get(b.id, empty)),
+                      {cid: st[b.id].state for cid, st in now_by_camp.items()}, describe_fix(b, kg))
+            for _key, b, caused in ranked[:limit]]
 
 
 def _caused_blockers(kg: KnowledgeGraph, root_id: str) -> set[str]:
+    """Every blocker ``root_id`` causes, transitively (itself left out unless on a cycle)."""
     seen: set[str] = set()
     todo = [root_id]
     while todo:

@@ -197,6 +197,8 @@ def _mentioned(kg: KnowledgeGraph) -> set[str]:
 
 
 def _check_names(kg: KnowledgeGraph, change: dict[str, str], notes: list[str]) -> None:
+    if all(name in KNOWN_COMPONENTS for name in change):
+        return  # every known component is mentioned: no need to collect the others from every record
     mentioned = mentioned_components(kg)
     for name in change:
         if name in mentioned:
@@ -252,7 +254,7 @@ def unblocks(kg: KnowledgeGraph, change: dict[str, str] | None = None, *, to_sta
             where = f"stack {from_stack}" if from_stack else "the stack"
             notes.append(f"{where} already has {name} {old.version}; {name}={version} is not an upgrade "
                          "(pick the starting stack with --from)")
-        after[name] = Component(version=version)
+        after[name] = _component(version)
     cache = StatusCache(kg)
     st0 = cache.under(before, platform)
     st1 = cache.under(after, platform)
@@ -402,6 +404,19 @@ def _touched(kg: KnowledgeGraph, blocked_by: list[str]) -> frozenset[str]:
     """Every component the blockers ``blocked_by`` and their causes name (:func:`concerned_components`)."""
     return frozenset(set().union(*(concerned_components(b) for bid in kg.causes_closure(blocked_by)
                                    if isinstance(b := kg.get(bid), Blocker))))
+
+
+def _component(version: str) -> Component:
+    """``Component(version=version)``; built without pydantic's validator when ``version`` is a
+    PEP 440 version (what the validator checks), since a validator is built on first use (20 ms)."""
+    if isinstance(version, str):
+        try:
+            parse_version(version)
+        except ValueError:
+            pass
+        else:
+            return Component.model_construct(version=version)
+    return Component(version=version)
 
 
 def _newer(candidate: str, current: str) -> bool:

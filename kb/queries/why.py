@@ -11,7 +11,7 @@ from kb.errors import QueryError
 from kb.graph import KnowledgeGraph
 from kb.models import Attempt, Blocker
 from kb.queries.credit import attempt_credit, credit_sentence, retried
-from kb.queries.fixes import describe_fix
+from kb.queries.fixes import describe_fix, fix_json
 from kb.queries.signatures import match_signatures
 
 
@@ -99,5 +99,5 @@ def why(kg: KnowledgeGraph, attempt_id: str) -> WhyResult:
 def _link(kg: KnowledgeGraph, bid: str) -> ChainLink:
     b = kg.get(bid)
     assert isinstance(b, Blocker)
-    return ChainLink(b.id, b.title, [f.model_dump(mode="json") for f in b.fixed_by], b.workaround, b.is_root,
+    return ChainLink(b.id, b.title, [fix_json(f) for f in b.fixed_by], b.workaround, b.is_root,
                      describe_fix(b, kg))
