@@ -284,6 +284,13 @@ def _prescan(text: str, path: str) -> None:
                                       f"YAML aliases (*{event.anchor}) are not allowed in records; write the value out"))
 
 
+_VALUES: dict[tuple[str, str], Any] = {}
+"""(tag, text) → the value PyYAML constructs for a scalar that is not a string (a number, a
+boolean, null, a date: all immutable), once per process: a campaign repeats the same dates and
+figures in thousands of files, and PyYAML constructs each through regular expressions."""
+_VALUES_MAX = 100_000
+
+
 class _Builder:
     """Builds the values and the line map of a composed node tree (see :func:`parse_document`).
 
@@ -296,7 +303,6 @@ class _Builder:
         self.path = path
         self.doc = doc
         self.seen: set[int] | None = set() if anchors else None
-        self.constructor = yaml.constructor.SafeConstructor()
 
     def fail(self, node: yaml.Node, path: Path_, message: str) -> RecordError:
         field_ = ".".join(str(p) for p in path)
@@ -380,13 +386,19 @@ class _Builder:
         if node.tag not in _TAG_WORDS and node.tag not in _PLAIN_TAGS:
             raise self.fail(node, path, f"the YAML tag {node.tag.replace('tag:yaml.org,2002:', '!!')} is not allowed; "
                                         "records hold plain strings, numbers, lists and mappings: remove the tag")
-        try:
-            value = self.constructor.construct_object(node, deep=True)
-        except (yaml.YAMLError, ValueError, OverflowError) as exc:
-            what = _TAG_WORDS.get(node.tag, node.tag)
-            raise self.fail(
-                node, path, f"'{node.value}' looks like {what} but is not a valid one ({exc}); quote it or fix it"
-            ) from None
+        key = (node.tag, node.value)
+        value = _VALUES.get(key, _VALUES)
+        if value is _VALUES:
+            try:
+                value = yaml.constructor.SafeConstructor().construct_object(node, deep=True)
+            except (yaml.YAMLError, ValueError, OverflowError) as exc:
+                what = _TAG_WORDS.get(node.tag, node.tag)
+                raise self.fail(
+                    node, path, f"'{node.value}' looks like {what} but is not a valid one ({exc}); quote it or fix it"
+                ) from None
+            if len(_VALUES) >= _VALUES_MAX:
+                _VALUES.clear()
+            _VALUES[key] = value
         if node.tag in _TAG_WORDS:
             self.doc.raw[path] = (node.value, _TAG_WORDS[node.tag])
         if isinstance(value, float) and (math.isnan(value) or math.isinf(value)):

@@ -228,3 +228,20 @@ def test_a_duplicate_key_is_found_in_nested_mappings_and_list_items():
     doc = parse_document("title: t\nsource:\n  - url: a\n  - url: b\nurl: c\n", "r/x.yaml")
     assert doc.data["source"] == [{"url": "a"}, {"url": "b"}] and doc.lines[("source", 1, "url")] == 4
     assert doc.lines[("url",)] == 5
+
+
+def test_scalars_read_once_per_process_give_the_same_values_and_raw_text_every_time():
+    import datetime as dt
+
+    text = "title: t\ndate: 2026-02-21\nvalue: 2.10\ncount: 12\nenabled: no\nnothing: ~\nbig: .inf\n"
+    for _ in range(2):  # the second time from the per-process memo of constructed values
+        doc = parse_document(text, "r/x.yaml")
+        assert doc.data == {"title": "t", "date": dt.date(2026, 2, 21), "value": 2.1, "count": 12, "enabled": False,
+                            "nothing": None, "big": float("inf")}
+        assert type(doc.data["count"]) is int and type(doc.data["enabled"]) is bool
+        assert doc.raw == {("date",): ("2026-02-21", "a date"), ("value",): ("2.10", "a number"),
+                           ("count",): ("12", "an integer"), ("enabled",): ("no", "a boolean"),
+                           ("nothing",): ("~", "null (empty)"), ("big",): (".inf", "a non-finite number")}
+    for _ in range(2):  # an impossible date is refused every time, never remembered
+        with pytest.raises(RecordError, match=r"r/x.yaml:2: date: '2026-02-30' looks like a date but is not a valid one"):
+            parse_document("title: t\ndate: 2026-02-30\n", "r/x.yaml")
