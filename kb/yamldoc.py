@@ -62,6 +62,11 @@ class _Loader(_BaseLoader):  # type: ignore[misc,valid-type]
             memo = _Loader._memo
             tag = memo.get(value)
             if tag is None:
+                if _DIGITS_KNOWN:  # figures are mostly distinct: told apart here, not remembered
+                    if _DECIMAL(value):
+                        return _FLOAT
+                    if _INTEGER(value):
+                        return _INT
                 if len(memo) >= _Loader._MEMO_MAX:
                     memo.clear()
                 tag = memo[value] = super().resolve(kind, value, implicit)
@@ -80,6 +85,16 @@ _FIRST_CHARS = frozenset(_BaseLoader.yaml_implicit_resolvers)
 _FIRST_KNOWN = None not in _BaseLoader.yaml_implicit_resolvers
 """Whether every implicit resolver is filed under its first characters (else every plain text is
 asked of PyYAML)."""
+_FLOAT = "tag:yaml.org,2002:float"
+_INT = "tag:yaml.org,2002:int"
+_DIGITS_KNOWN = _FIRST_KNOWN and all(
+    [tag for tag, _ in _BaseLoader.yaml_implicit_resolvers.get(d, ())] == [_FLOAT, _INT, "tag:yaml.org,2002:timestamp"]
+    for d in "0123456789")
+"""Whether a text starting with a digit is tried as PyYAML 6 does: float, then int, then timestamp."""
+_DECIMAL = re.compile(r"[0-9]+\.[0-9]*").fullmatch
+"""``123.45``: always YAML 1.1's float (PyYAML's float pattern, without sign, ``_`` or exponent)."""
+_INTEGER = re.compile(r"[1-9][0-9]*|0").fullmatch
+"""``1234``: no float pattern takes it (no ``.``, ``:``, inf or nan); YAML 1.1's decimal int."""
 
 
 def _libyaml_limits_nesting() -> bool:

@@ -109,10 +109,14 @@ def test_a_good_file_is_parsed_once(monkeypatch):
 
 SCALARS = ["", "~", "null", "Null", "true", "yes", "No", "off", "On", "12", "-3", "+4", "0x1f", "0o17", "1_000",
            "2.10", ".5", "-.inf", ".NaN", "1e3", "2026-02-21", "2026-02-21 10:00:00", "<<", "=", "word", "Yes please",
-           "tok/s", "NCCL_ALGO=Tree", "--tp 8", "12:30", "1:20:30", "é", "8×"]
+           "tok/s", "NCCL_ALGO=Tree", "--tp 8", "12:30", "1:20:30", "é", "8×",
+           # figures, told apart without PyYAML's resolver
+           "0", "7", "1234", "007", "0.", "1.", "123.45", "00.5", "10.5e3", "1.5e+3", "1_000.5", "12.3.4",
+           "123456789012345678901234567890", "1234x", "12 ms", "3.5 GB"]
 
 
-@pytest.mark.parametrize("text", SCALARS)
+@pytest.mark.parametrize("text", SCALARS + [f"{n}{sep}{m}" for n in ("0", "1", "09", "42") for sep in (".", "", "_", ":")
+                                             for m in ("", "0", "5", "50", "e3")])
 def test_the_tag_of_a_plain_scalar_is_what_the_safe_loader_says(text):
     ours = yamldoc._Loader("").resolve(yaml.ScalarNode, text, (True, False))
     theirs = yamldoc._BaseLoader("").resolve(yaml.ScalarNode, text, (True, False))
