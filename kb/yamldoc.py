@@ -17,6 +17,7 @@ Errors are :class:`kb.errors.RecordError` with the file and line.
 from __future__ import annotations
 
 import math
+import operator
 import re
 import unicodedata
 from dataclasses import dataclass, field
@@ -37,24 +38,63 @@ class _Loader(_BaseLoader):  # type: ignore[misc,valid-type]
     tag its text resolves to, and PyYAML answers in Python by trying regular expressions. For a
     plain scalar the answer depends only on the text (no path resolvers are registered on the
     safe loader): a text whose first character starts no resolver (most prose) is a string at
-    once, and any other distinct text is resolved once per process; everything else is asked of
-    the safe loader as before."""
+    once, and any other distinct text is resolved once per process; a quoted scalar is a string,
+    a mapping a map and a sequence a seq (PyYAML's defaults, when no path resolver is registered).
+
+    The composer also calls ``descend_resolver``/``ascend_resolver`` around every node, for path
+    resolvers only: with none registered they do nothing, so they are C built-ins here that take
+    the same arguments and do nothing (two Python calls fewer per node; with a path resolver
+    registered, PyYAML's own are kept)."""
 
     _memo: dict[str, str] = {}
     _MEMO_MAX = 200_000
 
+    if not _BaseLoader.yaml_path_resolvers:
+        descend_resolver = operator.is_  # (parent, index) -> ignored bool
+        ascend_resolver = tuple  # () -> ignored ()
+
     def resolve(self, kind: Any, value: Any, implicit: Any) -> str:
-        if kind is yaml.ScalarNode and implicit[0] and not self.yaml_path_resolvers:
-            if value and value[0] not in self.yaml_implicit_resolvers and None not in self.yaml_implicit_resolvers:
-                return _STR  # no resolver starts with this character (most prose): a string
+        if self.yaml_path_resolvers:  # pragma: no cover - none registered on the safe loader
+            return super().resolve(kind, value, implicit)
+        if kind is _SCALAR:
+            if not implicit[0] or (value and _FIRST_KNOWN and value[0] not in _FIRST_CHARS):
+                return _STR  # quoted, or no resolver starts with this character (most prose)
             memo = _Loader._memo
             tag = memo.get(value)
             if tag is None:
+                if _DIGITS_KNOWN:  # figures are mostly distinct: told apart here, not remembered
+                    if _DECIMAL(value):
+                        return _FLOAT
+                    if _INTEGER(value):
+                        return _INT
                 if len(memo) >= _Loader._MEMO_MAX:
                     memo.clear()
                 tag = memo[value] = super().resolve(kind, value, implicit)
             return tag
-        return super().resolve(kind, value, implicit)
+        return _MAP if kind is _MAPPING else _SEQ if kind is _SEQUENCE else super().resolve(kind, value, implicit)
+
+
+_SCALAR = yaml.ScalarNode
+_MAPPING = yaml.MappingNode
+_SEQUENCE = yaml.SequenceNode
+_MAP = _BaseLoader.DEFAULT_MAPPING_TAG
+_SEQ = _BaseLoader.DEFAULT_SEQUENCE_TAG
+_FIRST_CHARS = frozenset(_BaseLoader.yaml_implicit_resolvers)
+"""First characters that start an implicit resolver of the safe loader (digits, signs, ``t``,
+``n``, ``~``...); a plain scalar starting with any other is a string."""
+_FIRST_KNOWN = None not in _BaseLoader.yaml_implicit_resolvers
+"""Whether every implicit resolver is filed under its first characters (else every plain text is
+asked of PyYAML)."""
+_FLOAT = "tag:yaml.org,2002:float"
+_INT = "tag:yaml.org,2002:int"
+_DIGITS_KNOWN = _FIRST_KNOWN and all(
+    [tag for tag, _ in _BaseLoader.yaml_implicit_resolvers.get(d, ())] == [_FLOAT, _INT, "tag:yaml.org,2002:timestamp"]
+    for d in "0123456789")
+"""Whether a text starting with a digit is tried as PyYAML 6 does: float, then int, then timestamp."""
+_DECIMAL = re.compile(r"[0-9]+\.[0-9]*").fullmatch
+"""``123.45``: always YAML 1.1's float (PyYAML's float pattern, without sign, ``_`` or exponent)."""
+_INTEGER = re.compile(r"[1-9][0-9]*|0").fullmatch
+"""``1234``: no float pattern takes it (no ``.``, ``:``, inf or nan); YAML 1.1's decimal int."""
 
 
 def _libyaml_limits_nesting() -> bool:
@@ -259,6 +299,13 @@ def _prescan(text: str, path: str) -> None:
                                       f"YAML aliases (*{event.anchor}) are not allowed in records; write the value out"))
 
 
+_VALUES: dict[tuple[str, str], Any] = {}
+"""(tag, text) → the value PyYAML constructs for a scalar that is not a string (a number, a
+boolean, null, a date: all immutable), once per process: a campaign repeats the same dates and
+figures in thousands of files, and PyYAML constructs each through regular expressions."""
+_VALUES_MAX = 100_000
+
+
 class _Builder:
     """Builds the values and the line map of a composed node tree (see :func:`parse_document`).
 
@@ -271,7 +318,6 @@ class _Builder:
         self.path = path
         self.doc = doc
         self.seen: set[int] | None = set() if anchors else None
-        self.constructor = yaml.constructor.SafeConstructor()
 
     def fail(self, node: yaml.Node, path: Path_, message: str) -> RecordError:
         field_ = ".".join(str(p) for p in path)
@@ -291,24 +337,38 @@ class _Builder:
             seen.add(id(node))
         self.doc.lines.setdefault(path, node.start_mark.line + 1)
         cls = node.__class__
-        if cls is yaml.ScalarNode:
+        if cls is _SCALAR:
             return node.value if node.tag == _STR else self._scalar(node, path)
         if depth >= MAX_DEPTH:
             raise self.fail(node, path, f"nesting deeper than {MAX_DEPTH} levels; records are shallow")
         if node.tag not in _COLLECTION_TAGS:
             raise self.fail(node, path, f"the YAML tag {node.tag.replace('tag:yaml.org,2002:', '!!')} is not allowed; "
                                         "records hold plain strings, numbers, lists and mappings: remove the tag")
-        if cls is yaml.MappingNode:
+        if cls is _MAPPING:
             return self._mapping(node, path, depth)
-        return [self.build(item, path + (i,), depth + 1) for i, item in enumerate(node.value)]
+        return self._sequence(node, path, depth)
+
+    def _sequence(self, node: yaml.SequenceNode, path: Path_, depth: int) -> list[Any]:
+        if self.seen is not None:
+            return [self.build(item, path + (i,), depth + 1) for i, item in enumerate(node.value)]
+        out = []
+        lines = self.doc.lines
+        for i, item in enumerate(node.value):
+            sub = path + (i,)
+            if item.__class__ is _SCALAR and item.tag == _STR:  # what build() gives for a string
+                lines.setdefault(sub, item.start_mark.line + 1)
+                out.append(item.value)
+            else:
+                out.append(self.build(item, sub, depth + 1))
+        return out
 
     def _mapping(self, node: yaml.MappingNode, path: Path_, depth: int) -> dict[str, Any]:
         out: dict[str, Any] = {}
-        first_line: dict[str, int] = {}
         lines = self.doc.lines
         seen = self.seen
+        build = self.build
         for key_node, value_node in node.value:
-            if key_node.__class__ is not yaml.ScalarNode:
+            if key_node.__class__ is not _SCALAR:
                 raise self.fail(key_node, path, "a mapping key must be a plain name, not a list or mapping")
             if seen is not None:
                 if id(key_node) in seen:  # an alias used as a key, or a key's anchor aliased elsewhere
@@ -317,18 +377,22 @@ class _Builder:
             if key_node.tag == "tag:yaml.org,2002:merge":
                 raise self.fail(key_node, path, "YAML merge keys (<<) are not allowed in records; write the keys out")
             key = key_node.value  # the text as written: `on:` stays "on", `12:` stays "12"
-            line = key_node.start_mark.line + 1
-            if key in first_line:
+            sub = path + (key,)
+            # only this mapping files lines under its own keys' paths: a path already there is
+            # a key met before in it
+            first = lines.get(sub)
+            if first is not None:
                 raise self.fail(
                     key_node,
-                    path + (key,),
-                    f"duplicate key '{key}' (first on line {first_line[key]}); "
+                    sub,
+                    f"duplicate key '{key}' (first on line {first}); "
                     "YAML would silently keep only the last one: remove or rename one of them",
                 )
-            first_line[key] = line
-            sub = path + (key,)
-            lines[sub] = line
-            out[key] = self.build(value_node, sub, depth + 1)
+            lines[sub] = key_node.start_mark.line + 1
+            if seen is None and value_node.__class__ is _SCALAR and value_node.tag == _STR:
+                out[key] = value_node.value  # what build() gives for a string (its line is the key's)
+            else:
+                out[key] = build(value_node, sub, depth + 1)
         return out
 
     def _scalar(self, node: yaml.ScalarNode, path: Path_) -> Any:
@@ -337,13 +401,19 @@ class _Builder:
         if node.tag not in _TAG_WORDS and node.tag not in _PLAIN_TAGS:
             raise self.fail(node, path, f"the YAML tag {node.tag.replace('tag:yaml.org,2002:', '!!')} is not allowed; "
                                         "records hold plain strings, numbers, lists and mappings: remove the tag")
-        try:
-            value = self.constructor.construct_object(node, deep=True)
-        except (yaml.YAMLError, ValueError, OverflowError) as exc:
-            what = _TAG_WORDS.get(node.tag, node.tag)
-            raise self.fail(
-                node, path, f"'{node.value}' looks like {what} but is not a valid one ({exc}); quote it or fix it"
-            ) from None
+        key = (node.tag, node.value)
+        value = _VALUES.get(key, _VALUES)
+        if value is _VALUES:
+            try:
+                value = yaml.constructor.SafeConstructor().construct_object(node, deep=True)
+            except (yaml.YAMLError, ValueError, OverflowError) as exc:
+                what = _TAG_WORDS.get(node.tag, node.tag)
+                raise self.fail(
+                    node, path, f"'{node.value}' looks like {what} but is not a valid one ({exc}); quote it or fix it"
+                ) from None
+            if len(_VALUES) >= _VALUES_MAX:
+                _VALUES.clear()
+            _VALUES[key] = value
         if node.tag in _TAG_WORDS:
             self.doc.raw[path] = (node.value, _TAG_WORDS[node.tag])
         if isinstance(value, float) and (math.isnan(value) or math.isinf(value)):

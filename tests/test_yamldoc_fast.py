@@ -109,10 +109,14 @@ def test_a_good_file_is_parsed_once(monkeypatch):
 
 SCALARS = ["", "~", "null", "Null", "true", "yes", "No", "off", "On", "12", "-3", "+4", "0x1f", "0o17", "1_000",
            "2.10", ".5", "-.inf", ".NaN", "1e3", "2026-02-21", "2026-02-21 10:00:00", "<<", "=", "word", "Yes please",
-           "tok/s", "NCCL_ALGO=Tree", "--tp 8", "12:30", "1:20:30", "é", "8×"]
+           "tok/s", "NCCL_ALGO=Tree", "--tp 8", "12:30", "1:20:30", "é", "8×",
+           # figures, told apart without PyYAML's resolver
+           "0", "7", "1234", "007", "0.", "1.", "123.45", "00.5", "10.5e3", "1.5e+3", "1_000.5", "12.3.4",
+           "123456789012345678901234567890", "1234x", "12 ms", "3.5 GB"]
 
 
-@pytest.mark.parametrize("text", SCALARS)
+@pytest.mark.parametrize("text", SCALARS + [f"{n}{sep}{m}" for n in ("0", "1", "09", "42") for sep in (".", "", "_", ":")
+                                             for m in ("", "0", "5", "50", "e3")])
 def test_the_tag_of_a_plain_scalar_is_what_the_safe_loader_says(text):
     ours = yamldoc._Loader("").resolve(yaml.ScalarNode, text, (True, False))
     theirs = yamldoc._BaseLoader("").resolve(yaml.ScalarNode, text, (True, False))
@@ -142,3 +146,106 @@ def test_without_the_one_parse_path_every_file_gets_the_same_answer(monkeypatch,
     if name == "flow depth 5000":
         assert _outcome(parse_document, text) == (
             "error", f"records/attempts/x.yaml:2: nesting deeper than {MAX_DEPTH} levels; records are shallow")
+
+
+def _tree(node):
+    """A composed node tree as plain data: class, tag, value and start line of every node."""
+    if node is None:
+        return None
+    value = node.value
+    if isinstance(node, yaml.MappingNode):
+        value = [(_tree(k), _tree(v)) for k, v in value]
+    elif isinstance(node, yaml.SequenceNode):
+        value = [_tree(v) for v in value]
+    return (type(node).__name__, node.tag, value, node.start_mark.line, node.end_mark.line)
+
+
+GOOD_TEXTS = [name for name in sorted(TEXTS) if _outcome(parse_document, TEXTS[name])[0] == "doc"] + [
+    "a: 'quoted 12'\nb: \"yes\"\nc: ! 12\nd: !!str 3\ne: [1, '2', x, ~, {f: 2.5}]\ng: |\n  block 12\n",
+]
+
+
+@pytest.mark.parametrize("text", GOOD_TEXTS)
+def test_the_composed_tree_is_the_pure_python_safe_loaders(text):
+    """The loader's shortcuts (quoted scalars, mappings and sequences take the default tags; the
+    path-resolver hooks do nothing) compose exactly the tree PyYAML's own safe loader composes."""
+    assert _tree(yaml.compose(text, Loader=yamldoc._Loader)) == _tree(yaml.compose(text, Loader=yaml.SafeLoader))
+
+
+def test_every_good_fixture_file_composes_as_the_pure_python_safe_loader_does():
+    seen = 0
+    for path in FILES:
+        try:
+            text = path.read_text(encoding="utf-8")
+            parse_document(text, "r/x.yaml")  # the bad ones (deep nesting) would take the pure-Python composer long
+        except (UnicodeDecodeError, RecordError):
+            continue
+        assert _tree(yaml.compose(text, Loader=yamldoc._Loader)) == _tree(yaml.compose(text, Loader=yaml.SafeLoader)), path
+        seen += 1
+    assert seen > 40
+
+
+def _reference(node, path, lines, line=None):
+    """The values and line map as the walk defines them, written plainly: a mapping's value is
+    at its key's line, any other node at its own first line."""
+    lines.setdefault(path, line if line is not None else node.start_mark.line + 1)
+    if isinstance(node, yaml.MappingNode):
+        return {k.value: _reference(v, path + (k.value,), lines, k.start_mark.line + 1) for k, v in node.value}
+    if isinstance(node, yaml.SequenceNode):
+        return [_reference(v, path + (i,), lines) for i, v in enumerate(node.value)]
+    return node.value if node.tag == "tag:yaml.org,2002:str" else yaml.constructor.SafeConstructor().construct_object(node)
+
+
+def test_the_walk_gives_every_value_and_line_of_the_fixture_files():
+    """The walk's string shortcuts (a string under a key or in a list taken at once) give the values
+    and lines a plain recursive walk gives, for every good fixture file."""
+    seen = 0
+    for path in FILES:
+        try:
+            text = path.read_text(encoding="utf-8")
+            doc = parse_document(text, "r/x.yaml")
+        except (UnicodeDecodeError, RecordError):
+            continue
+        node = yaml.compose(text, Loader=yaml.SafeLoader)
+        if node is None or "&" in text:
+            continue
+        lines: dict = {}
+        assert doc.data == _reference(node, (), lines), path
+        assert doc.lines == lines, path
+        seen += 1
+    assert seen > 40
+
+
+def test_a_duplicate_key_is_found_in_nested_mappings_and_list_items():
+    def err(text: str) -> str:
+        with pytest.raises(RecordError) as info:
+            parse_document(text, "r/x.yaml")
+        return str(info.value)
+
+    assert err("title: t\nstack:\n  cuda: '13.0'\n  torch: '2.9'\n  cuda: '12.8'\n") == (
+        "r/x.yaml:5: stack.cuda: duplicate key 'cuda' (first on line 3); YAML would silently keep only the last one: "
+        "remove or rename one of them")
+    assert err("title: t\nsource:\n  - url: a\n  - url: b\n    url: c\n") == (
+        "r/x.yaml:5: source.1.url: duplicate key 'url' (first on line 4); YAML would silently keep only the last one: "
+        "remove or rename one of them")
+    # the same key in two list items, or at two levels, is no duplicate
+    doc = parse_document("title: t\nsource:\n  - url: a\n  - url: b\nurl: c\n", "r/x.yaml")
+    assert doc.data["source"] == [{"url": "a"}, {"url": "b"}] and doc.lines[("source", 1, "url")] == 4
+    assert doc.lines[("url",)] == 5
+
+
+def test_scalars_read_once_per_process_give_the_same_values_and_raw_text_every_time():
+    import datetime as dt
+
+    text = "title: t\ndate: 2026-02-21\nvalue: 2.10\ncount: 12\nenabled: no\nnothing: ~\nbig: .inf\n"
+    for _ in range(2):  # the second time from the per-process memo of constructed values
+        doc = parse_document(text, "r/x.yaml")
+        assert doc.data == {"title": "t", "date": dt.date(2026, 2, 21), "value": 2.1, "count": 12, "enabled": False,
+                            "nothing": None, "big": float("inf")}
+        assert type(doc.data["count"]) is int and type(doc.data["enabled"]) is bool
+        assert doc.raw == {("date",): ("2026-02-21", "a date"), ("value",): ("2.10", "a number"),
+                           ("count",): ("12", "an integer"), ("enabled",): ("no", "a boolean"),
+                           ("nothing",): ("~", "null (empty)"), ("big",): (".inf", "a non-finite number")}
+    for _ in range(2):  # an impossible date is refused every time, never remembered
+        with pytest.raises(RecordError, match=r"r/x.yaml:2: date: '2026-02-30' looks like a date but is not a valid one"):
+            parse_document("title: t\ndate: 2026-02-30\n", "r/x.yaml")

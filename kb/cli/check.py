@@ -133,10 +133,9 @@ def _print(report: dict[str, Any], records_path: Any, as_json: bool, strict: boo
             n = len(ignored)
             click.echo(f"kb: skipped {n} editor/OS leftover file{'s' if n != 1 else ''} "
                        "(backups, swap files, Thumbs.db); 'kb check -v' lists them", err=True)
-        for p in problems:
-            click.echo(str(p))
-        for w in warnings:
-            click.echo(str(w))
+        located = [str(p) for p in problems] + [str(w) for w in warnings]
+        if located:  # one write for them all (a 10,000-attempt campaign has thousands of warnings)
+            click.echo("\n".join(located))
         n, m = len(problems), len(warnings)
         said = f"; {m} warning{'s' if m != 1 else ''}" + (" (--strict: counted as errors)" if strict else "") if m else ""
         if n:

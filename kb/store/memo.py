@@ -131,8 +131,7 @@ def _walk(folder: Path | str, prefix: str, h: Any, seen: set[tuple[int, int]],
                 if listing is not None:
                     listing.append(f"\0F{rel}")
                 if h is not None:
-                    with open(e.path, "rb") as fh:
-                        data = fh.read()
+                    data = _read_all(e.path)
                     h.update(f"\0F{rel}\0{len(data)}\0".encode("utf-8", "surrogateescape"))
                     h.update(data)
                     if keep is not None:
@@ -141,6 +140,26 @@ def _walk(folder: Path | str, prefix: str, h: Any, seen: set[tuple[int, int]],
                 note(f"\0N{rel}")
         except OSError as exc:
             note(f"\0!{rel}:{exc.errno}")
+
+
+_CHUNK = 65536
+
+
+def _read_all(path: str) -> bytes:
+    """The bytes of the file at ``path`` through raw reads (``open()`` builds a buffered file
+    object and asks the file system twice more per file: at 10,000 records 0.05 s of a cold
+    check's walk). Raises :class:`OSError` as ``open`` does."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
+    try:
+        data = os.read(fd, _CHUNK)
+        if len(data) == _CHUNK:  # a short read of a regular file is its end, as in the store's reader
+            parts = [data]
+            while more := os.read(fd, _CHUNK):
+                parts.append(more)
+            data = b"".join(parts)
+    finally:
+        os.close(fd)
+    return data
 
 
 def memo_path(root: Path, name: str) -> Path | None:

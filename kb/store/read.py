@@ -337,6 +337,7 @@ def _load(root: Path, cache: Any, prefetched: Prefetched | None = None) -> LoadR
     sha256 = hashlib.sha256
     maps = LineMaps(cache.path, result.sources) if cache.path is not None else None
     for folder, entries in listings.items():
+        base = os.path.join(real_root, folder, "")  # each record's file: base + name (os.path.join per file cost 0.03 s at 10k)
         for entry in entries:
             if not _is_record(entry):
                 continue
@@ -366,7 +367,7 @@ def _load(root: Path, cache: Any, prefetched: Prefetched | None = None) -> LoadR
                 problems.extend(found)
                 result.broken.add(stem)
                 continue
-            origin = Origin(rel, doc, os.path.join(real_root, folder, name),
+            origin = Origin(rel, doc, base + name,
                             (maps, rel, digest) if maps is not None else None)
             if record.id in first_seen:
                 problems.append(
