@@ -73,6 +73,10 @@ def test_the_campaign_site_is_the_same_with_shells(tmp_path, monkeypatch, every_
     assert "<title>Torch symmetric-memory allreduce - kb" in page
     assert 'href="#setup" class="md-nav__link"' in page  # the page's own toc, not the sentinel's
     assert shell.ANCHOR not in page and "KbShell" not in page
+    # tables of contents come from toc shells (one toc.html render per shape), each proven once
+    tocs = every_folder[0].toc_shells
+    assert tocs and None not in tocs.values()
+    assert len(tocs) < len(written)
 
 
 def test_a_host_site_with_prefix_site_url_and_file_urls_is_the_same(tmp_path, monkeypatch, every_folder) -> None:
@@ -180,6 +184,47 @@ def test_a_folder_of_subfolders_with_nothing_else_shares_shells(monkeypatch) -> 
     assert groups == {"lists"}
     assert folders == {"lists/a", "lists/b"}  # 3 pages in the group; 2 in each other folder
     assert shell.plan(pages, others, ["/lists/b/"])[1] == set()  # the navigation leads into it
+
+
+def test_a_toc_shape_keeps_what_toc_html_reads_and_fills_each_pages_entries() -> None:
+    from mkdocs.structure.toc import AnchorLink
+
+    def entry(title: str, ident: str, level: int, *children: AnchorLink) -> AnchorLink:
+        link = AnchorLink(title, ident, level)
+        link.children = list(children)
+        return link
+
+    toc = [entry("Page &amp; title", "page", 1, entry("Setup", "setup", 2),
+                 entry("Error: <code>KeyError</code>", "error", 2, entry("Trace", "trace", 3)))]
+    other = [entry("Another page", "x", 1, entry("Notes", "notes", 2),
+                   entry("Error: <code>KeyError</code>", "error", 2, entry("Stack", "stack-1", 3)))]
+    # the h1's title is not read (toc.html lists its children); a parent's title is (filtered)
+    assert shell._toc_shape(toc) == ((1, None, ((2, None, ()), (2, "Error: <code>KeyError</code>", ((3, None, ()),)))),)
+    assert shell._toc_shape(other) == shell._toc_shape(toc)
+    assert shell._toc_shape([entry("A", "a", 2, entry("B", "b", 3))]) == ((2, "A", ((3, None, ()),)),)
+    # a shell: text, then (slot kind, entry number) in toc order (0: the h1, 1: setup, ...)
+    filled = shell._fill_toc(["<a href=\"#", ("u", 1), "\">", ("t", 1), "</a><a href=\"#", ("u", 3), "\">",
+                              ("t", 3), "</a>"], other)
+    assert filled == '<a href="#notes">Notes</a><a href="#stack-1">Stack</a>'
+
+
+@pytest.mark.parametrize("title, used", [("{{ t.title }}", True), ("{{ t.title | e }}", False)])
+def test_a_toc_shell_whose_markers_are_filtered_is_not_used(monkeypatch, title: str, used: bool) -> None:
+    import types
+
+    import jinja2
+    from mkdocs.structure.toc import AnchorLink
+
+    monkeypatch.setattr(shell, "_TOC_SOURCE", '{% for t in page.toc %}<a href="{{ t.url }}">' + title + "</a>{% endfor %}")
+    shells = shell.Shells(None, jinja2.Environment(loader=jinja2.DictLoader({"main.html": ""})))
+    pages = [[AnchorLink("A &amp; <b>", "a", 2), AnchorLink("B", "b-1", 2)], [AnchorLink("C", "c", 2), AnchorLink("D", "d", 2)]]
+    got = [shells._toc(toc, {"page": types.SimpleNamespace(toc=toc)}) for toc in pages]
+    if used:
+        assert got == ['<a href="#a">A &amp; <b></a><a href="#b-1">B</a>', '<a href="#c">C</a><a href="#d">D</a>']
+        assert list(shells.toc_shells.values())[0] is not None
+    else:  # the escaped marker is seen: every page takes the template's own render
+        assert got == ['<a href="#a">A &amp;amp; &lt;b&gt;</a><a href="#b-1">B</a>', '<a href="#c">C</a><a href="#d">D</a>']
+        assert list(shells.toc_shells.values()) == [None]
 
 
 def test_unknown_plugins_and_other_themes_are_refused() -> None:
