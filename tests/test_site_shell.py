@@ -135,6 +135,48 @@ def test_untrusted_text_is_written_as_material_writes_it(write_tree, tmp_path, m
     assert TITLE_BREAK  # the records' titles carry it (see test_site.UNTRUSTED_RECORDS)
 
 
+@pytest.mark.parametrize("plugins, late", [("  - search\n", True), ("  - search\n  - offline\n", False)])
+def test_record_pages_are_converted_after_the_search_plugin_only_among_known_plugins(
+        tmp_path, monkeypatch, plugins: str, late: bool) -> None:
+    """Material's search reads nothing of a record page but scans its HTML: with kb and search
+    alone, record pages are converted after it (the same site); with another plugin, before."""
+    from material.plugins.search.plugin import SearchPlugin
+
+    plugin: list[KbPlugin] = []
+    events: list[tuple[str, str]] = []
+    convert, search = KbPlugin._convert, SearchPlugin.on_page_context
+
+    def kb_spy(self: KbPlugin, context: Any, page: Any, config: Any, nav: Any) -> Any:
+        plugin.append(self)
+        events.append(("kb", page.file.src_uri))
+        return convert(self, context, page, config, nav)
+
+    def search_spy(self: Any, context: Any, *, page: Any, config: Any, nav: Any) -> Any:
+        events.append(("search", page.file.src_uri))
+        return search(self, context, page=page, config=config, nav=nav)
+
+    monkeypatch.setattr(KbPlugin, "_convert", kb_spy)
+    monkeypatch.setattr(SearchPlugin, "on_page_context", search_spy)
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "mkdocs.yml").write_text("site_name: t\ntheme:\n  name: material\n  font: false\nplugins:\n"
+                                         + plugins + "  - kb:\n      records: " + str(CAMPAIGN_RECORDS) + "\n",
+                                         encoding="utf-8")
+    site = build_site(CAMPAIGN_RECORDS, config_file=str(tmp_path / "mkdocs.yml"), site_dir=str(tmp_path / "site"))
+    kb = plugin[0]
+    attempt = "attempts/2026-02-23-torch-symm-mem.md"
+    assert attempt in kb.excluded
+    assert kb.late == (kb.excluded if late else set())
+    order = [who for who, src in events if src == attempt]
+    assert order == (["search", "kb"] if late else ["kb", "search"])
+    assert [who for who, src in events if src == "attempts/index.md"] == ["kb", "search"]  # indexed by Material
+    # offline writes file URLs
+    name = "2026-02-23-torch-symm-mem/index.html" if late else "2026-02-23-torch-symm-mem.html"
+    html = (site / "attempts" / name).read_text(encoding="utf-8")
+    assert 'id="setup"' in html  # converted either way
+    index = (site / "search" / "search_index.json").read_text(encoding="utf-8")
+    assert "attempts/2026-02-23-torch-symm-mem" in index  # kb's own entry for it
+
+
 def test_a_theme_custom_dir_takes_materials_render(tmp_path, monkeypatch, every_folder) -> None:
     host = tmp_path / "host"
     (host / "docs").mkdir(parents=True)
