@@ -317,3 +317,35 @@ def test_the_tree_keeps_pages_as_utf8_and_forgets_the_graphs_caches_only_when_as
     assert tree[attempt].decode("utf-8") == pages[attempt]  # no record files given: no footer
     site_tree(kg, {}, {}, forget=True)
     assert not kg.memoized("queries.index")  # the pages' query tables; the twins ask only for edges
+
+
+@pytest.mark.parametrize("data", [
+    {"a": [], "b": {}, "c": [1, 2.5, -0.0, 1e300, True, False, None, "é\"\\\n\u2028\x00"], "d": {"e": [{"f": 1}]}},
+    [[[]], {}, ""],
+    "text",
+    7,
+    {"k": float("nan")},  # json.dumps' NaN
+    {1: "a key that is not a string"},
+    {"t": (1, 2)},  # a tuple, written as a list
+    {"f": float("-inf")},
+])
+def test_twin_json_is_written_as_json_dumps_writes_it(data: Any) -> None:
+    import json
+
+    from kb.twins import _dumps
+
+    assert _dumps(data) == json.dumps(data, indent=1, ensure_ascii=False) + "\n"
+
+
+def test_every_twin_of_the_campaign_is_json_dumps_text() -> None:
+    import json
+
+    from kb.pipeline import load_graph
+    from kb.twins import INDEX, index, iter_twins, twin, twin_path
+
+    kg = load_graph(CAMPAIGN_RECORDS)
+    twins = dict(iter_twins(kg))
+    for rec in kg.records.records.values():
+        assert twins[twin_path(rec)] == json.dumps(twin(kg, rec), indent=1, ensure_ascii=False) + "\n"
+    assert twins[INDEX] == json.dumps(index(kg), indent=1, ensure_ascii=False) + "\n"
+    assert '"links": {\n  "out": {' in twins[twin_path(next(iter(kg.records.records.values())))]
