@@ -349,3 +349,33 @@ def test_every_twin_of_the_campaign_is_json_dumps_text() -> None:
         assert twins[twin_path(rec)] == json.dumps(twin(kg, rec), indent=1, ensure_ascii=False) + "\n"
     assert twins[INDEX] == json.dumps(index(kg), indent=1, ensure_ascii=False) + "\n"
     assert '"links": {\n  "out": {' in twins[twin_path(next(iter(kg.records.records.values())))]
+
+
+@pytest.mark.parametrize("directory_urls", [True, False])
+def test_links_answered_again_from_a_folder_are_relative_to_each_page(directory_urls: bool) -> None:
+    import types
+
+    from mkdocs.structure.files import File, Files
+
+    from kb.site.plugin import _Links
+
+    files = Files([File(p, "/docs", "/site", directory_urls)
+                   for p in ["attempts/a.md", "attempts/b.md", "attempts/index.md", "blockers/x.md"]])
+    links = _Links(files)
+
+    def page(src: str) -> Any:
+        return types.SimpleNamespace(file=files.get_file_from_path(src))
+
+    a, b, index = page("attempts/a.md"), page("attempts/b.md"), page("attempts/index.md")
+    x, own = "../blockers/x.md#error", "a.md#setup"
+    seen: list[dict[Any, dict[str, str]]] = [{}, {}, {}, {}]
+    got = [links.resolve(a, seen[0], x), links.resolve(b, seen[1], x), links.resolve(index, seen[2], x),
+           links.resolve(b, seen[3], own), links.resolve(a, seen[3], own)]
+    if directory_urls:
+        assert got == ["../../blockers/x/#error", "../../blockers/x/#error", "../blockers/x/#error",
+                       "../a/#setup", "./#setup"]
+    else:
+        assert got == ["../blockers/x.html#error"] * 3 + ["a.html#setup", "a.html#setup"]
+    target = files.get_file_from_path("blockers/x.md")
+    assert seen[1] == {target: {"error": x}}  # the anchor is noted for the second page too
+    assert seen[3] == {a.file: {"setup": own}}

@@ -368,6 +368,10 @@ class _Links:
     def __init__(self, files: Files) -> None:
         self.files = files
         self.cache: dict[tuple[str, bool, str], tuple[File, str]] = {}
+        self.written: dict[tuple[str, bool, str], tuple[File, str, str]] = {}
+        """``(folder, index page, url as written)`` → ``(target, anchor, URL to write)``: the
+        whole answer of :meth:`resolve` for a link it answered before from that folder (most
+        links are the same few thousand from every page of a folder)."""
 
     def resolve(self, page: Page, links: dict[File, dict[str, str]], url: str) -> str:
         """The URL to write for the link ``url`` on ``page``: a relative link to a source file
@@ -375,6 +379,15 @@ class _Links:
         with MkDocs' warning, which fails ``--strict``; a folder URL, such as the compare
         picker's, stays as written as in MkDocs); a link with an anchor is noted in ``links`` for
         MkDocs' anchor validation."""
+        index = page.file.name == "index"
+        folder = posixpath.dirname(page.file.src_uri)
+        done = self.written.get((folder, index, url))
+        if done is not None:
+            target, anchor, out = done
+            if index or not _own(page, target):
+                if anchor:
+                    links.setdefault(target, {}).setdefault(anchor, url)
+                return out
         scheme, netloc, path, query, anchor = urlsplit(url)
         if scheme or netloc or url.startswith(("/", "\\")):
             return url
@@ -382,8 +395,7 @@ class _Links:
             if anchor:
                 links.setdefault(page.file, {}).setdefault(anchor, url)
             return url
-        index = page.file.name == "index"
-        key = (posixpath.dirname(page.file.src_uri), index, path)
+        key = (folder, index, path)
         hit = self.cache.get(key)
         if hit is None:
             target_uri = posixpath.normpath(posixpath.join(key[0], unquote(path)).lstrip("/"))
@@ -397,8 +409,12 @@ class _Links:
             if index or not _own(page, target):
                 self.cache[key] = hit
         target, rel = hit
-        if not index and _own(page, target):
+        own = not index and _own(page, target)
+        if own:
             rel = get_relative_url(target.url, page.file.url)  # relative to this page itself
         if anchor:
             links.setdefault(target, {}).setdefault(anchor, url)
-        return urlunsplit(("", "", rel, query, anchor))
+        out = urlunsplit(("", "", rel, query, anchor))
+        if not own:
+            self.written[(folder, index, url)] = (target, anchor, out)
+        return out
