@@ -344,7 +344,7 @@ def _fill_toc(shell: list[Any], toc: Any) -> str:
     for i, part in enumerate(shell):
         if i % 2:
             kind, n = part
-            out.append(entries[n].title if kind == "t" else entries[n].id)
+            out.append(str(entries[n].title if kind == "t" else entries[n].id))  # as Jinja writes a value
         else:
             out.append(part)
     return "".join(out)
