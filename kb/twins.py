@@ -90,4 +90,70 @@ def iter_twins(kg: KnowledgeGraph, only: set[str] | None = None) -> Iterator[tup
 
 
 def _dumps(data: Any) -> str:
-    return json.dumps(data, indent=1, ensure_ascii=False, sort_keys=False) + "\n"
+    """``json.dumps(data, indent=1, ensure_ascii=False)`` and a newline, the same text.
+
+    With ``indent`` the json module takes its pure-Python encoder (its C encoder writes compact
+    JSON only), ~0.1 ms a twin; :func:`_indented` writes the same layout with the C string
+    escaper. Data it does not know (a key that is not a string, another type) goes to
+    :func:`json.dumps`."""
+    out: list[str] = []
+    try:
+        _indented(data, "\n", out)
+    except _Other:
+        return json.dumps(data, indent=1, ensure_ascii=False, sort_keys=False) + "\n"
+    out.append("\n")
+    return "".join(out)
+
+
+class _Other(Exception):
+    """A value :func:`_indented` leaves to :func:`json.dumps`."""
+
+
+_STRING = json.encoder.encode_basestring  # the C escaper where there is one, as json.dumps uses
+
+
+def _indented(value: Any, newline: str, out: list[str]) -> None:
+    """Append ``value`` as JSON with one space of indent per level; ``newline`` is a newline and
+    the current level's indent."""
+    if isinstance(value, str):
+        out.append(_STRING(value))
+    elif value is None:
+        out.append("null")
+    elif value is True:
+        out.append("true")
+    elif value is False:
+        out.append("false")
+    elif type(value) is int:
+        out.append(int.__repr__(value))
+    elif type(value) is float:
+        if value != value or value - value != 0:  # NaN, infinities: json.dumps words them
+            raise _Other
+        out.append(float.__repr__(value))
+    elif type(value) is dict:
+        if not value:
+            out.append("{}")
+            return
+        inner = newline + " "
+        sep = "{" + inner
+        for k, v in value.items():
+            if type(k) is not str:
+                raise _Other
+            out.append(sep)
+            out.append(_STRING(k))
+            out.append(": ")
+            _indented(v, inner, out)
+            sep = "," + inner
+        out.append(newline + "}")
+    elif type(value) is list:
+        if not value:
+            out.append("[]")
+            return
+        inner = newline + " "
+        sep = "[" + inner
+        for v in value:
+            out.append(sep)
+            _indented(v, inner, out)
+            sep = "," + inner
+        out.append(newline + "]")
+    else:
+        raise _Other

@@ -73,6 +73,10 @@ def test_the_campaign_site_is_the_same_with_shells(tmp_path, monkeypatch, every_
     assert "<title>Torch symmetric-memory allreduce - kb" in page
     assert 'href="#setup" class="md-nav__link"' in page  # the page's own toc, not the sentinel's
     assert shell.ANCHOR not in page and "KbShell" not in page
+    # tables of contents come from toc shells (one toc.html render per shape), each proven once
+    tocs = every_folder[0].toc_shells
+    assert tocs and None not in tocs.values()
+    assert len(tocs) < len(written)
 
 
 def test_a_host_site_with_prefix_site_url_and_file_urls_is_the_same(tmp_path, monkeypatch, every_folder) -> None:
@@ -131,6 +135,48 @@ def test_untrusted_text_is_written_as_material_writes_it(write_tree, tmp_path, m
     assert TITLE_BREAK  # the records' titles carry it (see test_site.UNTRUSTED_RECORDS)
 
 
+@pytest.mark.parametrize("plugins, late", [("  - search\n", True), ("  - search\n  - offline\n", False)])
+def test_record_pages_are_converted_after_the_search_plugin_only_among_known_plugins(
+        tmp_path, monkeypatch, plugins: str, late: bool) -> None:
+    """Material's search reads nothing of a record page but scans its HTML: with kb and search
+    alone, record pages are converted after it (the same site); with another plugin, before."""
+    from material.plugins.search.plugin import SearchPlugin
+
+    plugin: list[KbPlugin] = []
+    events: list[tuple[str, str]] = []
+    convert, search = KbPlugin._convert, SearchPlugin.on_page_context
+
+    def kb_spy(self: KbPlugin, context: Any, page: Any, config: Any, nav: Any) -> Any:
+        plugin.append(self)
+        events.append(("kb", page.file.src_uri))
+        return convert(self, context, page, config, nav)
+
+    def search_spy(self: Any, context: Any, *, page: Any, config: Any, nav: Any) -> Any:
+        events.append(("search", page.file.src_uri))
+        return search(self, context, page=page, config=config, nav=nav)
+
+    monkeypatch.setattr(KbPlugin, "_convert", kb_spy)
+    monkeypatch.setattr(SearchPlugin, "on_page_context", search_spy)
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "mkdocs.yml").write_text("site_name: t\ntheme:\n  name: material\n  font: false\nplugins:\n"
+                                         + plugins + "  - kb:\n      records: " + str(CAMPAIGN_RECORDS) + "\n",
+                                         encoding="utf-8")
+    site = build_site(CAMPAIGN_RECORDS, config_file=str(tmp_path / "mkdocs.yml"), site_dir=str(tmp_path / "site"))
+    kb = plugin[0]
+    attempt = "attempts/2026-02-23-torch-symm-mem.md"
+    assert attempt in kb.excluded
+    assert kb.late == (kb.excluded if late else set())
+    order = [who for who, src in events if src == attempt]
+    assert order == (["search", "kb"] if late else ["kb", "search"])
+    assert [who for who, src in events if src == "attempts/index.md"] == ["kb", "search"]  # indexed by Material
+    # offline writes file URLs
+    name = "2026-02-23-torch-symm-mem/index.html" if late else "2026-02-23-torch-symm-mem.html"
+    html = (site / "attempts" / name).read_text(encoding="utf-8")
+    assert 'id="setup"' in html  # converted either way
+    index = (site / "search" / "search_index.json").read_text(encoding="utf-8")
+    assert "attempts/2026-02-23-torch-symm-mem" in index  # kb's own entry for it
+
+
 def test_a_theme_custom_dir_takes_materials_render(tmp_path, monkeypatch, every_folder) -> None:
     host = tmp_path / "host"
     (host / "docs").mkdir(parents=True)
@@ -182,6 +228,47 @@ def test_a_folder_of_subfolders_with_nothing_else_shares_shells(monkeypatch) -> 
     assert shell.plan(pages, others, ["/lists/b/"])[1] == set()  # the navigation leads into it
 
 
+def test_a_toc_shape_keeps_what_toc_html_reads_and_fills_each_pages_entries() -> None:
+    from mkdocs.structure.toc import AnchorLink
+
+    def entry(title: str, ident: str, level: int, *children: AnchorLink) -> AnchorLink:
+        link = AnchorLink(title, ident, level)
+        link.children = list(children)
+        return link
+
+    toc = [entry("Page &amp; title", "page", 1, entry("Setup", "setup", 2),
+                 entry("Error: <code>KeyError</code>", "error", 2, entry("Trace", "trace", 3)))]
+    other = [entry("Another page", "x", 1, entry("Notes", "notes", 2),
+                   entry("Error: <code>KeyError</code>", "error", 2, entry("Stack", "stack-1", 3)))]
+    # the h1's title is not read (toc.html lists its children); a parent's title is (filtered)
+    assert shell._toc_shape(toc) == ((1, None, ((2, None, ()), (2, "Error: <code>KeyError</code>", ((3, None, ()),)))),)
+    assert shell._toc_shape(other) == shell._toc_shape(toc)
+    assert shell._toc_shape([entry("A", "a", 2, entry("B", "b", 3))]) == ((2, "A", ((3, None, ()),)),)
+    # a shell: text, then (slot kind, entry number) in toc order (0: the h1, 1: setup, ...)
+    filled = shell._fill_toc(["<a href=\"#", ("u", 1), "\">", ("t", 1), "</a><a href=\"#", ("u", 3), "\">",
+                              ("t", 3), "</a>"], other)
+    assert filled == '<a href="#notes">Notes</a><a href="#stack-1">Stack</a>'
+
+
+@pytest.mark.parametrize("title, used", [("{{ t.title }}", True), ("{{ t.title | e }}", False)])
+def test_a_toc_shell_whose_markers_are_filtered_is_not_used(monkeypatch, title: str, used: bool) -> None:
+    import types
+
+    import jinja2
+    from mkdocs.structure.toc import AnchorLink
+
+    monkeypatch.setattr(shell, "_TOC_SOURCE", '{% for t in page.toc %}<a href="{{ t.url }}">' + title + "</a>{% endfor %}")
+    shells = shell.Shells(None, jinja2.Environment(loader=jinja2.DictLoader({"main.html": ""})))
+    pages = [[AnchorLink("A &amp; <b>", "a", 2), AnchorLink("B", "b-1", 2)], [AnchorLink("C", "c", 2), AnchorLink("D", "d", 2)]]
+    got = [shells._toc(toc, {"page": types.SimpleNamespace(toc=toc)}) for toc in pages]
+    if used:
+        assert got == ['<a href="#a">A &amp; <b></a><a href="#b-1">B</a>', '<a href="#c">C</a><a href="#d">D</a>']
+        assert list(shells.toc_shells.values())[0] is not None
+    else:  # the escaped marker is seen: every page takes the template's own render
+        assert got == ['<a href="#a">A &amp;amp; &lt;b&gt;</a><a href="#b-1">B</a>', '<a href="#c">C</a><a href="#d">D</a>']
+        assert list(shells.toc_shells.values()) == [None]
+
+
 def test_unknown_plugins_and_other_themes_are_refused() -> None:
     def config(theme: str, plugins: list[str]) -> Any:
         return type("C", (), {"theme": type("T", (), {"name": theme, "custom_dir": None})(), "plugins": dict.fromkeys(plugins)})()
@@ -230,3 +317,65 @@ def test_the_tree_keeps_pages_as_utf8_and_forgets_the_graphs_caches_only_when_as
     assert tree[attempt].decode("utf-8") == pages[attempt]  # no record files given: no footer
     site_tree(kg, {}, {}, forget=True)
     assert not kg.memoized("queries.index")  # the pages' query tables; the twins ask only for edges
+
+
+@pytest.mark.parametrize("data", [
+    {"a": [], "b": {}, "c": [1, 2.5, -0.0, 1e300, True, False, None, "é\"\\\n\u2028\x00"], "d": {"e": [{"f": 1}]}},
+    [[[]], {}, ""],
+    "text",
+    7,
+    {"k": float("nan")},  # json.dumps' NaN
+    {1: "a key that is not a string"},
+    {"t": (1, 2)},  # a tuple, written as a list
+    {"f": float("-inf")},
+])
+def test_twin_json_is_written_as_json_dumps_writes_it(data: Any) -> None:
+    import json
+
+    from kb.twins import _dumps
+
+    assert _dumps(data) == json.dumps(data, indent=1, ensure_ascii=False) + "\n"
+
+
+def test_every_twin_of_the_campaign_is_json_dumps_text() -> None:
+    import json
+
+    from kb.pipeline import load_graph
+    from kb.twins import INDEX, index, iter_twins, twin, twin_path
+
+    kg = load_graph(CAMPAIGN_RECORDS)
+    twins = dict(iter_twins(kg))
+    for rec in kg.records.records.values():
+        assert twins[twin_path(rec)] == json.dumps(twin(kg, rec), indent=1, ensure_ascii=False) + "\n"
+    assert twins[INDEX] == json.dumps(index(kg), indent=1, ensure_ascii=False) + "\n"
+    assert '"links": {\n  "out": {' in twins[twin_path(next(iter(kg.records.records.values())))]
+
+
+@pytest.mark.parametrize("directory_urls", [True, False])
+def test_links_answered_again_from_a_folder_are_relative_to_each_page(directory_urls: bool) -> None:
+    import types
+
+    from mkdocs.structure.files import File, Files
+
+    from kb.site.plugin import _Links
+
+    files = Files([File(p, "/docs", "/site", directory_urls)
+                   for p in ["attempts/a.md", "attempts/b.md", "attempts/index.md", "blockers/x.md"]])
+    links = _Links(files)
+
+    def page(src: str) -> Any:
+        return types.SimpleNamespace(file=files.get_file_from_path(src))
+
+    a, b, index = page("attempts/a.md"), page("attempts/b.md"), page("attempts/index.md")
+    x, own = "../blockers/x.md#error", "a.md#setup"
+    seen: list[dict[Any, dict[str, str]]] = [{}, {}, {}, {}]
+    got = [links.resolve(a, seen[0], x), links.resolve(b, seen[1], x), links.resolve(index, seen[2], x),
+           links.resolve(b, seen[3], own), links.resolve(a, seen[3], own)]
+    if directory_urls:
+        assert got == ["../../blockers/x/#error", "../../blockers/x/#error", "../blockers/x/#error",
+                       "../a/#setup", "./#setup"]
+    else:
+        assert got == ["../blockers/x.html#error"] * 3 + ["a.html#setup", "a.html#setup"]
+    target = files.get_file_from_path("blockers/x.md")
+    assert seen[1] == {target: {"error": x}}  # the anchor is noted for the second page too
+    assert seen[3] == {a.file: {"setup": own}}

@@ -53,6 +53,19 @@ def test_inline_escapes_every_markdown_special_character() -> None:
     assert set(out.replace("&#", "").replace(";", "")) <= set("0123456789")
 
 
+@pytest.mark.parametrize("text, want", [
+    ("a & b # c", "a &#38; b &#35; c"),  # the references' own & and # are not escaped again
+    ("#&", "&#35;&#38;"),
+    ("&#38;", "&#38;&#35;38;"),  # a reference written in the record stays text
+    ("\ue000 &#", "\ue000 &#38;&#35;"),  # the character that stands for & while # is replaced
+    ("att-0012 [x]", "att&#45;0012 &#91;x&#93;"),
+    ("plain words", "plain words"),
+])
+def test_inline_writes_each_special_character_as_its_reference_once(text: str, want: str) -> None:
+    assert inline(text) == Markup(want)
+    assert want == "".join(f"&#{ord(c)};" if c in "\\`*_{}[]()#+-!|~^=<>&:\"'$" else c for c in text)
+
+
 def test_mono_wraps_escaped_text_in_code() -> None:
     assert mono("<b>") == Markup("<code>&#60;b&#62;</code>")
 

@@ -60,6 +60,8 @@ def build_site(records: str | Path, *, config_file: str | None = None, site_dir:
     :class:`kb.errors.InvalidRecords` (with every problem) before MkDocs runs when a record is
     invalid, and :class:`BuildError` when MkDocs fails (``--strict`` warnings included).
     """
+    import gc
+
     from mkdocs.commands.build import build
 
     with tempfile.TemporaryDirectory(prefix="kb-build-") as tmp:
@@ -68,10 +70,16 @@ def build_site(records: str | Path, *, config_file: str | None = None, site_dir:
         # fail with kb check's messages before MkDocs starts, and let the plugin reuse the graph
         plugin.preloaded = (Path(records).resolve(), load_graph(records, list(plugin.config.catalogs)))
         plugin.release_graph = True
+        # what is loaded so far (modules, MkDocs' configuration, the records) lives through the
+        # build: out of the cyclic collector's reach, its full passes walk only what the build
+        # makes; given back to it afterwards (a caller that builds again frees the old graph)
+        gc.freeze()
         try:
             build(cfg)
         except Exception as exc:
             raise BuildError(f"site build failed: {getattr(exc, 'message', None) or exc}") from None
+        finally:
+            gc.unfreeze()
         return Path(cfg.site_dir)
 
 

@@ -23,7 +23,7 @@ from typing import Any
 from urllib.parse import unquote, urlsplit, urlunsplit
 
 from mkdocs.exceptions import PluginError
-from mkdocs.plugins import BasePlugin, event_priority
+from mkdocs.plugins import BasePlugin, CombinedEvent, event_priority
 from mkdocs.structure.files import File, Files, InclusionLevel
 from mkdocs.structure.pages import Page
 from mkdocs.structure.toc import get_toc
@@ -38,7 +38,7 @@ from kb.site.config import KbPluginConfig
 from kb.site.pages import NAV, SCRIPTS, page_of
 from kb.site.pages.attempt import error_heading
 from kb.site.search import add_to_index, search_entries
-from kb.site.shell import Shells, plan, unsupported
+from kb.site.shell import PLUGINS, Shells, plan, unsupported
 from kb.site.tohtml import TocOptions, first_title, render_page
 from kb.site.tree import CSS_PATH, TreeOptions, clean_prefix, join, nav, site_tree
 from kb.store import last_changed, list_assets
@@ -71,6 +71,10 @@ class KbPlugin(BasePlugin[KbPluginConfig]):
         self.search_docs: list[dict[str, Any]] = []
         self.excluded: set[str] = set()
         """Generated pages left out of the search plugin's parsing (their entries are kb's)."""
+        self.late: set[str] = set()
+        """Pages of :attr:`excluded` converted after the search plugin's ``on_page_context``
+        (:meth:`_convert_late`): all of them when the site's plugins are kb's and search alone
+        (:data:`kb.site.shell.PLUGINS`), none otherwise (another plugin may read their HTML)."""
         self.pending: dict[str, bytes] = {}
         """Generated pages read but not converted yet, with their Markdown as UTF-8 (see
         :meth:`_render`)."""
@@ -81,6 +85,8 @@ class KbPlugin(BasePlugin[KbPluginConfig]):
         self.shell_groups: set[str] = set()
         """Folders whose subfolders share shells (:func:`kb.site.shell.plan`)."""
         self.shells: Shells | None = None
+        self.plugin_names: list[str] = []
+        """The site's plugins, by the names MkDocs gives them (``material/search``, ``kb``)."""
         self.release_graph = False
         """Set by ``kb build`` (:func:`kb.site.build.build_site`), which keeps no graph: what the
         pages computed on it is dropped as soon as they are rendered (see :func:`site_tree`)."""
@@ -115,6 +121,7 @@ class KbPlugin(BasePlugin[KbPluginConfig]):
         toc_name = next((e for e in config.markdown_extensions if e in toc_names), None)
         self.toc = None if toc_name is None else TocOptions.from_mdx(config.mdx_configs.get(toc_name))
         self.material_search = "material/search" in config.plugins
+        self.plugin_names = list(config.plugins)
         return config
 
     def on_files(self, files: Files, config: Any) -> Files:
@@ -198,7 +205,7 @@ class KbPlugin(BasePlugin[KbPluginConfig]):
         """With Material's search: leave record pages (attempts, blockers, decisions, stacks,
         campaigns) out of its parsing, keep kb's entries (:mod:`kb.site.search`)."""
         assert self.kg is not None
-        self.search_docs, self.excluded = [], set()
+        self.search_docs, self.excluded, self.late = [], set(), set()
         if not self.material_search:
             return
 
@@ -211,10 +218,11 @@ class KbPlugin(BasePlugin[KbPluginConfig]):
             return f.url
 
         self.search_docs = search_entries(self.kg, url_of, error_heading)
+        self.late = set(self.excluded) if set(self.plugin_names) <= PLUGINS else set()
 
     def on_pre_page(self, page: Page, config: Any, files: Files) -> Page:
         """A generated page is converted by kb (:func:`kb.site.tohtml.render_page`), not by
-        Python-Markdown, when it is written (:meth:`on_page_context`); returns ``page``."""
+        Python-Markdown, when it is written (:meth:`_convert`); returns ``page``."""
         if page.file.src_uri in self.generated:
             page.render = functools.partial(self._render, page)  # type: ignore[method-assign]
         return page
@@ -238,7 +246,26 @@ class KbPlugin(BasePlugin[KbPluginConfig]):
         page.markdown = ""
 
     @event_priority(50)  # before the search plugin reads the page's HTML
-    def on_page_context(self, context: Any, page: Page, config: Any, nav: Any) -> Any:
+    def _convert_early(self, context: Any, page: Page, config: Any, nav: Any) -> Any:
+        """Convert a generated page the search plugin reads (see :meth:`_convert`); returns
+        ``context``."""
+        if page.file.src_uri in self.late:
+            return context
+        return self._convert(context, page, config, nav)
+
+    @event_priority(-100)  # after the search plugin
+    def _convert_late(self, context: Any, page: Page, config: Any, nav: Any) -> Any:
+        """Convert a page left out of Material's search (a record page, :attr:`late`) after the
+        search plugin's ``on_page_context``: it reads nothing of such a page, yet scans its HTML
+        for ``data-search-*`` attributes (which kb's pages never hold), ~0.15 s of a
+        1,000-attempt build while the HTML is still empty. Returns ``context``."""
+        if page.file.src_uri not in self.late:
+            return context
+        return self._convert(context, page, config, nav)
+
+    on_page_context = CombinedEvent(_convert_early, _convert_late)
+
+    def _convert(self, context: Any, page: Page, config: Any, nav: Any) -> Any:
         """Convert a generated page (:func:`kb.site.tohtml.render_page`), setting what Page.render
         would: content, toc, title, anchor ids, links to anchors. A page the converter does not
         take goes to MkDocs' own Markdown. Returns ``context``."""
@@ -341,6 +368,10 @@ class _Links:
     def __init__(self, files: Files) -> None:
         self.files = files
         self.cache: dict[tuple[str, bool, str], tuple[File, str]] = {}
+        self.written: dict[tuple[str, bool, str], tuple[File, str, str]] = {}
+        """``(folder, index page, url as written)`` → ``(target, anchor, URL to write)``: the
+        whole answer of :meth:`resolve` for a link it answered before from that folder (most
+        links are the same few thousand from every page of a folder)."""
 
     def resolve(self, page: Page, links: dict[File, dict[str, str]], url: str) -> str:
         """The URL to write for the link ``url`` on ``page``: a relative link to a source file
@@ -348,6 +379,15 @@ class _Links:
         with MkDocs' warning, which fails ``--strict``; a folder URL, such as the compare
         picker's, stays as written as in MkDocs); a link with an anchor is noted in ``links`` for
         MkDocs' anchor validation."""
+        index = page.file.name == "index"
+        folder = posixpath.dirname(page.file.src_uri)
+        done = self.written.get((folder, index, url))
+        if done is not None:
+            target, anchor, out = done
+            if index or not _own(page, target):
+                if anchor:
+                    links.setdefault(target, {}).setdefault(anchor, url)
+                return out
         scheme, netloc, path, query, anchor = urlsplit(url)
         if scheme or netloc or url.startswith(("/", "\\")):
             return url
@@ -355,8 +395,7 @@ class _Links:
             if anchor:
                 links.setdefault(page.file, {}).setdefault(anchor, url)
             return url
-        index = page.file.name == "index"
-        key = (posixpath.dirname(page.file.src_uri), index, path)
+        key = (folder, index, path)
         hit = self.cache.get(key)
         if hit is None:
             target_uri = posixpath.normpath(posixpath.join(key[0], unquote(path)).lstrip("/"))
@@ -370,8 +409,12 @@ class _Links:
             if index or not _own(page, target):
                 self.cache[key] = hit
         target, rel = hit
-        if not index and _own(page, target):
+        own = not index and _own(page, target)
+        if own:
             rel = get_relative_url(target.url, page.file.url)  # relative to this page itself
         if anchor:
             links.setdefault(target, {}).setdefault(anchor, url)
-        return urlunsplit(("", "", rel, query, anchor))
+        out = urlunsplit(("", "", rel, query, anchor))
+        if not own:
+            self.written[(folder, index, url)] = (target, anchor, out)
+        return out

@@ -55,12 +55,14 @@ DIR = _WORD + "Dir"
 """The sentinel page's folder name, for the folders of a group (see :func:`plan`)."""
 _TOC = "\x00kb-shell-toc\x00"
 _SLOTS = re.compile("|".join(re.escape(s) for s in (_TOC, TITLE, CONTENT_H1, CONTENT, ANCHOR, NAME, DIR)))
+_TOC_WORD = _WORD + "Toc"
+_TOC_SLOTS = re.compile(re.escape(_TOC_WORD) + r"""(?:t(\d+)<&"'>|u(\d+))""")
 _SAFE_NAME = re.compile(r"[A-Za-z0-9._-]+")
 _TOC_SOURCE = '{% import "partials/language.html" as lang with context %}{% include "partials/toc.html" %}'
 PLUGINS = frozenset({"kb", "search", "material/search", "kb-preview"})
 """Plugins known to leave a page's template context alone (``kb-preview`` is ``kb serve``'s)."""
 TOC_CACHE = 512
-"""Tables of contents kept rendered (:meth:`Shells._toc`), at most."""
+"""Shapes of tables of contents kept as shells (:meth:`Shells._toc`), at most."""
 MIN_PAGES = 8
 """A folder needs this many marked pages for its shell (two renders) to pay off."""
 
@@ -134,7 +136,7 @@ class Shells:
         self.checked: set[tuple[Any, ...]] = set()
         self.written: set[str] = set()
         self.refused: set[tuple[Any, ...]] = set()
-        self.tocs: dict[tuple[Any, ...], str] = {}
+        self.toc_shells: dict[tuple[Any, ...], list[Any] | None] = {}
 
     @classmethod
     def install(cls, config: Any, env: Any, groups: set[str] | None = None) -> Shells:
@@ -199,16 +201,67 @@ class Shells:
         return Markup(out)
 
     def _toc(self, toc: Any, values: dict[str, Any]) -> str:
-        """Material's ``partials/toc.html`` for ``toc`` (a page's table of contents): a function of
-        the entries' titles, ids, levels and nesting alone (and of the site's settings), so kept
-        for the next page with the same entries (most record pages of a kind share theirs)."""
-        key = _toc_key(toc)
-        got = self.tocs.get(key)
-        if got is None:
-            if len(self.tocs) >= TOC_CACHE:
-                self.tocs.clear()
-            got = self.tocs[key] = self.toc.render(values)
-        return got
+        """Material's ``partials/toc.html`` for ``toc`` (a page's table of contents).
+
+        ``toc.html`` reads of its entries the ids, the titles, the first entry's level and the
+        nesting (the typeset plugin, which adds a field, is not among :data:`PLUGINS`), and writes
+        a leaf entry's title and URL as they are. So it is rendered once per *toc shape*
+        (:func:`_toc_shape`: the nesting, the levels, and the titles of entries with children,
+        which it filters) for sentinel entries, and each page's entries are put in its slots;
+        the first page of each shape is also rendered for real and compared (a shape whose toc
+        shell gives other bytes, or whose markers did not reach the HTML unfiltered, is rendered
+        for each page)."""
+        shape = _toc_shape(toc)
+        shell = self.toc_shells.get(shape, ...)
+        if shell is ...:
+            if len(self.toc_shells) >= TOC_CACHE:
+                self.toc_shells.clear()
+            shell = self.toc_shells[shape] = self._toc_shell(toc, values)
+            if shell is not None:
+                out = _fill_toc(shell, toc)
+                if out != self.toc.render(values):
+                    log.debug("kb: the toc shell of shape %r differs from toc.html", shape)
+                    self.toc_shells[shape] = None
+                    return self.toc.render(values)
+                return out
+        if shell is None:
+            return self.toc.render(values)
+        return _fill_toc(shell, toc)
+
+    def _toc_shell(self, toc: Any, values: dict[str, Any]) -> list[str] | None:
+        """``toc.html`` rendered for sentinel entries of ``toc``'s shape, split at its slots:
+        ``[text, slot, text, …]``, each slot ``("t" or "u", entry number)`` (a leaf entry's title,
+        an entry's id in its URL); ``None`` when a marker did not reach the HTML as it was."""
+        import copy
+
+        from mkdocs.structure.toc import AnchorLink, TableOfContents
+
+        count = 0
+
+        def sentinel(items: Any, top: bool = False) -> list[Any]:
+            nonlocal count
+            out = []
+            for k, item in enumerate(items):
+                n = count
+                count += 1
+                unread = top and k == 0 and item.level == 1  # toc.html lists its children alone
+                title = item.title if item.children and not unread else f"{_TOC_WORD}t{n}<&\"'>"
+                link = AnchorLink(title, f"{_TOC_WORD}u{n}", item.level)
+                link.children = sentinel(item.children)
+                out.append(link)
+            return out
+
+        page = copy.copy(values["page"])
+        page.toc = TableOfContents(sentinel(toc, top=True))
+        html = self.toc.render({**values, "page": page})
+        parts = _TOC_SLOTS.split(html)
+        if any(_TOC_WORD.lower() in p.lower() for p in parts[::3]):
+            return None
+        shell: list[Any] = [parts[0]]
+        for i in range(1, len(parts), 3):
+            title, url = parts[i], parts[i + 1]
+            shell += [("t", int(title)) if title is not None else ("u", int(url)), parts[i + 2]]
+        return shell
 
     def _key(self, page: Any) -> tuple[Any, ...] | None:
         """The shape of ``page`` (``None``: no shell can be proven for it)."""
@@ -268,7 +321,30 @@ class Shells:
         return shell
 
 
-def _toc_key(items: Any) -> tuple[Any, ...]:
-    """``(title, id, level, children)`` of each entry, nested: all toc.html reads of them (the
-    typeset plugin, which adds a field, is not among :data:`PLUGINS`)."""
-    return tuple((i.title, i.id, i.level, _toc_key(i.children)) for i in items)
+def _toc_shape(items: Any, top: bool = True) -> tuple[Any, ...]:
+    """The shape of a table of contents (see :meth:`Shells._toc`): per entry its level, its title
+    when it has children (``toc-item.html`` filters that one) and the shape of its children. The
+    title of a first entry of level 1 is left out: ``toc.html`` lists its children instead of it."""
+    return tuple((i.level, None if not i.children or (top and n == 0 and i.level == 1) else i.title,
+                  _toc_shape(i.children, False)) for n, i in enumerate(items))
+
+
+def _toc_values(items: Any, out: list[Any]) -> list[Any]:
+    """The entries of a table of contents in the order :meth:`Shells._toc_shell` numbers them."""
+    for i in items:
+        out.append(i)
+        _toc_values(i.children, out)
+    return out
+
+
+def _fill_toc(shell: list[Any], toc: Any) -> str:
+    """A toc shell with the entries of ``toc`` (of the shell's shape) in its slots."""
+    entries = _toc_values(toc, [])
+    out = []
+    for i, part in enumerate(shell):
+        if i % 2:
+            kind, n = part
+            out.append(str(entries[n].title if kind == "t" else entries[n].id))  # as Jinja writes a value
+        else:
+            out.append(part)
+    return "".join(out)
