@@ -231,9 +231,15 @@ def test_an_attempt_entry_leaves_what_its_whole_campaign_runs_with_to_the_campai
     alone = attempt_entries(kg, a, "x/", None)[0]["text"]  # nothing shared given: every part
     assert "<code>NCCL_ALGO=Tree --tp 8 --cuda-graph-max-bs 128 --speculative-algorithm EAGLE3</code>" in alone
     c = kg.get("kimi-k25-eagle3-blackwell")
-    assert "Every attempt" not in campaign_entries(kg, c, "c/")[0]["text"]
-    assert "<p>Every attempt runs with <code>--tp 8 NCCL_X=1</code></p>" in campaign_entries(
-        kg, c, "c/", ["--tp 8", "NCCL_X=1"])[0]["text"]
+    plain = campaign_entries(kg, c, "c/")[0]
+    assert "Every attempt" not in plain["text"] and plain["title"] == c.title
+    entry = campaign_entries(kg, c, "c/", ["--tp 8", "NCCL_X=1"])[0]
+    assert "<p>Every attempt runs with <code>--tp 8 NCCL_X=1</code></p>" in entry["text"]
+    assert entry["title"] == f"{c.title} · every attempt: --tp 8 NCCL_X=1"
+    many = [f"--flag-{i} {i}" for i in range(40)]  # the title keeps 160 characters of them, the text all
+    entry = campaign_entries(kg, c, "c/", many)[0]
+    assert entry["title"].endswith("…") and len(entry["title"]) == len(c.title) + len(" · every attempt: ") + 160
+    assert "--flag-39 39</code>" in entry["text"]
 
 
 def test_search_index_has_one_entry_per_record_page(site: Path) -> None:
@@ -248,7 +254,9 @@ def test_search_index_has_one_entry_per_record_page(site: Path) -> None:
     assert [d["title"] for d in docs if " · " in d["title"]] == [
         "Expert parallelism with the FlashInfer A2A backend · assertion error, then CUDA out of memory",
         "FlashInfer allreduce fusion · RuntimeError: No supported CUDA architectures found for major versions [9, 10]",
-        "NCCL Tree algorithm · incompatible with CUDA graphs", "Torch symmetric-memory allreduce · KeyError: 12"]
+        "NCCL Tree algorithm · incompatible with CUDA graphs", "Torch symmetric-memory allreduce · KeyError: 12",
+        # the campaign's title is followed by what all its attempts run with
+        "Kimi-K2.5 INT4 with EAGLE-3 on 8× RTX PRO 6000 Blackwell · every attempt: --tp 8"]
     by = {d["location"]: d for d in docs}
     decision = by["decisions/2026-02-26-upgrade-to-cuda-13/"]
     assert decision["title"] == "Upgrade the software stack to CUDA 13"

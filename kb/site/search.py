@@ -22,7 +22,8 @@ search for a flag all of a campaign's attempts run with finds the campaign (its 
 attempts the stack's versions in every attempt entry were a fifth of the index's words (and a
 query such as ``KeyError: 12`` matched ``12.8`` in the 5,000 entries of attempts on a CUDA 12.8
 stack); the campaign's shared flags and environment, the outcome word and a ``Tags:`` label were
-a quarter of what was left (the first search went from about 2.3 s to about 1.8 s).
+a quarter of what was left (Material's worker builds the index in a third less time; see
+``bench/README.md``).
 
 A blocker (:func:`blocker_entries`) has title; status and causes; description; how it is fixed and
 the workaround; where it lives (component, flags); error signatures; upstream issues; tags. A
@@ -54,6 +55,9 @@ TEXT_LIMIT = 400
 
 ERROR_LINES, ERROR_LIMIT = 8, 600
 """Lines and characters of an error kept in its entry, besides its headline (the entry's title)."""
+
+SHARED_TITLE_LIMIT = 160
+"""Characters kept, in a campaign entry's title, of what every one of its attempts runs with."""
 
 _TRACEBACK = "Traceback (most recent call last):"
 
@@ -215,19 +219,23 @@ def stack_entries(kg: KnowledgeGraph, s: Stack, location: str) -> list[dict[str,
 def campaign_entries(kg: KnowledgeGraph, c: Campaign, location: str, shared: list[str] | None = None) -> list[dict[str, Any]]:
     """The search entry of campaign ``c`` whose page is at ``location``: ``[{"location", "title",
     "text"}]``: goal, model, platform, starting stack, headline metric, status; what every one of
-    its attempts runs with (``shared``, from :func:`shared_parts`: a search for such a flag finds
-    the campaign, whose page lists its attempts); tags. Its chart, tables of attempts and blockers
-    stay out."""
+    its attempts runs with (``shared``, from :func:`shared_parts`; all of it: it left the entries
+    of the campaign's attempts), also after its title
+    (``Kimi K2.5 · every attempt: --tp 8``, clipped to :data:`SHARED_TITLE_LIMIT` characters): a
+    search for such a flag then ranks the campaign, whose page lists its attempts, above the
+    attempts whose titles hold one of its words (Material weighs a title 1,000 times its text);
+    tags. Its chart, tables of attempts and blockers stay out."""
     platform, stack = kg.get(c.platform), kg.get(c.stack) if c.stack else None
     text = "".join([
         _p(_clip(c.goal) if c.goal else None),
         _p(f"Model: {c.model}", f"Platform: {getattr(platform, 'title', c.platform)}",
            f"Stack: {getattr(stack, 'title', c.stack)}" if c.stack else None),
         _p(f"{c.metric.name} ({c.metric.unit}, {c.metric.direction.value} is better)", f"Status: {c.status}"),
-        f"<p>Every attempt runs with <code>{escape(_clip(' '.join(shared)), quote=False)}</code></p>" if shared else "",
+        f"<p>Every attempt runs with <code>{escape(' '.join(shared), quote=False)}</code></p>" if shared else "",
         _tags(c.tags),
     ])
-    return [{"location": location, "title": escape(c.title, quote=False), "text": text}]
+    title = f"{c.title}{TITLE_SEP}every attempt: {_clip(' '.join(shared), SHARED_TITLE_LIMIT)}" if shared else c.title
+    return [{"location": location, "title": escape(title, quote=False), "text": text}]
 
 
 _ENTRIES: list[tuple[type, Callable[..., list[dict[str, Any]]]]] = [
