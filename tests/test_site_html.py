@@ -242,6 +242,27 @@ def test_an_attempt_entry_leaves_what_its_whole_campaign_runs_with_to_the_campai
     assert "--flag-39 39</code>" in entry["text"]
 
 
+def test_shared_flags_stay_in_the_attempts_when_their_campaign_has_no_entry() -> None:
+    """What every attempt of a campaign runs with leaves their entries only for the campaign's
+    entry: where the campaign has no page (``url_of`` gives ``None``), the attempts keep it."""
+    from kb.models import Attempt, Campaign
+    from kb.site.search import search_entries
+
+    kg = load_graph(CAMPAIGN_RECORDS)
+
+    def texts(url_of):
+        docs = search_entries(kg, url_of, lambda a: None)
+        return {d["location"]: d["text"] for d in docs}
+
+    with_campaign = texts(lambda r: f"{r.id}/" if isinstance(r, (Attempt, Campaign)) else None)
+    without = texts(lambda r: f"{r.id}/" if isinstance(r, Attempt) else None)
+    assert "<code>NCCL_ALGO=Tree --cuda-graph-max-bs 128 --speculative-algorithm EAGLE3</code>" in with_campaign["2026-02-23-nccl-tree/"]
+    assert "--tp 8" not in with_campaign["2026-02-23-nccl-tree/"]
+    assert "Every attempt runs with <code>--tp 8</code>" in with_campaign["kimi-k25-eagle3-blackwell/"]
+    assert "<code>NCCL_ALGO=Tree --tp 8 --cuda-graph-max-bs 128 --speculative-algorithm EAGLE3</code>" in without["2026-02-23-nccl-tree/"]
+    assert len(without) == 9 and all("--tp 8" in t for t in without.values())
+
+
 def test_search_index_has_one_entry_per_record_page(site: Path) -> None:
     """Attempt, blocker, campaign, stack and decision pages have one kb entry each (Material's
     plugin made one per section, tables and chart text included). 20 of the test site's 66 entries
