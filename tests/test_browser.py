@@ -202,6 +202,8 @@ def _results(page: Any, query: str) -> list[str]:
     ("enable-flashinfer-allreduce-fusion", "attempts/2026-02-23-flashinfer-allreduce-fusion/", []),
     ("NCCL_ALGO Tree", "blockers/nccl-tree-incompatible-with-cuda-graphs/", ["attempts/2026-02-23-nccl-tree/"]),
     ("trained drafter", "attempts/2026-02-21-eagle3-speculation/", []),
+    # a flag every attempt of the campaign runs with: the campaign (its page lists the attempts)
+    ("--tp 8", "campaigns/kimi-k25-eagle3-blackwell/", []),
     # a stack by a version (its page lists the attempts run on it)
     ("torch 2.11.0", "stacks/cuda-13.0/", []),
 ])

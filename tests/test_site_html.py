@@ -177,9 +177,10 @@ def test_search_index_has_compact_attempt_entries(site: Path) -> None:
     page = mine[0]
     assert page["text"] == (
         "<p>Replace NCCL's allreduce with torch symmetric memory for small messages.</p>"
-        "<p>failed</p>"  # its stack's versions are in the stack's entry
-        "<p><code>--tp 8 --cuda-graph-max-bs 128 --speculative-algorithm EAGLE3 --enable-torch-symm-mem</code></p>"
-        "<p>Tags: allreduce</p>")  # the one-line error is in the title; no campaign ("Kimi")
+        # no outcome word, no versions (its stack's are in the stack's entry); not --tp 8, which
+        # every attempt of the campaign runs with (the campaign's entry has it)
+        "<p><code>--cuda-graph-max-bs 128 --speculative-algorithm EAGLE3 --enable-torch-symm-mem</code></p>"
+        "<p>allreduce</p>")  # the one-line error is in the title; no campaign ("Kimi"); no "Tags:" label
     baseline = next(d for d in docs if d["location"] == "attempts/2026-02-19-baseline-tp8/")
     assert "82.0" not in baseline["text"] and "tok/s" not in baseline["text"]  # its figure: not searched for
     attempts = {p.stem for p in (CAMPAIGN_RECORDS / "attempts").glob("*.yaml")}
@@ -203,9 +204,63 @@ def test_an_attempt_entry_holds_only_the_versions_it_sets_itself() -> None:
     kg = load_graph(CAMPAIGN_RECORDS)
     a = kg.get("2026-02-23-torch-symm-mem")
     assert attempt_entries(kg, a, "x/", None)[0]["text"].startswith("<p>Replace NCCL's allreduce")
-    assert "<p>failed</p>" in attempt_entries(kg, a, "x/", None)[0]["text"]
+    assert "failed" not in attempt_entries(kg, a, "x/", None)[0]["text"]  # the outcome word is left out
     patched = a.model_copy(update={"components": {"flashinfer": Component(version="0.6.17"), "nccl": Component()}})
-    assert "<p>failed · flashinfer 0.6.17</p>" in attempt_entries(kg, patched, "x/", None)[0]["text"]
+    assert "<p>flashinfer 0.6.17</p>" in attempt_entries(kg, patched, "x/", None)[0]["text"]
+
+
+def test_an_attempt_entry_leaves_what_its_whole_campaign_runs_with_to_the_campaign() -> None:
+    """How an attempt ran is split into parts (an environment variable, a flag with its value, a
+    program word); the parts every attempt of its campaign has go to the campaign's entry, the
+    rest stay in the attempt's, each once."""
+    from kb.models import Config
+    from kb.site.search import attempt_entries, campaign_entries, command_parts, shared_parts
+
+    kg = load_graph(CAMPAIGN_RECORDS)
+    a = kg.get("2026-02-23-nccl-tree")
+    assert command_parts(a) == ["NCCL_ALGO=Tree", "--tp 8", "--cuda-graph-max-bs 128", "--speculative-algorithm EAGLE3"]
+    cmd = a.model_copy(update={"config": Config(
+        command="/usr/bin/python3 -m sglang.launch_server --tp 8 --disable-radix-cache --port=30000 --tp 8",
+        flags=["--ignored 1"], env={"NCCL_DEBUG": "INFO"})})
+    assert command_parts(cmd) == ["NCCL_DEBUG=INFO", "/usr/bin/python3", "-m sglang.launch_server", "--tp 8",
+                                  "--disable-radix-cache", "--port=30000"]  # the command, not the flags
+    # --tp 8 is in all nine attempts; --cuda-graph-max-bs 128 not in the baseline's (512)
+    assert shared_parts(kg) == {"kimi-k25-eagle3-blackwell": ["--tp 8"]}
+    text = attempt_entries(kg, a, "x/", "incompatible with CUDA graphs", frozenset({"--tp 8"}))[0]["text"]
+    assert "<p><code>NCCL_ALGO=Tree --cuda-graph-max-bs 128 --speculative-algorithm EAGLE3</code></p>" in text
+    alone = attempt_entries(kg, a, "x/", None)[0]["text"]  # nothing shared given: every part
+    assert "<code>NCCL_ALGO=Tree --tp 8 --cuda-graph-max-bs 128 --speculative-algorithm EAGLE3</code>" in alone
+    c = kg.get("kimi-k25-eagle3-blackwell")
+    plain = campaign_entries(kg, c, "c/")[0]
+    assert "Every attempt" not in plain["text"] and plain["title"] == c.title
+    entry = campaign_entries(kg, c, "c/", ["--tp 8", "NCCL_X=1"])[0]
+    assert "<p>Every attempt runs with <code>--tp 8 NCCL_X=1</code></p>" in entry["text"]
+    assert entry["title"] == f"{c.title} · every attempt: --tp 8 NCCL_X=1"
+    many = [f"--flag-{i} {i}" for i in range(40)]  # the title keeps 160 characters of them, the text all
+    entry = campaign_entries(kg, c, "c/", many)[0]
+    assert entry["title"].endswith("…") and len(entry["title"]) == len(c.title) + len(" · every attempt: ") + 160
+    assert "--flag-39 39</code>" in entry["text"]
+
+
+def test_shared_flags_stay_in_the_attempts_when_their_campaign_has_no_entry() -> None:
+    """What every attempt of a campaign runs with leaves their entries only for the campaign's
+    entry: where the campaign has no page (``url_of`` gives ``None``), the attempts keep it."""
+    from kb.models import Attempt, Campaign
+    from kb.site.search import search_entries
+
+    kg = load_graph(CAMPAIGN_RECORDS)
+
+    def texts(url_of):
+        docs = search_entries(kg, url_of, lambda a: None)
+        return {d["location"]: d["text"] for d in docs}
+
+    with_campaign = texts(lambda r: f"{r.id}/" if isinstance(r, (Attempt, Campaign)) else None)
+    without = texts(lambda r: f"{r.id}/" if isinstance(r, Attempt) else None)
+    assert "<code>NCCL_ALGO=Tree --cuda-graph-max-bs 128 --speculative-algorithm EAGLE3</code>" in with_campaign["2026-02-23-nccl-tree/"]
+    assert "--tp 8" not in with_campaign["2026-02-23-nccl-tree/"]
+    assert "Every attempt runs with <code>--tp 8</code>" in with_campaign["kimi-k25-eagle3-blackwell/"]
+    assert "<code>NCCL_ALGO=Tree --tp 8 --cuda-graph-max-bs 128 --speculative-algorithm EAGLE3</code>" in without["2026-02-23-nccl-tree/"]
+    assert len(without) == 9 and all("--tp 8" in t for t in without.values())
 
 
 def test_search_index_has_one_entry_per_record_page(site: Path) -> None:
@@ -220,7 +275,9 @@ def test_search_index_has_one_entry_per_record_page(site: Path) -> None:
     assert [d["title"] for d in docs if " · " in d["title"]] == [
         "Expert parallelism with the FlashInfer A2A backend · assertion error, then CUDA out of memory",
         "FlashInfer allreduce fusion · RuntimeError: No supported CUDA architectures found for major versions [9, 10]",
-        "NCCL Tree algorithm · incompatible with CUDA graphs", "Torch symmetric-memory allreduce · KeyError: 12"]
+        "NCCL Tree algorithm · incompatible with CUDA graphs", "Torch symmetric-memory allreduce · KeyError: 12",
+        # the campaign's title is followed by what all its attempts run with
+        "Kimi-K2.5 INT4 with EAGLE-3 on 8× RTX PRO 6000 Blackwell · every attempt: --tp 8"]
     by = {d["location"]: d for d in docs}
     decision = by["decisions/2026-02-26-upgrade-to-cuda-13/"]
     assert decision["title"] == "Upgrade the software stack to CUDA 13"
@@ -230,10 +287,13 @@ def test_search_index_has_one_entry_per_record_page(site: Path) -> None:
         assert expected in decision["text"], expected
     assert by["stacks/cuda-12.8/"]["text"] == (
         "<p>cuda 12.8.1, cuda-driver 13.1, driver 590.48.01, flashinfer 0.6.4, torch 2.10.0+cu128, "
-        "vllm 0.16.0rc2.dev344</p><p>Tags: cuda-12.8</p>")
+        "vllm 0.16.0rc2.dev344</p><p>cuda-12.8</p>")
     assert by["stacks/cuda-13.0/"]["text"].startswith("<p>Based on CUDA 12.8 stack (toolkit 12.8.1, torch 2.10 cu128)</p>")
     campaign = by["campaigns/kimi-k25-eagle3-blackwell/"]
     assert "Model: Kimi-K2.5 INT4" in campaign["text"] and "Status: " in campaign["text"]
+    # the flag all nine attempts run with is in the campaign's entry, not in theirs
+    assert "<p>Every attempt runs with <code>--tp 8</code></p>" in campaign["text"]
+    assert not [d["location"] for d in docs if d["location"].startswith("attempts/") and "--tp 8" in d["text"]]
     # the chart's SVG text (its title, axis labels, point labels) is on the home page but not in the index
     home = (site / "index.html").read_text(encoding="utf-8")
     assert "per attempt over time" in home and "data-search-exclude" in home
