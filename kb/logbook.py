@@ -425,14 +425,15 @@ class LogResult:
                 "redacted": dict(sorted(self.redactions.items()))}
 
 
-def load_for_writing(root: str | Path) -> tuple[KnowledgeGraph, list[Problem]]:
-    """The graph of the valid records under ``root`` and the problems of the others.
+def load_for_writing(root: str | Path, catalogs: list[str] | tuple[str, ...] = ()) -> tuple[KnowledgeGraph, list[Problem]]:
+    """The graph of the valid records under ``root`` (with the catalogs its campaigns list, plus
+    ``catalogs``: the kb plugin's option) and the problems of the others.
 
     A broken record elsewhere does not stop a new one from being written (its id still counts as
     taken, through the file that exists); references are checked against the valid records.
     Raises :class:`kb.errors.RecordError` when ``root`` is not a folder.
     """
-    loaded = load(root)
+    loaded = load(root, catalogs)
     return loaded.graph, loaded.problems
 
 

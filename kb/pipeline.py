@@ -63,8 +63,9 @@ def load_graph(root: str | Path, catalogs: list[str] | tuple[str, ...] = (),
     return load(root, catalogs, prefetched).raise_if_invalid()
 
 
-def catalog_folders(records: RecordSet, root: str | Path) -> list[Path]:
-    """Every folder a catalog name listed by ``records``' campaigns could be read from
+def catalog_folders(records: RecordSet, root: str | Path, extra: list[str] | tuple[str, ...] = ()) -> list[Path]:
+    """Every folder a catalog name listed by ``records``' campaigns (or in ``extra``, the kb
+    plugin's ``catalogs`` option) could be read from
     (:func:`kb.catalog.catalog_places`: the shipped catalog of that name, a package's data
     folder, the folder of that path beside ``root``), found or not, sorted: what a result kept by content
     (:mod:`kb.store.memo`) depends on beyond ``root``, since a catalog folder created, removed or
@@ -72,8 +73,8 @@ def catalog_folders(records: RecordSet, root: str | Path) -> list[Path]:
     from kb.catalog import catalog_places
     from kb.models import Campaign
 
-    return sorted({place for camp in records.of_kind(Campaign) for name in camp.catalogs
-                   for place in catalog_places(name, root)})
+    names = [name for camp in records.of_kind(Campaign) for name in camp.catalogs] + list(extra)
+    return sorted({place for name in names for place in catalog_places(name, root)})
 
 
 REFERENCES_CLEAN = "references-clean"

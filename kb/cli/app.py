@@ -26,11 +26,20 @@ class Env:
 
     def __init__(self, records: str):
         self.records = Path(records)
+        self._catalogs: tuple[str, ...] | None = None
         self.prefetched: Any = None
         """The record files' bytes read ahead by :func:`kept_answer` (a :class:`kb.store.Prefetched`),
         which :meth:`graph` loads from instead of reading the files again."""
         self.last_graph: Any = None
         """The graph :meth:`graph` returned last (``None`` before)."""
+
+    @property
+    def catalogs(self) -> tuple[str, ...]:
+        """The catalogs the kb plugin adds in ``./mkdocs.yml`` for this records folder
+        (:func:`plugin_catalogs`), so that commands read what the site shows; ``()`` without one."""
+        if self._catalogs is None:
+            self._catalogs = plugin_catalogs(self.records)
+        return self._catalogs
 
     def graph(self):
         """Load, check and link the records (raises InvalidRecords with every problem).
@@ -47,7 +56,7 @@ class Env:
         was_on = gc.isenabled()
         gc.disable()
         try:
-            self.last_graph = load_graph(self.records, prefetched=self.prefetched)
+            self.last_graph = load_graph(self.records, list(self.catalogs), prefetched=self.prefetched)
             return self.last_graph
         finally:
             gc.freeze()
@@ -56,6 +65,46 @@ class Env:
 
 
 pass_env = click.make_pass_decorator(Env)
+
+
+def plugin_catalogs(records: Path, config: Path = Path("mkdocs.yml")) -> tuple[str, ...]:
+    """The ``catalogs`` option of the kb plugin in ``config`` (``./mkdocs.yml``, the file ``kb build``
+    uses by default) when that plugin's ``records`` folder (relative to the file, default
+    ``records``) is ``records``: the catalogs the site adds to those its campaigns list, which
+    ``kb check`` and the queries read too. ``()`` when there is no such file, no kb plugin, another
+    records folder, or a file that does not parse (``kb build`` reports that one itself).
+
+    Tags such as ``!!python/name:`` (common in Material sites) are read as nothing."""
+    if not config.is_file():
+        return ()
+    import yaml
+
+    class _Loader(yaml.SafeLoader):
+        pass
+
+    _Loader.add_multi_constructor("", lambda loader, suffix, node: None)
+    try:
+        doc = yaml.load(config.read_text(encoding="utf-8"), Loader=_Loader)  # noqa: S506 - a SafeLoader
+    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        return ()
+    plugins = doc.get("plugins") if isinstance(doc, dict) else None
+    for item in plugins if isinstance(plugins, list) else []:
+        options = item.get("kb") if isinstance(item, dict) else None
+        if not isinstance(options, dict):
+            continue
+        folder = options.get("records", "records")
+        if not isinstance(folder, str) or not _same_folder(config.parent / folder, records):
+            return ()
+        names = options.get("catalogs") or []
+        return tuple(n for n in names if isinstance(n, str)) if isinstance(names, list) else ()
+    return ()
+
+
+def _same_folder(a: Path, b: Path) -> bool:
+    try:
+        return a.resolve() == b.resolve()
+    except OSError:
+        return False
 
 
 EXIT_CODES: tuple[tuple[type[KbError], int], ...] = ((UsageError, 2), (KbError, 1))
@@ -182,7 +231,7 @@ def _answer(name: str, fn: Callable[..., Any], env: Env, kwargs: dict[str, Any])
     global _recording
     from kb.store.memo import listing_digest, recall_answer, remember_answer, tree_digest
 
-    key = json.dumps([name, kwargs], sort_keys=True, ensure_ascii=False)
+    key = json.dumps([name, kwargs, *([list(env.catalogs)] if env.catalogs else [])], sort_keys=True, ensure_ascii=False)
     files: dict[str, bytes] = {}
     listing: list[str] = []
     tree = tree_digest(env.records, files, listing)
@@ -206,7 +255,7 @@ def _answer(name: str, fn: Callable[..., Any], env: Env, kwargs: dict[str, Any])
     kg = env.last_graph
     if kg is not None and prefetched.missed == 0:
         remember_answer(env.records, tree, listing_digest(listing=listing), key, lines,
-                        catalog_folders(kg.records, env.records))
+                        catalog_folders(kg.records, env.records, env.catalogs))
 
 
 class KbGroup(click.Group):

@@ -82,7 +82,7 @@ def _refuse_taken_id(env: Env, rid: str, kind: str) -> None:
 
     if not env.records.is_dir():
         return
-    records = load(env.records).records
+    records = load(env.records, list(env.catalogs)).records
     if rid not in records.records:
         return
     catalog = records.catalog_of.get(rid)

@@ -49,6 +49,10 @@ def check(env: Env, as_json: bool, strict: bool, verbose: bool, folder: str | No
     files: dict[str, bytes] = {}
     listing: list[str] = []
     tree = tree_digest(env.records, files, listing) if env.records.is_dir() else ""
+    if tree and env.catalogs:  # the site's catalogs (./mkdocs.yml) are part of what was checked
+        import json
+
+        tree += " " + json.dumps(list(env.catalogs), ensure_ascii=False)
     recalled = recall(env.records, "check", tree) if tree else None
     if _is_report(recalled):
         report: dict[str, Any] = recalled
@@ -66,7 +70,7 @@ def check(env: Env, as_json: bool, strict: bool, verbose: bool, folder: str | No
         was_on = gc.isenabled()
         gc.disable()
         try:
-            report, deps = _check(env.records, prefetched)
+            report, deps = _check(env.records, prefetched, env.catalogs)
         finally:
             gc.freeze()
             if was_on:
@@ -77,18 +81,18 @@ def check(env: Env, as_json: bool, strict: bool, verbose: bool, folder: str | No
     _print(report, env.records, as_json, strict, verbose)
 
 
-def _check(root: Any, prefetched: Any = None) -> tuple[dict[str, Any], list[Any]]:
+def _check(root: Any, prefetched: Any = None, catalogs: tuple[str, ...] = ()) -> tuple[dict[str, Any], list[Any]]:
     """Load and check the records under ``root``: the report (JSON-able: the count of records,
     every problem and warning as ``[path, line, field, message]``, the leftovers skipped) and the
     catalog folders read. ``prefetched``: the record files' bytes read beforehand
-    (:class:`kb.store.Prefetched`)."""
+    (:class:`kb.store.Prefetched`); ``catalogs``: the kb plugin's in ``./mkdocs.yml``."""
     from kb.attachments import asset_problems
     from kb.pipeline import catalog_folders, load
     from kb.queries.findings import findings
     from kb.store import list_assets
     from kb.store.lines import save_line_maps
 
-    loaded = load(root, prefetched=prefetched)
+    loaded = load(root, list(catalogs), prefetched=prefetched)
     records, problems = loaded.records, loaded.problems
     records.keep_json = True  # asked of every record twice: for links to assets, for placeholders
     problems = sorted(problems + asset_problems(records, list_assets(root)),
@@ -100,7 +104,7 @@ def _check(root: Any, prefetched: Any = None) -> tuple[dict[str, Any], list[Any]
               "problems": [[p.path, p.line, p.field, p.message] for p in problems],
               "warnings": [[w.path, w.line, w.field, w.message] for w in warnings],
               "ignored": [[path, what] for path, what in records.ignored]}
-    return report, catalog_folders(records, root)
+    return report, catalog_folders(records, root, catalogs)
 
 
 def _is_report(report: Any) -> TypeGuard[dict[str, Any]]:

@@ -56,7 +56,7 @@ def import_(env: Env, paths: tuple[str, ...], fmt: str, campaign: str | None, dr
     from kb.cli.progress import progress
     from kb.importers.drafts import import_logs
 
-    report = import_logs(env.records, list(paths), format=fmt, campaign=campaign, dry_run=dry_run,
+    report = import_logs(env.records, list(paths), format=fmt, campaign=campaign, dry_run=dry_run, catalogs=env.catalogs,
                          progress=progress)
     for item in report.files:
         for warning in item.warnings:

@@ -117,7 +117,7 @@ def log(env: Env, title: str | None, approach: str | None, outcome: str | None, 
 
     if error is not None and error_file is not None:
         raise click.UsageError("give --error or --error-file, not both")
-    kg, problems = logbook.load_for_writing(env.records)
+    kg, problems = logbook.load_for_writing(env.records, env.catalogs)
     if problems:
         click.echo(f"kb log: warning: {len(problems)} problem(s) in {env.records} (run 'kb check'); "
                    "references are checked against the valid records", err=True)

@@ -107,7 +107,7 @@ def new_platform(env: Env, title: tuple[str, ...], gpu: str, gpu_count: int, com
     from kb import logbook, newrecords
 
     text = _title(title)
-    kg, _problems = logbook.load_for_writing(env.records)
+    kg, _problems = logbook.load_for_writing(env.records, env.catalogs)
     _finish_new(env, lambda: newrecords.new_platform(text, gpu=gpu, gpu_count=gpu_count,
                                                   compute_capability=compute_capability,
                                                   interconnect=interconnect, nvlink=nvlink, memory_gib=memory_gib),
@@ -136,7 +136,7 @@ def new_stack(env: Env, title: tuple[str, ...], base: str | None, components: tu
     from kb import logbook, newrecords
 
     text = _title(title)
-    kg, _problems = logbook.load_for_writing(env.records)
+    kg, _problems = logbook.load_for_writing(env.records, env.catalogs)
     notes = []
     for item in components:
         try:
@@ -182,7 +182,7 @@ def new_campaign(env: Env, title: tuple[str, ...], model: str, platform: str, st
     from kb import logbook, newrecords
 
     text = _title(title)
-    kg, _problems = logbook.load_for_writing(env.records)
+    kg, _problems = logbook.load_for_writing(env.records, env.catalogs)
     hint = None if baseline else ("no baseline yet: log the reference run (kb log --outcome baseline ...), "
                                   "then set 'baseline:' in the campaign")
     _finish_new(env, lambda: newrecords.new_campaign(kg, text, model=model, platform=platform, stack=stack,
@@ -221,7 +221,7 @@ def new_decision(env: Env, title: tuple[str, ...], upgrade: tuple[str, ...], fro
         day = logbook.parse_date(date) if date else None
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="--date") from None
-    kg, _problems = logbook.load_for_writing(env.records)
+    kg, _problems = logbook.load_for_writing(env.records, env.catalogs)
     try:
         if upgrade or to_stack or from_stack:
             change = parse_change([item for u in upgrade for item in u.replace(",", " ").split()])
@@ -249,7 +249,7 @@ def new_blocker(env: Env, title: tuple[str, ...], as_json: bool) -> None:
     text = " ".join(title).strip()
     if not text:
         raise click.UsageError("TITLE is empty")
-    kg, _problems = logbook.load_for_writing(env.records)
+    kg, _problems = logbook.load_for_writing(env.records, env.catalogs)
     try:
         record = newrecords.new_blocker(text)
     except InvalidRecords as exc:

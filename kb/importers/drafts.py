@@ -184,8 +184,11 @@ class ImportReport:
 
 def import_logs(root: str | Path, paths: list[str | Path], *, format: str = "auto",
                 campaign: str | None = None, dry_run: bool = False,
-                today: dt.date | None = None, progress: Any = None) -> ImportReport:
-    """Import the session logs at ``paths`` into draft attempts under ``root`` (records/).
+                today: dt.date | None = None, progress: Any = None,
+                catalogs: list[str] | tuple[str, ...] = ()) -> ImportReport:
+    """Import the session logs at ``paths`` into draft attempts under ``root`` (records/),
+    matching their errors against the records and the catalogs its campaigns list, plus
+    ``catalogs`` (the kb plugin's option).
 
     ``format``: ``auto`` or a name of :data:`kb.importers.FORMATS`. ``campaign``: the id the
     drafts join; optional when ``root`` holds exactly one campaign. ``dry_run``: build and
@@ -203,7 +206,7 @@ def import_logs(root: str | Path, paths: list[str | Path], *, format: str = "aut
     before it are complete).
     """
     root = Path(root)
-    loaded = load(root)
+    loaded = load(root, catalogs)
     records = loaded.records
     camp = _campaign(records, campaign)
     report = ImportReport(camp.id, dry_run, record_problems=len(loaded.problems))

@@ -399,14 +399,14 @@ class _Links:
         hit = self.cache.get(key)
         if hit is None:
             target_uri = posixpath.normpath(posixpath.join(key[0], unquote(path)).lstrip("/"))
-            target = self.files.get_file_from_path(target_uri)
-            if target is None:
+            found = self.files.get_file_from_path(target_uri)
+            if found is None:
                 if posixpath.splitext(path)[-1]:
                     log.warning("Doc file '%s' contains a link '%s', but the target '%s' is not found among "
                                 "documentation files.", page.file.src_uri, url, target_uri)
                 return url
-            hit = (target, get_relative_url(target.url, page.file.url))
-            if index or not _own(page, target):
+            hit = (found, get_relative_url(found.url, page.file.url))
+            if index or not _own(page, found):
                 self.cache[key] = hit
         target, rel = hit
         own = not index and _own(page, target)
