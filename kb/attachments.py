@@ -74,7 +74,7 @@ def asset_problems(records: RecordSet, assets: set[str] | dict[str, Any]) -> lis
     problems = []
     for rid, rec in sorted(records.records.items()):
         try:
-            if "](" not in records.json_of(rid):
+            if not records.may_hold(rid, "]("):
                 continue  # no text of it can hold a link (JSON escapes none of these characters): skip the walk
         except ValueError:  # pragma: no cover - a value JSON cannot carry: walk it as before
             pass

@@ -50,3 +50,46 @@ def test_a_blocker_named_twice_or_missing_gives_the_same_lists_as_the_graph(tmp_
     assert got == _into_all(kg)
     assert got[blockers[0]].count(attempt.id) == 1 and attempt.id in got[blockers[1]]
     assert "no-such-blocker" not in got
+
+
+def _write(root: Path, kind: str, rid: str, text: str) -> None:
+    (root / kind).mkdir(parents=True, exist_ok=True)
+    (root / kind / f"{rid}.yaml").write_text(text, encoding="utf-8")
+
+
+def test_quiet_records_are_those_whose_file_can_hold_no_link_or_placeholder(tmp_path: Path) -> None:
+    """RecordSet.may_hold answers False without the JSON text only for files with no ``](``,
+    no ``TODO`` and no backslash; a link or placeholder spelled through a YAML escape is still
+    found, and kb check's findings on them are those of the JSON text."""
+    root = tmp_path / "records"
+    _write(root, "blockers", "plain", "title: Plain blocker with [brackets] and (parens)\n")
+    _write(root, "blockers", "linked", "title: Linked\ndescription: see [the plot](plot.png)\n")
+    _write(root, "blockers", "escaped", 'title: Escaped\ndescription: "see [the plot]\\x28plot.png) \\x54ODO"\n')
+    _write(root, "blockers", "todo", "title: TODO\n")
+    _write(root, "blockers", "folded", "title: Folded\ndescription: see [the plot]\n  (plot.png)\n")
+    records = load(root).records
+    assert sorted(records.quiet) == ["folded", "plain"]
+    for rid in ("plain", "linked", "escaped", "todo", "folded"):
+        for word in ("](", "TODO"):
+            assert records.may_hold(rid, word) == (word in records.json_of(rid)), (rid, word)
+    assert records.may_hold("escaped", "](") and records.may_hold("escaped", "TODO")
+    # a record replaced under its id is asked through its JSON text again
+    records.records["plain"] = records.records["linked"]
+    assert records.may_hold("plain", "](")
+
+
+def test_check_reports_a_link_and_a_placeholder_written_through_escapes(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from kb.cli import cli
+
+    root = tmp_path / "a" / "records"
+    _write(root, "blockers", "escaped", 'title: Escaped\ndescription: "see [the plot]\\x28plot.png)"\n')
+    r = CliRunner().invoke(cli, ["--records", str(root), "check"], env={"KB_CACHE": "off"})
+    assert r.exit_code == 1
+    assert "records/blockers/escaped.yaml:2: description: linked file 'plot.png' not found in assets/" in r.output
+    root = tmp_path / "b" / "records"  # (warnings are given only for records without problems)
+    _write(root, "blockers", "todo", 'title: Half done\ndescription: "\\x54ODO"\n')
+    r = CliRunner().invoke(cli, ["--records", str(root), "check"], env={"KB_CACHE": "off"})
+    assert r.exit_code == 0
+    assert "records/blockers/todo.yaml:2: description: warning: still holds kb's 'TODO' placeholder" in r.output

@@ -299,8 +299,8 @@ def _placeholder_findings(kg: KnowledgeGraph, rec: Record, alone: bool = False) 
     if alone:  # one record asked (kb why): a walk, not the JSON serializer (built on first use: 0.1 s)
         if not _mentions(rec, PLACEHOLDER):
             return out
-    elif PLACEHOLDER not in (kg.records.json_of(rec.id) if mine
-                             else rec.model_dump_json(by_alias=True, exclude_none=True)):
+    elif not (kg.records.may_hold(rec.id, PLACEHOLDER) if mine
+              else PLACEHOLDER in rec.model_dump_json(by_alias=True, exclude_none=True)):
         return out  # the walk below only for a record that holds the word at all
     data = rec.model_dump(mode="json", by_alias=True, exclude_none=True)
     for path in _placeholders(data, ()):

@@ -104,6 +104,12 @@ def _reparse(file: str | Path | None, rel: str, digest: bytes | None = None) -> 
     return doc, digest is not None and hashlib.sha256(data).digest() == digest
 
 
+QUIET_WORDS = ("](", "TODO")
+"""What ``kb check`` looks for in every record's text: a Markdown link's ``](`` (links to files
+under ``assets/``, :mod:`kb.attachments`) and kb's ``TODO`` placeholder (``kb.logbook.TODO``)."""
+_QUIET_BYTES = tuple(w.encode() for w in QUIET_WORDS) + (b"\\",)
+
+
 @dataclass
 class RecordSet:
     """Every valid record, by id, with where each came from.
@@ -128,6 +134,11 @@ class RecordSet:
     (:func:`kb.pipeline.load`'s reference check) can be kept under their content. Catalog files
     are added by :func:`kb.catalog.merge_catalogs` under ``catalog <n> <folder>/<path>``."""
 
+    quiet: dict[str, Record] = field(default_factory=dict, repr=False, compare=False)
+    """Id → the record made from a file whose bytes and name hold none of :data:`QUIET_WORDS`
+    and no backslash (no YAML escape): its JSON text cannot hold those words either
+    (:meth:`may_hold`). A record replaced under its id is no longer quiet (compared by identity)."""
+
     keep_json: bool = False
     """Whether :meth:`json_of` keeps the text it made (``kb check`` turns it on: it asks twice of
     every record; a site build asks once and would hold 10,000 texts for its whole run)."""
@@ -147,6 +158,18 @@ class RecordSet:
             if self.keep_json:
                 self._json[record_id] = kept
         return kept[1]
+
+    def may_hold(self, record_id: str, word: str) -> bool:
+        """Whether the JSON text of record ``record_id`` (:meth:`json_of`) holds ``word``; for a
+        word of :data:`QUIET_WORDS` and a :attr:`quiet` record, ``False`` without making the text.
+
+        Sound because YAML makes a value's characters from the file's own characters except
+        through escapes (a backslash, in double-quoted scalars) and line folding (which only adds
+        spaces or line breaks), the id comes from the file name, and no default of kb's models
+        holds these words. Raises what :meth:`json_of` raises."""
+        if word in QUIET_WORDS and self.quiet.get(record_id) is self.records[record_id]:
+            return False
+        return word in self.json_of(record_id)
 
     def of_kind(self, cls: type[R]) -> list[R]:
         """Records of one model class, sorted by id."""
@@ -378,6 +401,8 @@ def _load(root: Path, cache: Any, prefetched: Prefetched | None = None) -> LoadR
             first_seen[record.id] = rel
             result.records[record.id] = record
             result.origins[record.id] = origin
+            if not any(w in data or w.decode() in stem for w in _QUIET_BYTES):
+                result.quiet[record.id] = record
     return LoadResult(result, problems)
 
 
