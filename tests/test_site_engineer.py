@@ -291,6 +291,28 @@ def test_diagram_styles_fixed_blockers_and_has_a_legend(site: Path) -> None:
     assert _min_text_px(svg) >= 11
 
 
+def test_diagram_marks_a_blocker_only_disabled_upstream_apart_from_a_fixed_one(campaign_copy: Path) -> None:
+    """status: fixed with only a 'disables' fix (the crash became a clean refusal, the feature
+    stays off) is drawn ⊘ with its own legend entry, not ✓ fixed; with an 'enables' fix beside it,
+    ✓ fixed."""
+    b = campaign_copy / "blockers" / "nccl-tree-incompatible-with-cuda-graphs.yaml"
+    base = b.read_text(encoding="utf-8")
+    b.write_text(base + "status: fixed\nfixed_by:\n  - kind: disables\n    pr: sgl-project/sglang#1\n", encoding="utf-8")
+    svg = _svg(render_site(load_graph(campaign_copy))["blockers/index.md"], "kb-diagram")
+    node = svg.select_one("g.kb-node.kb-disabled")
+    assert node.find("title").get_text() == "NCCL Tree algorithm incompatible with CUDA graphs"
+    assert node.find("rect").get("stroke-dasharray") == "7 2 2 2"
+    assert any(t.get_text().startswith("⊘ ") for t in node.find_all("text"))
+    md = render_site(load_graph(campaign_copy))["blockers/index.md"]
+    assert "⊘ only disabled upstream (the feature stays off): dash-dot border" in md
+    b.write_text(base + "status: fixed\nfixed_by:\n  - kind: disables\n    pr: sgl-project/sglang#1\n"
+                 "  - kind: enables\n    release: sglang 0.6.0\n", encoding="utf-8")
+    svg = _svg(render_site(load_graph(campaign_copy))["blockers/index.md"], "kb-diagram")
+    assert not svg.select("g.kb-node.kb-disabled")
+    assert "NCCL Tree algorithm incompatible with CUDA graphs" in {
+        g.find("title").get_text() for g in svg.select("g.kb-node.kb-fixed")}
+
+
 def test_diagram_marks_a_blocker_introduced_by_a_version(campaign_copy: Path) -> None:
     b = campaign_copy / "blockers" / "nccl-tree-incompatible-with-cuda-graphs.yaml"
     b.write_text(b.read_text(encoding="utf-8") + "applies_when:\n  components:\n    nccl: \">=2.28\"\n", encoding="utf-8")

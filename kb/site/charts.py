@@ -276,10 +276,12 @@ STATUS_STYLE: dict[str, dict[str, Any]] = {
     "open": {"fill": None, "stroke": None, "dash": "", "mark": ""},
     "fixed": {"fill": "#e8f5e9", "stroke": "#2e7d32", "dash": "7 4", "mark": "✓ "},
     "introduced": {"fill": "#f3e5f5", "stroke": "#8e24aa", "dash": "2 3", "mark": "⚠ "},
+    "disabled": {"fill": "#eceff1", "stroke": "#546e7a", "dash": "7 2 2 2", "mark": "⊘ "},
 }
 """How a blocker's status changes its box: fill, border colour, border dashes and a mark before
 its label (``None`` keeps the kind's colours). Open: solid border; fixed: long dashes and ✓;
-introduced: dots and ⚠."""
+introduced: dots and ⚠; disabled upstream (the crash became a clean refusal, the feature stays
+off): dash-dots and ⊘."""
 
 
 _NODE_STYLE = {
@@ -411,7 +413,8 @@ def diagram_legend(nodes: list[DiagramNode], focus: str | None = None) -> str:
             entries.append((fill, stroke, "", label))
     used = {n.status for n in nodes}
     for status, label in (("open", "open: solid border"), ("fixed", "✓ fixed: dashed border"),
-                          ("introduced", "⚠ introduced by a version: dotted border")):
+                          ("introduced", "⚠ introduced by a version: dotted border"),
+                          ("disabled", "⊘ only disabled upstream (the feature stays off): dash-dot border")):
         if status in used:
             st = STATUS_STYLE[status]
             entries.append((st["fill"] or "#fff", st["stroke"] or "#616161", st["dash"], label))

@@ -153,10 +153,14 @@ def _blocker_diagram(c: Ctx, src: str, b: Blocker) -> Markup:
 
 
 def blocker_status(c: Ctx, b: Blocker) -> str:
-    """``fixed`` (its status says so, or an accepted decision resolves it), ``introduced`` (it
-    applies only from some component version on: a lower bound in ``applies_when``) or ``open``."""
-    if b.status == "fixed" or any(d.status == "accepted" for d in c.rev.resolved_by.get(b.id, [])):
+    """``fixed`` (an accepted decision resolves it, or its status says fixed and a fix does more
+    than disable the feature), ``disabled`` (its status says fixed upstream, but every fix only
+    turns the feature off cleanly: kind ``disables``), ``introduced`` (it applies only from some
+    component version on: a lower bound in ``applies_when``) or ``open``."""
+    if any(d.status == "accepted" for d in c.rev.resolved_by.get(b.id, [])):
         return "fixed"
+    if b.status == "fixed":
+        return "disabled" if b.fixed_by and all(f.kind == "disables" for f in b.fixed_by) else "fixed"
     if any(">" in str(spec) for spec in b.applies_when.components.values()):
         return "introduced"
     return "open"
