@@ -28,6 +28,7 @@ from kb.pipeline import load_graph
 from kb.site.build import build_site
 from kb.store import load_records
 
+
 def invoke(root: Path, *args: str):
     return CliRunner().invoke(cli, ["--records", str(root), *args])
 
