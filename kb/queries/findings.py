@@ -209,9 +209,11 @@ def _success_findings(kg: KnowledgeGraph, cache: StatusCache, a: Attempt) -> lis
         return out
     ix = index(kg)
     features = ix.memo("findings.features", lambda: _Features(kg))
-    statuses = cache.of(comps, a.campaign)
-    flags = ix.flags(a)
-    for bid, why in sorted(features.concerned(a, flags).items()):
+    concerned = features.concerned(a, ix.flags(a))
+    if not concerned:
+        return out
+    statuses = cache.lazy_key(ix.comps_key(a), comps, a.campaign)  # only the concerned blockers are read
+    for bid, why in sorted(concerned.items()):
         st = statuses[bid]
         if st.state not in ("stands", "disabled") or bid in a.blocked_by:
             continue
