@@ -13,8 +13,9 @@ from typing import Any
 _FROM = {
     "write_text_atomic": "kb.atomic",
     "last_changed": "kb.store.history",
-    **dict.fromkeys(["ASSETS_FOLDER", "MAX_FILE_BYTES", "RECORD_SUFFIXES", "LoadResult", "Origin", "Prefetched", "RecordSet",
-                     "list_assets", "load_records", "parse_record", "record_files"], "kb.store.read"),
+    **dict.fromkeys(["ASSETS_FOLDER", "list_assets"], "kb.store.assets"),
+    **dict.fromkeys(["MAX_FILE_BYTES", "RECORD_SUFFIXES", "LoadResult", "Origin", "Prefetched", "RecordSet",
+                     "load_records", "parse_record", "record_files"], "kb.store.read"),
     **dict.fromkeys(["SCHEMA_URL_ENV", "Saved", "create_record", "dump_record", "record_path", "record_to_data",
                      "redact_record", "save_record", "schema_ref", "write_record"], "kb.store.write"),
 }
@@ -35,7 +36,7 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
-    "ASSETS_FOLDER", "MAX_FILE_BYTES", "RECORD_SUFFIXES", "SCHEMA_URL_ENV", "LoadResult", "Origin", "Prefetched",
+    "MAX_FILE_BYTES", "RECORD_SUFFIXES", "SCHEMA_URL_ENV", "LoadResult", "Origin", "Prefetched",
     "RecordSet",
     "Saved", "create_record", "dump_record", "last_changed", "list_assets", "load_records", "parse_record",
     "record_files", "record_path", "record_to_data", "redact_record", "save_record", "schema_ref", "write_record",

@@ -187,9 +187,10 @@ class RecordCache:
         self.dirty: set[int] = set()
 
     def get(self, rel: str, digest: bytes) -> Entry | None:
-        """The entry of the file ``rel`` whose bytes hash to ``digest``, or ``None``."""
+        """The entry of the file ``rel`` whose bytes hash to ``digest`` (one :meth:`put` in this
+        load, else one read from the cache file), or ``None``."""
         n = shard_of(rel)
-        entry = self.old[n].get(rel)
+        entry = self.new[n].get(rel) or self.old[n].get(rel)
         if entry is None or entry[0] != digest:
             return None
         self.new[n][rel] = entry
@@ -202,12 +203,14 @@ class RecordCache:
             self.new[n][rel] = (digest, record, tuple(problems))
             self.dirty.add(n)
 
-    def save(self) -> list[int]:
-        """Write, atomically, each shard one of whose entries changed or was dropped in this load.
+    def save(self, shards: list[int] | None = None) -> list[int]:
+        """Write, atomically, each shard one of whose entries changed or was dropped in this load
+        (of ``shards`` only, when given: a worker of :mod:`kb.store.parallel` writes its own).
         Returns the shards written (``[]`` also when none could be)."""
         if self.path is None:
             return []
-        todo = [n for n in range(SHARDS) if n in self.dirty or self.old[n].keys() - self.new[n].keys()]
+        todo = [n for n in (range(SHARDS) if shards is None else shards)
+                if n in self.dirty or self.old[n].keys() - self.new[n].keys()]
         if not todo:
             return []
         from kb.atomic import write_bytes_atomic
