@@ -110,6 +110,7 @@ QUIET_WORDS = ("](", "TODO")
 """What ``kb check`` looks for in every record's text: a Markdown link's ``](`` (links to files
 under ``assets/``, :mod:`kb.attachments`) and kb's ``TODO`` placeholder (``kb.logbook.TODO``)."""
 _QUIET_BYTES = tuple(w.encode() for w in QUIET_WORDS) + (b"\\",)
+_QUIET_TEXT = tuple(w.decode() for w in _QUIET_BYTES)
 
 
 @dataclass
@@ -381,7 +382,7 @@ def _load(root: Path, cache: Any, prefetched: Prefetched | None = None) -> LoadR
         first_seen[record.id] = rel
         result.records[record.id] = record
         result.origins[record.id] = origin
-        if not any(w in data or w.decode() in stem for w in _QUIET_BYTES):
+        if not any(w in data for w in _QUIET_BYTES) and not any(w in stem for w in _QUIET_TEXT):
             result.quiet[record.id] = record
     return LoadResult(result, problems)
 
