@@ -37,8 +37,15 @@ def test_the_benchmark_runs_end_to_end_at_a_tiny_size(tmp_path, capsys):
     results = bench_scale.main(["--sizes", "30", "--repeat", "1", "--work", str(tmp_path)])
     (r,) = results
     for step in ("read bytes", "libyaml parse", "check cold", "check warm", "roots", "why", "unblocks",
+                 "check after edit", "roots after edit", "why after edit", "unblocks after edit",
                  "kb build", "material floor"):
         assert r[step]["s"] > 0 and r[step]["rss_mb"] > 1, step
     assert r["pages"] == sum(1 for _ in (tmp_path / "n30" / "floor" / "site").rglob("*.html")) - 1  # 404.html
     out = capsys.readouterr().out
     assert "| `kb check` warm |" in out and "× libyaml" in out
+    assert "| `kb roots` after one edit |" in out and "× check after one edit" in out
+    # the edited attempt is put back byte for byte
+    records = tmp_path / "n30" / "records"
+    fresh = tmp_path / "fresh"
+    generate(fresh, 30, seed=13)
+    assert all((records / p.relative_to(fresh)).read_bytes() == p.read_bytes() for p in fresh.rglob("*.yaml"))
