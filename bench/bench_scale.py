@@ -280,15 +280,17 @@ def bench_size(n: int, work: Path, repeat: int, serve: bool, search: bool, build
 
 
 def after_edit(records: Path, camp: Path, failed: str, repeat: int, res: dict) -> None:
-    """Time ``kb check`` and each query as the first command after one attempt file was edited
-    (a comment appended: the records cache holds every other file, the check's kept report and
-    the kept answers no longer match). The file is put back as it was afterwards."""
+    """Time ``kb check`` and each query as the first command after one attempt's title was
+    edited (the records cache holds every other file; the check's kept report and the kept
+    answers no longer match; the record itself changed, so nothing can be reused for it). The
+    file is put back as it was afterwards."""
     target = sorted((records / "attempts").iterdir())[len(list((records / "attempts").iterdir())) // 2]
     original = target.read_bytes()
+    assert original.startswith(b"title: "), target
     count = iter(range(1_000_000))
 
     def edit() -> None:
-        target.write_bytes(original + f"# bench edit {next(count)}\n".encode())
+        target.write_bytes(original.replace(b"title: ", f"title: Edit {next(count)} of ".encode(), 1))
 
     base = [*KB, "--records", str(records)]
     try:
