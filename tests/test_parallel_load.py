@@ -128,6 +128,7 @@ def test_workers_from_the_environment() -> None:
     assert workers({"KB_JOBS": "1"}) == 1
     default = workers({})
     assert workers({"KB_JOBS": "zero"}) == default == workers({"KB_JOBS": "0"})
+    assert workers({"KB_JOBS": "²"}) == default  # a digit int() refuses: ignored, not a crash
     assert 1 <= default <= 4
 
 

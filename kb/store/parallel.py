@@ -64,7 +64,7 @@ def workers(env: Mapping[str, str] | None = None) -> int:
     if sys.platform != "linux" or not hasattr(os, "fork"):
         return 1
     asked = (os.environ if env is None else env).get("KB_JOBS", "").strip()
-    if asked.isdigit() and int(asked) > 0:
+    if asked.isdecimal() and int(asked) > 0:  # not isdigit: int("²") raises
         return int(asked)
     return max(1, min(MAX_WORKERS, len(os.sched_getaffinity(0))))
 
