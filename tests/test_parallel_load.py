@@ -39,6 +39,13 @@ if os.environ.get("FAIL_WORKERS"):
     def failing_work(jobs, cache, read, parse, shards, w):
         os._exit(3)
     par._work = failing_work
+if os.environ.get("INTERRUPT_WORKERS"):  # a Ctrl-C reaching each worker as it starts
+    import signal
+    real_work = par._work
+    def interrupted_work(*args):
+        os.kill(os.getpid(), signal.SIGINT)
+        real_work(*args)
+    par._work = interrupted_work
 import kb.store.read as read
 parsed = []
 real_parse = read._parse_job
@@ -105,6 +112,17 @@ def test_failed_workers_cost_only_time(campaign: Path, tmp_path: Path) -> None:
     failed = _load(campaign, 2, tmp_path / "c2", FAIL_WORKERS="1")
     assert failed == {**serial, "forks": 1}  # the parent parsed the worker's files itself
     assert _load(campaign, 1, tmp_path / "c2") == {**serial, "parsed_here": 0}  # and cached them all
+
+
+def test_interrupted_workers_end_quietly(campaign: Path, tmp_path: Path) -> None:
+    """A Ctrl-C (SIGINT) that reaches a worker before it is under way ends it at once without a
+    word: no KeyboardInterrupt traceback, no 'Aborted!', none of the parent's code run in it."""
+    serial = _load(campaign, 1, tmp_path / "c1")
+    env = {**os.environ, "KB_JOBS": "3", "KB_CACHE_DIR": str(tmp_path / "c3"), "INTERRUPT_WORKERS": "1"}
+    done = subprocess.run([sys.executable, "-c", LOAD, str(campaign)], capture_output=True, text=True, env=env,
+                          cwd=ROOT, check=True)
+    assert done.stderr == ""
+    assert json.loads(done.stdout) == {**serial, "forks": 2}  # the parent parsed the workers' files itself
 
 
 def test_worker_sees_an_edit_made_after_it_parsed(campaign: Path, tmp_path: Path) -> None:

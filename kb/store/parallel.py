@@ -28,6 +28,7 @@ import hashlib
 import io
 import os
 import pickle
+import signal
 import sys
 import threading
 from typing import Any, Callable, Mapping, NamedTuple
@@ -91,17 +92,29 @@ def parse_ahead(jobs: list[Job], cache: RecordCache, read: Callable[[Job], bytes
     started: list[tuple[int, int]] = []  # (pid, read end of its pipe) of each worker
     for k in range(1, n):
         r, w = os.pipe()
+        # SIGINT (Ctrl-C) is held back across the fork: one landing in a worker before it is
+        # under way would raise KeyboardInterrupt there and run the parent's code (its output)
+        mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
         try:
             pid = os.fork()
         except OSError:
-            os.close(r)
-            os.close(w)
-            break
+            pid = -1
         if pid == 0:  # the worker: never returns
-            os.close(r)
-            _work(mine[k], cache, read, parse, [s for s, o in enumerate(owner) if o == k], w)
+            try:
+                if signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:
+                    signal.signal(signal.SIGINT, signal.SIG_DFL)  # a Ctrl-C ends a worker at once, quietly
+                signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+                os.close(r)
+                _work(mine[k], cache, read, parse, [s for s, o in enumerate(owner) if o == k], w)
+            finally:
+                os._exit(1)
+        if pid > 0:
+            started.append((pid, r))
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
         os.close(w)
-        started.append((pid, r))
+        if pid < 0:
+            os.close(r)
+            break
     docs = {}
     for job, digest, doc in _parse(mine[0], cache, read, parse):
         docs[job.rel] = (digest, doc)
