@@ -39,6 +39,15 @@ if os.environ.get("FAIL_WORKERS"):
     def failing_work(jobs, cache, read, parse, shards, w):
         os._exit(3)
     par._work = failing_work
+if os.environ.get("FAIL_PIPE"):  # out of file descriptors from the FAIL_PIPE-th pipe on
+    real_pipe = os.pipe
+    pipes = []
+    def failing_pipe():
+        pipes.append(1)
+        if len(pipes) >= int(os.environ["FAIL_PIPE"]):
+            raise OSError(24, "Too many open files")
+        return real_pipe()
+    os.pipe = failing_pipe
 if os.environ.get("INTERRUPT_WORKERS"):  # a Ctrl-C reaching each worker as it starts
     import signal
     real_work = par._work
@@ -112,6 +121,14 @@ def test_failed_workers_cost_only_time(campaign: Path, tmp_path: Path) -> None:
     failed = _load(campaign, 2, tmp_path / "c2", FAIL_WORKERS="1")
     assert failed == {**serial, "forks": 1}  # the parent parsed the worker's files itself
     assert _load(campaign, 1, tmp_path / "c2") == {**serial, "parsed_here": 0}  # and cached them all
+
+
+def test_no_pipe_left_costs_only_time(campaign: Path, tmp_path: Path) -> None:
+    """A pipe that cannot be made (out of file descriptors) starts no more workers; the load
+    goes on with those started (here one of two) and gives what one process gives."""
+    serial = _load(campaign, 1, tmp_path / "c1")
+    par = _load(campaign, 3, tmp_path / "c3", FAIL_PIPE="2")
+    assert par == {**serial, "forks": 1, "parsed_here": par["parsed_here"]}
 
 
 def test_interrupted_workers_end_quietly(campaign: Path, tmp_path: Path) -> None:

@@ -91,7 +91,10 @@ def parse_ahead(jobs: list[Job], cache: RecordCache, read: Callable[[Job], bytes
         mine[owner[shard_of(job.rel)]].append(job)
     started: list[tuple[int, int]] = []  # (pid, read end of its pipe) of each worker
     for k in range(1, n):
-        r, w = os.pipe()
+        try:
+            r, w = os.pipe()
+        except OSError:  # out of file descriptors: the processes started do the work, the load the rest
+            break
         # SIGINT (Ctrl-C) is held back across the fork: one landing in a worker before it is
         # under way would raise KeyboardInterrupt there and run the parent's code (its output)
         mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
