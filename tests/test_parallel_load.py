@@ -142,6 +142,47 @@ def test_interrupted_workers_end_quietly(campaign: Path, tmp_path: Path) -> None
     assert json.loads(done.stdout) == {**serial, "forks": 2}  # the parent parsed the workers' files itself
 
 
+# A load interrupted (KeyboardInterrupt) while the parent parses its own share, in a process that
+# goes on after it (an interactive session): prints the child processes and pipe ends it holds after.
+INTERRUPTED = r"""
+import json, os, sys
+import kb.store.parallel as par
+par.MIN_FILES = 1
+import kb.store.read as read
+parent = os.getpid()
+real_parse = read._parse_job
+calls = []
+def interrupted_parse(data, job):
+    if os.getpid() == parent:
+        calls.append(job.rel)
+        if len(calls) == 3:
+            raise KeyboardInterrupt
+    return real_parse(data, job)
+read._parse_job = interrupted_parse
+from kb.store import load_records
+fds = set(os.listdir("/proc/self/fd"))
+try:
+    load_records(sys.argv[1])
+except KeyboardInterrupt:
+    pass
+try:
+    left = os.waitpid(-1, os.WNOHANG) != (0, 0)  # a child that has exited (a zombie) or not yet
+except ChildProcessError:
+    left = False
+print(json.dumps({"children_left": left, "fds_left": len(set(os.listdir("/proc/self/fd")) - fds)}))
+"""
+
+
+def test_interrupted_load_leaves_no_worker(campaign: Path, tmp_path: Path) -> None:
+    """A load interrupted in the parent ends and reaps its workers and closes their pipes before
+    the KeyboardInterrupt goes on up: nothing left running, no zombie, no file descriptor."""
+    env = {**os.environ, "KB_JOBS": "3", "KB_CACHE_DIR": str(tmp_path / "c")}
+    done = subprocess.run([sys.executable, "-c", INTERRUPTED, str(campaign)], capture_output=True, text=True,
+                          env=env, cwd=ROOT, check=True)
+    assert json.loads(done.stdout) == {"children_left": False, "fds_left": 0}
+    assert done.stderr == ""
+
+
 def test_worker_sees_an_edit_made_after_it_parsed(campaign: Path, tmp_path: Path) -> None:
     """A worker's entry is used only for the bytes the load reads: a file edited after the
     workers parsed it is parsed again by the load (here: the cache written by workers, then an

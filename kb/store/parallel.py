@@ -24,6 +24,7 @@ of CPUs this process may use, at most :data:`MAX_WORKERS`.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import io
 import os
@@ -119,10 +120,19 @@ def parse_ahead(jobs: list[Job], cache: RecordCache, read: Callable[[Job], bytes
             os.close(r)
             break
     docs = {}
-    for job, digest, doc in _parse(mine[0], cache, read, parse):
-        docs[job.rel] = (digest, doc)
+    error: BaseException | None = None
+    try:
+        for job, digest, doc in _parse(mine[0], cache, read, parse):
+            docs[job.rel] = (digest, doc)
+    except BaseException as exc:  # Ctrl-C, or a failure: the workers are ended first, then it goes on up
+        error = exc
     for pid, r in started:
-        docs.update(_collect(cache, pid, r))
+        try:
+            docs.update(_collect(cache, pid, r, end=error is not None))
+        except BaseException as exc:  # a Ctrl-C while waiting: that worker was ended, so are the others
+            error = error or exc
+    if error is not None:
+        raise error
     return docs
 
 
@@ -185,20 +195,27 @@ def _work(jobs: list[Job], cache: RecordCache, read: Callable[[Job], bytes],
         os._exit(code)
 
 
-def _collect(cache: RecordCache, pid: int, r: int) -> dict[str, tuple[bytes, Any]]:
+def _collect(cache: RecordCache, pid: int, r: int, end: bool = False) -> dict[str, tuple[bytes, Any]]:
     """Wait for the worker ``pid`` (its pipe's read end ``r``), read back the shards it wrote
-    into ``cache``'s entries and return its line maps as documents; ``{}`` when it failed."""
+    into ``cache``'s entries and return its line maps as documents; ``{}`` when it failed. With
+    ``end`` (the load was interrupted), or when interrupted here, the worker is killed instead of
+    waited for; either way its pipe is closed and it is reaped (no zombie left)."""
     from kb.store.lines import _NoGlobals
     from kb.yamldoc import Document
 
     chunks = []
+    finished = False
     try:
-        while chunk := os.read(r, 1 << 20):
+        while not end and (chunk := os.read(r, 1 << 20)):
             chunks.append(chunk)
+        finished = not end
     finally:
         os.close(r)
-    _, status = os.waitpid(pid, 0)
-    if not os.WIFEXITED(status) or os.WEXITSTATUS(status) != 0:
+        if not finished:  # not wanted any more, or interrupted while reading: killed, not waited for
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+        _, status = os.waitpid(pid, 0)
+    if not finished or not os.WIFEXITED(status) or os.WEXITSTATUS(status) != 0:
         return {}
     try:
         written, lines = _NoGlobals(io.BytesIO(b"".join(chunks))).load()
