@@ -39,6 +39,9 @@ if os.environ.get("FAIL_WORKERS"):
     def failing_work(jobs, cache, read, parse, shards, w):
         os._exit(3)
     par._work = failing_work
+if os.environ.get("IGNORE_SIGCHLD"):  # as inherited from a launcher that ignores it
+    import signal
+    signal.signal(signal.SIGCHLD, signal.SIG_IGN)
 if os.environ.get("FAIL_PIPE"):  # out of file descriptors from the FAIL_PIPE-th pipe on
     real_pipe = os.pipe
     pipes = []
@@ -121,6 +124,13 @@ def test_failed_workers_cost_only_time(campaign: Path, tmp_path: Path) -> None:
     failed = _load(campaign, 2, tmp_path / "c2", FAIL_WORKERS="1")
     assert failed == {**serial, "forks": 1}  # the parent parsed the worker's files itself
     assert _load(campaign, 1, tmp_path / "c2") == {**serial, "parsed_here": 0}  # and cached them all
+
+
+def test_no_workers_when_sigchld_is_ignored(campaign: Path, tmp_path: Path) -> None:
+    """With SIGCHLD ignored (inherited from the process that started kb) the kernel reaps
+    children itself and waitpid fails (ECHILD): the load runs in one process."""
+    serial = _load(campaign, 1, tmp_path / "c1")
+    assert _load(campaign, 3, tmp_path / "c3", IGNORE_SIGCHLD="1") == serial
 
 
 def test_no_pipe_left_costs_only_time(campaign: Path, tmp_path: Path) -> None:

@@ -16,7 +16,9 @@ SHA-256 matches the bytes the load reads, so a worker that failed, wrote nothing
 folder) or saw another version of a file only costs time, and the load parses those files itself.
 
 Used only where it is safe and pays: on Linux (``os.fork`` in a process with no other thread: a
-thread holding a lock at the fork would leave the worker stuck), with the record cache on (the
+thread holding a lock at the fork would leave the worker stuck), with ``SIGCHLD`` left to its
+default (ignored, inherited from whatever started kb, the kernel reaps the workers itself and they
+cannot be waited for), with the record cache on (the
 workers hand their records over through it), two or more CPUs usable, and ``$KB_JOBS`` not set
 to ``1``. ``$KB_JOBS`` sets the number of processes (parent included); the default is the number
 of CPUs this process may use, at most :data:`MAX_WORKERS`.
@@ -84,6 +86,7 @@ def parse_ahead(jobs: list[Job], cache: RecordCache, read: Callable[[Job], bytes
     Returns ``{}`` and does nothing when it would not pay or is not safe."""
     n = min(workers(), len(cache.old))  # a worker takes whole shards
     if (n < 2 or cache.path is None or threading.active_count() != 1
+            or signal.getsignal(signal.SIGCHLD) != signal.SIG_DFL  # ignored or handled: waitpid fails
             or len(jobs) - sum(map(len, cache.old)) < MIN_FILES):
         return {}
     owner = _owners(len(cache.old), n)
