@@ -94,37 +94,40 @@ def parse_ahead(jobs: list[Job], cache: RecordCache, read: Callable[[Job], bytes
     for job in jobs:
         mine[owner[shard_of(job.rel)]].append(job)
     started: list[tuple[int, int]] = []  # (pid, read end of its pipe) of each worker
-    for k in range(1, n):
-        try:
-            r, w = os.pipe()
-        except OSError:  # out of file descriptors: the processes started do the work, the load the rest
-            break
-        # SIGINT (Ctrl-C) is held back across the fork: one landing in a worker before it is
-        # under way would raise KeyboardInterrupt there and run the parent's code (its output)
-        mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-        try:
-            pid = os.fork()
-        except OSError:
-            pid = -1
-        if pid == 0:  # the worker: never returns
-            try:
-                if signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:
-                    signal.signal(signal.SIGINT, signal.SIG_DFL)  # a Ctrl-C ends a worker at once, quietly
-                signal.pthread_sigmask(signal.SIG_SETMASK, mask)
-                os.close(r)
-                _work(mine[k], cache, read, parse, [s for s, o in enumerate(owner) if o == k], w)
-            finally:
-                os._exit(1)
-        if pid > 0:
-            started.append((pid, r))
-        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
-        os.close(w)
-        if pid < 0:
-            os.close(r)
-            break
     docs = {}
     error: BaseException | None = None
     try:
+        for k in range(1, n):
+            # SIGINT (Ctrl-C) is held back until the worker is set off and noted: one landing in
+            # the worker before it is under way would raise KeyboardInterrupt there and run the
+            # parent's code (its output), one in the parent before then would leave it unreaped
+            mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+            try:
+                r, w = os.pipe()
+            except OSError:  # out of file descriptors: the processes started do the work, the load the rest
+                signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+                break
+            try:
+                pid = os.fork()
+            except OSError:
+                pid = -1
+            if pid == 0:  # the worker: never returns
+                try:
+                    if signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:
+                        signal.signal(signal.SIGINT, signal.SIG_DFL)  # a Ctrl-C ends a worker at once, quietly
+                    signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+                    os.close(r)
+                    _work(mine[k], cache, read, parse, [s for s, o in enumerate(owner) if o == k], w)
+                finally:
+                    os._exit(1)
+            os.close(w)
+            if pid > 0:
+                started.append((pid, r))
+            else:
+                os.close(r)
+            signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+            if pid < 0:
+                break
         for job, digest, doc in _parse(mine[0], cache, read, parse):
             docs[job.rel] = (digest, doc)
     except BaseException as exc:  # Ctrl-C, or a failure: the workers are ended first, then it goes on up
