@@ -396,3 +396,20 @@ def test_capture_refuses_to_write_a_record_under_a_catalog_s_id(root):
     assert ("--write pcie-only-topology: that id is already a blocker of catalog blackwell; ids are unique across "
             "a campaign's records and its catalogs: pick another id") in r.output
     assert not (root / "stacks" / "pcie-only-topology.yaml").exists()
+
+
+def test_kb_log_refuses_a_catalog_before_asking_anything(root, tmp_path):
+    """On a terminal kb log asks for what is missing; into a catalog it refuses first (it used
+    to ask every question, then refuse to write the answers)."""
+    team = tmp_path / "team"
+    shutil.copytree(root, team)
+    (team / "CATALOG.md").write_text("# our blockers\n", encoding="utf-8")
+    r = CliRunner().invoke(cli, ["--records", str(team), "log", "--interactive"], input="a title\n" * 20)
+    assert r.exit_code == 1, r.output
+    assert r.output.startswith(f"kb: {team}: not written: it is a catalog ({team / 'CATALOG.md'} marks it)")
+    assert "approach (what was tried)" not in r.output and "title:" not in r.output  # no question asked
+    # a dry run only prints: it is not refused
+    r = CliRunner().invoke(cli, ["--records", str(team), "log", "-t", "a run", "-o", "failed", "-a", "x", "-c", "c",
+                                 "--date", "2026-03-01", "-e", "boom", "--no-interactive", "--dry-run"])
+    assert r.exit_code == 0, r.output
+    assert "title: a run" in r.output
