@@ -139,16 +139,21 @@ def merge_catalogs(records: RecordSet, root: str | Path, extra: list[str] | tupl
             if rid in records.records:
                 owner = records.catalog_of.get(rid)
                 mine = records.origins[rid]
+                records.shadowed.setdefault(name, set()).add(rid)
+                unchecked = _referring(loaded.records, rid)
+                n_ref = len(unchecked)
+                also = (f"; {n_ref} record{'s' if n_ref != 1 else ''} of catalog {name} refer{'' if n_ref != 1 else 's'} "
+                        f"to it and {'are' if n_ref != 1 else 'is'} checked against it once it loads" if unchecked else "")
                 if owner:  # two catalogs: located at the later one's record, which is dropped
                     problems.append(Problem(here, origin.line(), "id",
                                             f"id '{rid}' is also used in catalog {owner} ({mine.path}); ids are unique "
                                             f"across a campaign's records and its catalogs: rename one (this record of "
-                                            f"catalog {name} is not loaded)"))
+                                            f"catalog {name} is not loaded{also})"))
                 else:  # the campaign's own record: located there, the one a person can rename
                     problems.append(Problem(mine.path, mine.line(), "id",
                                             f"id '{rid}' is also the id of a record of catalog {name} ({here}); ids are "
                                             "unique across a campaign's records and its catalogs, and catalogs are "
-                                            f"read-only: rename this record (the catalog's {rid} is not loaded)"))
+                                            f"read-only: rename this record (the catalog's {rid} is not loaded{also})"))
                 continue
             records.records[rid] = rec
             # the catalog's file by its absolute path: the site ships it beside the page, and a
@@ -156,6 +161,13 @@ def merge_catalogs(records: RecordSet, root: str | Path, extra: list[str] | tupl
             records.origins[rid] = origin.moved(here)
             records.catalog_of[rid] = name
     return problems
+
+
+def _referring(records: RecordSet, rid: str) -> list[str]:
+    """The ids of ``records`` that refer to ``rid`` (any reference field), sorted."""
+    from kb.graph import references
+
+    return sorted(r.id for r in records.records.values() if any(t == rid for _p, t, _k, _e in references(r)))
 
 
 def shipped_catalog_graph():

@@ -98,12 +98,16 @@ def check_references(records: RecordSet) -> list[Problem]:
     ids = records.records
     # one pass over the references; the edges that can close a cycle are kept, in this order, per kind
     edges: dict[str, list[tuple[str, str, tuple[Any, ...]]]] = {"caused_by": [], "based_on": [], "supersedes": []}
+    shadowed = records.shadowed
     for rid, rec in ids.items():
+        lost = shadowed.get(records.catalog_of.get(rid, ""), ()) if shadowed else ()
         for path, target, kind, e in references(rec):
             other = ids.get(target)
             field_ = path[0]
             if other is None and target in records.broken:
                 continue  # the target's own file is invalid and already reported
+            if target in lost:
+                continue  # a catalog's record not loaded for an id clash, already reported: another record has its id
             if other is None:
                 hint = _closest(target, [r.id for r in ids.values() if isinstance(r, kind)])
                 problems.append(records.problem(rid, path, f"unknown {_KIND_NAMES[kind]} '{target}'" + hint))

@@ -73,21 +73,47 @@ def test_an_id_in_both_the_records_and_a_catalog_is_a_located_clash(root):
     assert (f"records/blockers/pcie-only-topology.yaml:1: id: id 'pcie-only-topology' is also the id of a record of "
             f"catalog blackwell ({SHIPPED / 'blackwell' / 'blockers' / 'pcie-only-topology.yaml'}); ids are unique across "
             "a campaign's records and its catalogs, and catalogs are read-only: rename this record (the catalog's "
-            "pcie-only-topology is not loaded)") in r.stdout
+            "pcie-only-topology is not loaded; 2 records of catalog blackwell refer to it and are checked against it "
+            "once it loads)") in r.stdout
+
+
+def test_a_clash_is_one_problem_not_one_per_catalog_record_that_refers_to_the_id(root):
+    """The catalog's root cause sm12x-hardware-gap is not loaded when an attempt takes its id: its
+    catalog's blockers that name it in caused_by used to be reported one by one ("is an attempt,
+    but caused_by must name a blocker"), in read-only files nobody can fix."""
+    attempt = next((root / "attempts").glob("*.yaml"))
+    (root / "attempts" / "sm12x-hardware-gap.yaml").write_text(attempt.read_text(encoding="utf-8"), encoding="utf-8")
+    r = run(root, "check")
+    assert r.exit_code == 1
+    assert r.stdout.splitlines() == [
+        f"records/attempts/sm12x-hardware-gap.yaml:1: id: id 'sm12x-hardware-gap' is also the id of a record of catalog "
+        f"blackwell ({SHIPPED / 'blackwell' / 'blockers' / 'sm12x-hardware-gap.yaml'}); ids are unique across a "
+        "campaign's records and its catalogs, and catalogs are read-only: rename this record (the catalog's "
+        "sm12x-hardware-gap is not loaded; 8 records of catalog blackwell refer to it and are checked against it once "
+        "it loads)"]
+    # the campaign's own records are still checked against the record that holds the id
+    blocked = next(p for p in (root / "attempts").glob("*.yaml") if "blocked_by" in p.read_text(encoding="utf-8"))
+    text = blocked.read_text(encoding="utf-8")
+    blocked.write_text(text.replace("blocked_by: [", "blocked_by: [sm12x-hardware-gap, ", 1), encoding="utf-8")
+    assert "blocked_by: [sm12x-hardware-gap, " in blocked.read_text(encoding="utf-8")
+    r = run(root, "check")
+    assert "'sm12x-hardware-gap' is an attempt, but blocked_by must name a blocker" in r.stdout
+    assert len(r.stdout.splitlines()) == 2
 
 
 def test_an_id_in_two_catalogs_is_located_at_the_later_catalog_s_record(root, tmp_path):
     team = tmp_path / "team"
     (team / "blockers").mkdir(parents=True)
     (team / "blockers" / "flag-misuse.yaml").write_text("title: ours\n", encoding="utf-8")
-    (team / "blockers" / "our-own.yaml").write_text("title: ours too\n", encoding="utf-8")
+    (team / "blockers" / "our-own.yaml").write_text("title: ours too\ncaused_by: [flag-misuse]\n", encoding="utf-8")
     camp = root / "campaigns" / "c.yaml"
     camp.write_text(camp.read_text(encoding="utf-8").replace("[blackwell]", "[blackwell, ../team]"), encoding="utf-8")
     r = run(root, "check")
     assert r.exit_code == 1
     assert (f"{team / 'blockers' / 'flag-misuse.yaml'}:1: id: id 'flag-misuse' is also used in catalog blackwell "
             f"({SHIPPED / 'blackwell' / 'blockers' / 'flag-misuse.yaml'}); ids are unique across a campaign's records and "
-            "its catalogs: rename one (this record of catalog ../team is not loaded)") in r.stdout
+            "its catalogs: rename one (this record of catalog ../team is not loaded; 1 record of catalog ../team "
+            "refers to it and is checked against it once it loads)") in r.stdout
     assert len(r.stdout.splitlines()) == 1  # the clash only: the team's other record loads
     assert load(root).records.catalog_of["our-own"] == "../team"
 
@@ -396,3 +422,20 @@ def test_capture_refuses_to_write_a_record_under_a_catalog_s_id(root):
     assert ("--write pcie-only-topology: that id is already a blocker of catalog blackwell; ids are unique across "
             "a campaign's records and its catalogs: pick another id") in r.output
     assert not (root / "stacks" / "pcie-only-topology.yaml").exists()
+
+
+def test_kb_log_refuses_a_catalog_before_asking_anything(root, tmp_path):
+    """On a terminal kb log asks for what is missing; into a catalog it refuses first (it used
+    to ask every question, then refuse to write the answers)."""
+    team = tmp_path / "team"
+    shutil.copytree(root, team)
+    (team / "CATALOG.md").write_text("# our blockers\n", encoding="utf-8")
+    r = CliRunner().invoke(cli, ["--records", str(team), "log", "--interactive"], input="a title\n" * 20)
+    assert r.exit_code == 1, r.output
+    assert r.output.startswith(f"kb: {team}: not written: it is a catalog ({team / 'CATALOG.md'} marks it)")
+    assert "approach (what was tried)" not in r.output and "title:" not in r.output  # no question asked
+    # a dry run only prints: it is not refused
+    r = CliRunner().invoke(cli, ["--records", str(team), "log", "-t", "a run", "-o", "failed", "-a", "x", "-c", "c",
+                                 "--date", "2026-03-01", "-e", "boom", "--no-interactive", "--dry-run"])
+    assert r.exit_code == 0, r.output
+    assert "title: a run" in r.output

@@ -117,6 +117,10 @@ def log(env: Env, title: str | None, approach: str | None, outcome: str | None, 
 
     if error is not None and error_file is not None:
         raise click.UsageError("give --error or --error-file, not both")
+    if not dry_run:
+        from kb.store.write import refuse_catalog
+
+        refuse_catalog(env.records)  # before any question is asked
     kg, problems = logbook.load_for_writing(env.records, env.catalogs)
     if problems:
         click.echo(f"kb log: warning: {len(problems)} problem(s) in {env.records} (run 'kb check'); "

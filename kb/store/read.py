@@ -131,6 +131,9 @@ class RecordSet:
     catalog_of: dict[str, str] = field(default_factory=dict)
     """Id → name of the catalog a record was read from (:mod:`kb.catalog`); absent for the
     campaign's own records. Catalog records are read-only to kb's writers."""
+    shadowed: dict[str, set[str]] = field(default_factory=dict)
+    """Catalog name → ids of its records not loaded because a record loaded first took the id
+    (the clash is reported once): that catalog's references to them are not checked."""
     sources: dict[str, bytes] = field(default_factory=dict)
     """Every record file read (valid or not) → the SHA-256 digest of its bytes (``b""`` when it
     could not be read): what the records were made from, so that a result computed from them

@@ -42,6 +42,18 @@ def catalog_folder_reason(root: str | Path) -> str | None:
         if (folder / CATALOG_MARKER).is_file():
             return f"it is a catalog ({folder / CATALOG_MARKER} marks it)"
     return None
+def refuse_catalog(root: str | Path) -> None:
+    """Raise :class:`WriteError` when the records folder ``root`` is a catalog
+    (:func:`catalog_folder_reason`): catalogs are read-only to kb's writers. :func:`save_record`
+    calls it; a writer that asks questions first (``kb log`` on a terminal) calls it before
+    asking, so nobody answers questions for a record that cannot be written."""
+    why = catalog_folder_reason(root)
+    if why:
+        raise WriteError(f"{root}: not written: {why}, and catalogs are read-only to kb's writers; write into "
+                         "the campaign's records folder (--records PATH or $KB_RECORDS) and refer to the "
+                         "catalog's records by id")
+
+
 # --------------------------------------------------------------------------- writing
 
 
@@ -213,11 +225,7 @@ def save_record(root: str | Path, record: Record, *, new: bool = True, taken: It
     disk refused, every suffixed id is taken, or ``root`` is a catalog:
     :func:`catalog_folder_reason`; catalogs are read-only to kb's writers).
     """
-    why = catalog_folder_reason(root)
-    if why:
-        raise WriteError(f"{root}: not written: {why}, and catalogs are read-only to kb's writers; write into "
-                         "the campaign's records folder (--records PATH or $KB_RECORDS) and refer to the "
-                         "catalog's records by id")
+    refuse_catalog(root)
     clean, counts = redact_record(record, redactor)
     if new:
         clean, path = _create(root, clean, set(taken))
