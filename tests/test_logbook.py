@@ -236,6 +236,15 @@ def test_dry_run_prints_the_record_and_writes_nothing(root):
     assert attempts(root) == before
 
 
+def test_dry_run_names_the_suffixed_id_a_real_run_takes(root):
+    assert invoke(root, *BASE, "-o", "neutral").exit_code == 0
+    r = invoke(root, *BASE, "-o", "neutral", "--dry-run")
+    assert r.exit_code == 0, r.output
+    assert r.stdout.startswith("# records/attempts/2026-03-01-retry-fusion-2.yaml (dry run: not written)\n")
+    w = invoke(root, *BASE, "-o", "neutral")
+    assert w.stdout.strip().endswith("attempts/2026-03-01-retry-fusion-2.yaml")
+
+
 def test_a_broken_record_elsewhere_does_not_stop_logging(root):
     (root / "attempts" / "2026-01-01-broken.yaml").write_text("title: [unclosed\n")
     r = invoke(root, *BASE, "-o", "neutral")
