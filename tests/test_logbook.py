@@ -277,6 +277,16 @@ def test_prompts_for_what_is_missing_asks_again_on_bad_answers_and_confirms_matc
         "Retry fusion on 13", "blackwell", "fuse again", "failed", "cu130", [GATE])
 
 
+def test_a_failed_attempt_without_error_says_why_a_blocker_is_asked_and_empty_stops(root):
+    before = attempts(root)
+    answers = "\n".join(["cu128", "", ""]) + "\n"  # stack; no error text; no blocker
+    r = invoke(root, *BASE, "--interactive", "-c", "blackwell", "-o", "failed", input=answers)
+    assert r.exit_code == 2, r.output  # before, an empty answer was asked again, forever
+    assert "kb log: a failed attempt needs its error text or the blocker that stopped it: give a blocker id (" in r.output
+    assert "a failed attempt needs 'error' (the error text) or 'blocked_by' (blocker ids)" in r.output
+    assert attempts(root) == before
+
+
 def test_prompts_replace_bad_flag_values_and_ask_for_the_headline_metric(root):
     answers = "\n".join([
         "",          # campaign 'nop' was wrong: take the default
