@@ -335,8 +335,11 @@ def build_attempt(kg: KnowledgeGraph, draft: AttemptDraft, *, today: dt.date | N
 
     data["id"] = dated_id(date, str(data.get("title") or "attempt"))
     if problems:
-        # still validate what is there, so that one run reports every problem
-        problems.extend(p for p in _model_problems(data, partial=True) if p not in problems)
+        # still validate what is there, so that one run reports every problem; a failed attempt's
+        # missing cause is not one when the cause given (--blocked-by, --error-file) was refused
+        cause_refused = any(p.field in ("--blocked-by", "--error-file") for p in problems)
+        problems.extend(p for p in _model_problems(data, partial=True) if p not in problems
+                        and not (cause_refused and p.field == "--error/--blocked-by"))
         raise InvalidOptions(problems)
     model_problems = _model_problems(data, partial=False)
     if model_problems:

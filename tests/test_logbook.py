@@ -245,6 +245,18 @@ def test_dry_run_names_the_suffixed_id_a_real_run_takes(root):
     assert w.stdout.strip().endswith("attempts/2026-03-01-retry-fusion-2.yaml")
 
 
+@pytest.mark.parametrize(("args", "only"), [
+    (["-b", "nope"], "kb log: --blocked-by: unknown blocker 'nope'"),
+    (["--error-file", "no-such.log"], "kb log: --error-file: cannot read 'no-such.log'"),
+])
+def test_a_refused_cause_is_the_one_problem_of_a_failed_attempt(root, args, only):
+    r = invoke(root, *BASE, "-o", "failed", *args)
+    assert r.exit_code == 2, r.output
+    assert only in r.stderr
+    assert "a failed attempt needs 'error'" not in r.stderr  # it was given, and refused
+    assert "kb: 1 problem in the attempt; nothing written" in r.stderr
+
+
 def test_a_broken_record_elsewhere_does_not_stop_logging(root):
     (root / "attempts" / "2026-01-01-broken.yaml").write_text("title: [unclosed\n")
     r = invoke(root, *BASE, "-o", "neutral")
