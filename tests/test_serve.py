@@ -100,6 +100,17 @@ def test_kb_serve_on_a_taken_address_says_so_without_a_traceback(tmp_path):
             f"pick another address, e.g. -a 127.0.0.1:{port + 1}") in proc.stderr
 
 
+@pytest.mark.parametrize("addr", ["localhost", "127.0.0.1:http", ":8000", "127.0.0.1:0"])
+def test_kb_serve_refuses_an_address_that_is_not_host_port(tmp_path, addr):
+    from click.testing import CliRunner
+
+    from kb.cli import cli
+
+    r = CliRunner().invoke(cli, ["--records", str(CAMPAIGN_RECORDS), "serve", "-a", addr])
+    assert r.exit_code == 2
+    assert f"Invalid value for '-a' / '--dev-addr': '{addr}' is not HOST:PORT; write e.g. 127.0.0.1:8000" in r.output
+
+
 # --------------------------------------------------------------------------- incremental preview
 
 BROKEN = "records/decisions/2026-02-27-broken.yaml:2: invalid YAML"
