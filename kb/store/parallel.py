@@ -4,8 +4,8 @@ Parsing and validating is most of a cold load (at 10,000 attempts about 1 s of a
 check``, measured in ``bench/bench_scale.py``), and each file is parsed on its own. When a load
 finds at least :data:`MIN_FILES` files without a cache entry, :func:`parse_ahead` forks worker
 processes (POSIX ``fork``: the workers share the parent's memory, so nothing is sent to them);
-each takes the files of its own cache shards (:func:`kb.store.cache.shard_of`, shard ``n`` to
-worker ``n % workers``), reads, parses and validates them exactly as the load does, writes its
+each takes the files of its own run of cache shards (:func:`kb.store.cache.shard_of`; the
+parent keeps a larger run, :func:`_owners`), reads, parses and validates them exactly as the load does, writes its
 shards of the record cache, and sends back only the line maps of the files it parsed. The parent
 parses its own share meanwhile, then reads the workers' shards back as any cache is read. The load
 that follows then finds every file in the cache and runs exactly as after a warm start: same
@@ -103,10 +103,12 @@ def parse_ahead(jobs: list[Job], cache: RecordCache, read: Callable[[Job], bytes
         os.close(w)
         started.append((pid, r))
     docs = {}
-    for job, digest, doc in _parse(mine[0], cache, read, parse):
-        docs[job.rel] = (digest, doc)
-    for pid, r in started:
-        docs.update(_collect(cache, pid, r))
+    try:
+        for job, digest, doc in _parse(mine[0], cache, read, parse):
+            docs[job.rel] = (digest, doc)
+    finally:  # every worker is waited for, even when the parent's own share raised
+        for pid, r in started:
+            docs.update(_collect(cache, pid, r))
     return docs
 
 
