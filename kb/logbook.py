@@ -273,8 +273,9 @@ def build_attempt(kg: KnowledgeGraph, draft: AttemptDraft, *, today: dt.date | N
     campaign = draft.campaign or default_campaign(kg)
     if campaign is None:
         ids = [c.id for c in kg.of_kind(Campaign)]
-        problem("--campaign", "missing; give --campaign ID"
-                + (f" (one of: {', '.join(ids)})" if ids else " (no campaign yet: add one under records/campaigns/)"))
+        problem("--campaign", "missing; give --campaign ID" + (
+            f" (one of: {', '.join(ids)})" if ids
+            else " (no campaign yet: start one with 'kb new campaign TITLE --model M --platform ID')"))
     refs = {"campaign": campaign, "platform": draft.platform, "stack": draft.stack, "baseline": draft.baseline}
     for key, value in refs.items():
         if not value:
