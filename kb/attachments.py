@@ -9,6 +9,7 @@ not there is a located problem (``kb check``, and a warning that fails ``kb buil
 from __future__ import annotations
 
 import re
+from pathlib import PurePosixPath
 from typing import Any, Iterator
 
 from kb.errors import Problem
@@ -70,7 +71,8 @@ def _strings(value: Any, path: tuple[Any, ...] = ()) -> Iterator[tuple[tuple[Any
 
 def asset_problems(records: RecordSet, assets: set[str] | dict[str, Any]) -> list[Problem]:
     """A :class:`Problem` at the field's line for every local image or file a record's text links
-    to that is not in ``assets`` (the paths under ``records/assets/``)."""
+    to that is not in ``assets`` (the paths under ``records/assets/``); its message names that
+    folder as the record's path does (``records/assets/timeline.png``)."""
     problems = []
     for rid, rec in sorted(records.records.items()):
         try:
@@ -85,7 +87,8 @@ def asset_problems(records: RecordSet, assets: set[str] | dict[str, Any]) -> lis
             for target, is_image in linked_files(text):
                 if target not in assets:
                     what = "image" if is_image else "linked file"
-                    problems.append(records.problem(rid, path, f"{what} '{target}' not found in {ASSETS_FOLDER}/ "
-                                                               f"beside the records: add it as {ASSETS_FOLDER}/{target} "
-                                                               "or fix the link"))
+                    # the folder as the record's path shows it (records/attempts/x.yaml → records/assets)
+                    where = (PurePosixPath(records.origins[rid].path).parent.parent / ASSETS_FOLDER).as_posix()
+                    problems.append(records.problem(rid, path, f"{what} '{target}' not found in {where}/: "
+                                                               f"add it as {where}/{target} or fix the link"))
     return problems

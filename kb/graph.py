@@ -109,7 +109,7 @@ def check_references(records: RecordSet) -> list[Problem]:
             if target in lost:
                 continue  # a catalog's record not loaded for an id clash, already reported: another record has its id
             if other is None:
-                hint = _closest(target, [r.id for r in ids.values() if isinstance(r, kind)])
+                hint = _closest(target, [r.id for r in ids.values() if isinstance(r, kind) and r.id != rid])
                 problems.append(records.problem(rid, path, f"unknown {_KIND_NAMES[kind]} '{target}'" + hint))
             elif not isinstance(other, kind):
                 problems.append(records.problem(

@@ -273,8 +273,9 @@ def build_attempt(kg: KnowledgeGraph, draft: AttemptDraft, *, today: dt.date | N
     campaign = draft.campaign or default_campaign(kg)
     if campaign is None:
         ids = [c.id for c in kg.of_kind(Campaign)]
-        problem("--campaign", "missing; give --campaign ID"
-                + (f" (one of: {', '.join(ids)})" if ids else " (no campaign yet: add one under records/campaigns/)"))
+        problem("--campaign", "missing; give --campaign ID" + (
+            f" (one of: {', '.join(ids)})" if ids
+            else " (no campaign yet: start one with 'kb new campaign TITLE --model M --platform ID')"))
     refs = {"campaign": campaign, "platform": draft.platform, "stack": draft.stack, "baseline": draft.baseline}
     for key, value in refs.items():
         if not value:
@@ -335,8 +336,11 @@ def build_attempt(kg: KnowledgeGraph, draft: AttemptDraft, *, today: dt.date | N
 
     data["id"] = dated_id(date, str(data.get("title") or "attempt"))
     if problems:
-        # still validate what is there, so that one run reports every problem
-        problems.extend(p for p in _model_problems(data, partial=True) if p not in problems)
+        # still validate what is there, so that one run reports every problem; a failed attempt's
+        # missing cause is not one when the cause given (--blocked-by, --error-file) was refused
+        cause_refused = any(p.field in ("--blocked-by", "--error-file") for p in problems)
+        problems.extend(p for p in _model_problems(data, partial=True) if p not in problems
+                        and not (cause_refused and p.field == "--error/--blocked-by"))
         raise InvalidOptions(problems)
     model_problems = _model_problems(data, partial=False)
     if model_problems:

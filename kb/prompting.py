@@ -138,7 +138,10 @@ def fill_attempt_draft(kg: KnowledgeGraph, draft: logbook.AttemptDraft, ask: Ask
     if draft.outcome == "failed" and not (draft.error or draft.error_file or draft.blocked_by):
         draft.error = ask.text("error text (empty if there is none)", optional=True)
         if not draft.error and blockers:
-            chosen = ask.choice("blocked by", blockers)
+            ask.say(f"kb log: a failed attempt needs its error text or the blocker that stopped it: give a "
+                    f"blocker id ({len(blockers)} known; a wrong one lists them), or nothing to stop here "
+                    "('kb new blocker TITLE' writes a new one)")
+            chosen = ask.choice("blocked by", blockers, optional=True)
             draft.blocked_by = [chosen] if chosen else []
 
 

@@ -9,6 +9,7 @@ that builds a record (``kb log: --metric: ...``), :func:`first_message` for one 
 from __future__ import annotations
 
 import difflib
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -123,12 +124,13 @@ def describe(err: Any, doc: Document | None, model: type[Record]) -> str:
     msg = err["msg"]
     if msg.startswith("Value error, "):
         msg = msg[len("Value error, "):]
-    if kind == "literal_error":
-        return f"{msg} (got {err.get('input')!r})"
+    if kind in ("literal_error", "enum"):  # "Input should be 'a', 'b' or 'c'": the closest one too
+        choices = re.findall(r"'([^']*)'", str((err.get("ctx") or {}).get("expected", "")))
+        # a stricter cutoff than for keys: 'approved' is nearer 'proposed' than 'accepted' by letters
+        hint = difflib.get_close_matches(str(err.get("input")), choices, n=1, cutoff=0.7)
+        return f"{msg} (got {err.get('input')!r})" + (f"; did you mean '{hint[0]}'?" if hint else "")
     if kind in ("date_from_datetime_parsing", "date_parsing", "date_type", "date_from_datetime_inexact"):
         return f"{_short(err.get('input'))} is not a date; write it as YYYY-MM-DD, e.g. 2026-02-21"
-    if kind == "enum":
-        return f"{msg} (got {err.get('input')!r})"
     if kind == "string_pattern_mismatch":
         return f"{msg} (got {err.get('input')!r})"
     value = err.get("input")

@@ -87,7 +87,7 @@ def test_check_reports_a_link_and_a_placeholder_written_through_escapes(tmp_path
     _write(root, "blockers", "escaped", 'title: Escaped\ndescription: "see [the plot]\\x28plot.png)"\n')
     r = CliRunner().invoke(cli, ["--records", str(root), "check"], env={"KB_CACHE": "off"})
     assert r.exit_code == 1
-    assert "records/blockers/escaped.yaml:2: description: linked file 'plot.png' not found in assets/" in r.output
+    assert "records/blockers/escaped.yaml:2: description: linked file 'plot.png' not found in records/assets/" in r.output
     root = tmp_path / "b" / "records"  # (warnings are given only for records without problems)
     _write(root, "blockers", "todo", 'title: Half done\ndescription: "\\x54ODO"\n')
     r = CliRunner().invoke(cli, ["--records", str(root), "check"], env={"KB_CACHE": "off"})

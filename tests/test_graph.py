@@ -35,6 +35,8 @@ def test_unknown_id_with_hint(write_tree):
      "records/attempts/a.yaml:6: baseline: 'b' is a blocker, but baseline must name an attempt"),
     ("attempts/a.yaml", "stack: s", "stack: s\nbaseline: nowhere",
      "records/attempts/a.yaml:6: baseline: unknown attempt 'nowhere'"),
+    ("attempts/a.yaml", "stack: s", "stack: s\nbaseline: aa",  # no hint of the attempt itself
+     "records/attempts/a.yaml:6: baseline: unknown attempt 'aa'"),
     ("attempts/a.yaml", "stack: s", "stack: s\nbaseline: a",
      "records/attempts/a.yaml:6: baseline: attempt 'a' refers to itself in baseline"),
     ("decisions/d.yaml", "evidence: [a]", "evidence: [a, ghost]",

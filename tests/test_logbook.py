@@ -236,6 +236,27 @@ def test_dry_run_prints_the_record_and_writes_nothing(root):
     assert attempts(root) == before
 
 
+def test_dry_run_names_the_suffixed_id_a_real_run_takes(root):
+    assert invoke(root, *BASE, "-o", "neutral").exit_code == 0
+    r = invoke(root, *BASE, "-o", "neutral", "--dry-run")
+    assert r.exit_code == 0, r.output
+    assert r.stdout.startswith("# records/attempts/2026-03-01-retry-fusion-2.yaml (dry run: not written)\n")
+    w = invoke(root, *BASE, "-o", "neutral")
+    assert w.stdout.strip().endswith("attempts/2026-03-01-retry-fusion-2.yaml")
+
+
+@pytest.mark.parametrize(("args", "only"), [
+    (["-b", "nope"], "kb log: --blocked-by: unknown blocker 'nope'"),
+    (["--error-file", "no-such.log"], "kb log: --error-file: cannot read 'no-such.log'"),
+])
+def test_a_refused_cause_is_the_one_problem_of_a_failed_attempt(root, args, only):
+    r = invoke(root, *BASE, "-o", "failed", *args)
+    assert r.exit_code == 2, r.output
+    assert only in r.stderr
+    assert "a failed attempt needs 'error'" not in r.stderr  # it was given, and refused
+    assert "kb: 1 problem in the attempt; nothing written" in r.stderr
+
+
 def test_a_broken_record_elsewhere_does_not_stop_logging(root):
     (root / "attempts" / "2026-01-01-broken.yaml").write_text("title: [unclosed\n")
     r = invoke(root, *BASE, "-o", "neutral")
@@ -266,6 +287,16 @@ def test_prompts_for_what_is_missing_asks_again_on_bad_answers_and_confirms_matc
     rec = read(r.stdout.strip())
     assert (rec["title"], rec["campaign"], rec["approach"], rec["outcome"], rec["stack"], rec["blocked_by"]) == (
         "Retry fusion on 13", "blackwell", "fuse again", "failed", "cu130", [GATE])
+
+
+def test_a_failed_attempt_without_error_says_why_a_blocker_is_asked_and_empty_stops(root):
+    before = attempts(root)
+    answers = "\n".join(["cu128", "", ""]) + "\n"  # stack; no error text; no blocker
+    r = invoke(root, *BASE, "--interactive", "-c", "blackwell", "-o", "failed", input=answers)
+    assert r.exit_code == 2, r.output  # before, an empty answer was asked again, forever
+    assert "kb log: a failed attempt needs its error text or the blocker that stopped it: give a blocker id (" in r.output
+    assert "a failed attempt needs 'error' (the error text) or 'blocked_by' (blocker ids)" in r.output
+    assert attempts(root) == before
 
 
 def test_prompts_replace_bad_flag_values_and_ask_for_the_headline_metric(root):

@@ -227,6 +227,25 @@ def test_dry_run_prints_the_yaml_and_writes_nothing(empty_records: Path):
     assert sorted(p.name for p in empty_records.rglob("*.yaml")) == ["8x-rtx-pro-6000.yaml", "cuda-12.8.yaml"]
 
 
+def test_logging_or_importing_before_a_campaign_says_how_to_start_one(empty_records: Path):
+    r = invoke(empty_records, "log", "--no-interactive", "-t", "x", "-a", "y", "-o", "neutral")
+    assert r.exit_code == 2
+    assert "kb log: --campaign: missing; give --campaign ID (no campaign yet: start one with 'kb new campaign " in r.output
+    log = Path(__file__).parent / "corpus" / "claude-eagle-tp.jsonl"
+    r = invoke(empty_records, "import", str(log), "--dry-run")
+    assert r.exit_code == 2
+    assert ("attempts need a campaign and records/ has none: start one first with 'kb new platform', "
+            "'kb new stack' and 'kb new campaign' (README: Start a campaign), then import") in r.output
+
+
+def test_dry_run_names_the_suffixed_id_a_real_run_takes(empty_records: Path):
+    assert invoke(empty_records, *PLATFORM).exit_code == 0
+    r = invoke(empty_records, *PLATFORM, "--dry-run")
+    assert r.exit_code == 0, r.output
+    assert r.stdout.startswith("# records/platforms/8x-rtx-pro-6000-2.yaml (dry run: not written)\n")
+    assert sorted(p.name for p in empty_records.rglob("*.yaml")) == ["8x-rtx-pro-6000.yaml"]
+
+
 @pytest.mark.parametrize(("args", "option", "message"), [
     (["new", "stack", "S", "--base", "cuda-12.9", "--component", "cuda=13.0"], "--base",
      "unknown stack 'cuda-12.9'; did you mean 'cuda-12.8'?"),

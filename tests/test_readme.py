@@ -1,6 +1,6 @@
-"""Every command the README shows runs: each ``kb ...`` line of its ``sh`` blocks is run, in
-order, in a scratch folder (a copy of the frozen campaign, or an empty records/ for the block
-that starts a campaign), and must exit 0. A block right after a line
+"""Every command the README shows runs: each ``kb ...`` (and ``mkdir ...``) line of its ``sh``
+blocks is run, in order, in a scratch folder (a copy of the frozen campaign, or an empty folder
+for the block that starts a campaign), and must exit 0. A block right after a line
 ``<!-- docs-test: skip -->`` is not run (say why next to it)."""
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ def blocks() -> list[tuple[int, list[str]]]:
                 line = line.strip()
                 for part in line.split("&&"):
                     part = part.strip()
-                    if part.startswith("kb "):
+                    if part.startswith(("kb ", "mkdir ")):
                         cmds.append(re.sub(r"\s+#\s.*$", "", part))
             if cmds and not skip:
                 out.append((start, cmds))
@@ -57,15 +57,17 @@ def test_the_readme_shows_commands():
 def test_every_readme_command_runs(tmp_path, start, commands):
     work = tmp_path / "project"
     work.mkdir()
-    if any(c.startswith("kb new platform") for c in commands):
-        (work / "records").mkdir()
-    else:
+    if not any(c.startswith("kb new platform") for c in commands):  # that block starts from nothing
         shutil.copytree(CAMPAIGN_RECORDS, work / "records")
         shutil.copy(ROOT / "mkdocs.yml", work / "mkdocs.yml")
         shutil.copytree(ROOT / "docs", work / "docs")
     env = {**os.environ, "PYTHONIOENCODING": "utf-8"}
     env.pop("KB_RECORDS", None)
     for command in commands:
+        if command.startswith("mkdir "):
+            for folder in shlex.split(command)[1:]:
+                (work / folder).mkdir()
+            continue
         argv = [sys.executable, "-m", "kb", *shlex.split(command)[1:]]
         proc = subprocess.run(argv, cwd=work, capture_output=True, text=True, timeout=300, env=env)
         assert proc.returncode == 0, f"README.md:{start}: {command}\n{proc.stdout}\n{proc.stderr}"

@@ -86,6 +86,31 @@ def test_kb_serve_uses_the_users_config_and_rebuilds_on_a_record_change(tmp_path
     assert "Traceback" not in out, out
 
 
+def test_kb_serve_on_a_taken_address_says_so_without_a_traceback(tmp_path):
+    shutil.copytree(CAMPAIGN_RECORDS, tmp_path / "records")
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        proc = subprocess.run([sys.executable, "-m", "kb", "serve", "-a", f"127.0.0.1:{port}"], cwd=tmp_path,
+                              capture_output=True, text=True, timeout=STARTUP_S)
+    assert proc.returncode == 2, proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert (f"kb: cannot serve on 127.0.0.1:{port}: Address already in use; stop what uses it or "
+            f"pick another address, e.g. -a 127.0.0.1:{port + 1}") in proc.stderr
+
+
+@pytest.mark.parametrize("addr", ["localhost", "127.0.0.1:http", ":8000", "127.0.0.1:0"])
+def test_kb_serve_refuses_an_address_that_is_not_host_port(tmp_path, addr):
+    from click.testing import CliRunner
+
+    from kb.cli import cli
+
+    r = CliRunner().invoke(cli, ["--records", str(CAMPAIGN_RECORDS), "serve", "-a", addr])
+    assert r.exit_code == 2
+    assert f"Invalid value for '-a' / '--dev-addr': '{addr}' is not HOST:PORT; write e.g. 127.0.0.1:8000" in r.output
+
+
 # --------------------------------------------------------------------------- incremental preview
 
 BROKEN = "records/decisions/2026-02-27-broken.yaml:2: invalid YAML"

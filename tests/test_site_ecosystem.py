@@ -235,8 +235,8 @@ def test_missing_local_image_is_a_located_problem(tmp_path):
     res = kb("--records", "records", "check", cwd=case)
     assert res.exit_code == 1
     assert res.stdout.splitlines() == [
-        "records/decisions/2026-03-02-adopt-nccl.yaml:4: context: image 'timeline.png' not found in assets/ beside "
-        "the records: add it as assets/timeline.png or fix the link"]
+        "records/decisions/2026-03-02-adopt-nccl.yaml:4: context: image 'timeline.png' not found in records/assets/: "
+        "add it as records/assets/timeline.png or fix the link"]
     strict = kb("--records", "records", "build", "--strict", "-f", "mkdocs.yml", "-d", "site", cwd=case)
     assert strict.exit_code == 1
     assert "image 'timeline.png' not found" in strict.stderr

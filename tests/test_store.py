@@ -112,6 +112,9 @@ BROKEN = [
      "records/attempts/missing.yaml:1: outcome: required field 'outcome' is missing; add it"),
     ("attempts/bad-outcome.yaml", ATTEMPT.replace("regressed", "sucess"),
      "records/attempts/bad-outcome.yaml:6: outcome: Input should be"),
+    ("attempts/near-outcome.yaml", ATTEMPT.replace("regressed", "failure"),
+     "records/attempts/near-outcome.yaml:6: outcome: Input should be 'baseline', 'improved', 'regressed', "
+     "'neutral', 'failed' or 'inconclusive' (got 'failure'); did you mean 'failed'?"),
     ("attempts/bad-unit.yaml", ATTEMPT.replace("54.1 tok/s", "54.1 furlongs"),
      "records/attempts/bad-unit.yaml:8: metrics.output_throughput.unit: unknown unit 'furlongs'"),
     ("attempts/bad-date.yaml", ATTEMPT.replace("2026-02-21", "2026-02-30"),
@@ -119,7 +122,8 @@ BROKEN = [
     ("platforms/cc-number.yaml", PLATFORM.replace('"12.0"', "12.0"),
      "records/platforms/cc-number.yaml:4: compute_capability: '12.0' was read by YAML as a number (12.0)"),
     ("decisions/bad-status.yaml", DECISION.replace("accepted", "approved"),
-     "records/decisions/bad-status.yaml:2: status: Input should be 'proposed', 'accepted', 'rejected', 'deprecated' or 'superseded'"),
+     "records/decisions/bad-status.yaml:2: status: Input should be 'proposed', 'accepted', 'rejected', 'deprecated' or "
+     "'superseded' (got 'approved')"),  # no hint: the nearest by letters, 'proposed', would mislead
     ("decisions/chosen-not-option.yaml", DECISION.replace("chosen: Upgrade", "chosen: Downgrade"),
      "records/decisions/chosen-not-option.yaml:1: outcome.chosen 'Downgrade' is not one of the considered options"),
     ("attempts/a-list.yaml", "- title: x\n", "records/attempts/a-list.yaml:1: the file holds a list"),

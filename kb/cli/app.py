@@ -162,12 +162,15 @@ def say_redacted(command: str, counts: Any) -> None:
         click.echo(f"{command}: redacted before writing: {what} (the record lists them under 'redacted')", err=True)
 
 
-def print_record(record: Any) -> None:
+def print_record(record: Any, root: Any = None, taken: Any = ()) -> None:
     """Print ``record`` as the YAML the write gate would write (redacted), under a comment naming
-    its file: what ``--dry-run`` shows."""
-    from kb.store import dump_record, redact_record
+    its file: what ``--dry-run`` shows. With ``root`` (the records folder) the id is the one a
+    real run would take there (suffixed ``-2``, … past a taken id or file: :func:`kb.store.free_id`)."""
+    from kb.store import dump_record, free_id, redact_record
 
     clean, _counts = redact_record(record)
+    if root is not None:
+        clean = clean.model_copy(update={"id": free_id(root, clean, taken)})
     click.echo(f"# records/{clean.folder}/{clean.id}.yaml (dry run: not written)")
     click.echo(dump_record(clean), nl=False)
 

@@ -152,7 +152,7 @@ def log(env: Env, title: str | None, approach: str | None, outcome: str | None, 
     try:
         if dry_run:
             attempt, matches = logbook.prepare_attempt(kg, draft, link_matches=link_matches)
-            print_record(attempt)
+            print_record(attempt, env.records, kg.records.records)
             for m in matches:
                 how = "would be linked" if m.linked else _not_linked(m, link_matches)
                 click.echo(f"kb log: error text {m.describe()} ({how})", err=True)

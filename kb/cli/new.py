@@ -53,9 +53,10 @@ def _title(title: tuple[str, ...]) -> str:
     return text
 
 
-def _dry_run(record: Any) -> None:
-    """Print ``record`` as the YAML ``kb new`` would write (redacted), under a comment naming its file."""
-    print_record(record)
+def _dry_run(env: Env, record: Any, kg: Any) -> None:
+    """Print ``record`` as the YAML ``kb new`` would write (redacted), under a comment naming its
+    file (with the id a real run would take: suffixed when taken)."""
+    print_record(record, env.records, kg.records.records if kg is not None else ())
 
 
 def _finish_new(env: Env, build: Callable[[], Any], kg: Any, what: str, dry_run: bool, as_json: bool,
@@ -70,7 +71,7 @@ def _finish_new(env: Env, build: Callable[[], Any], kg: Any, what: str, dry_run:
     for note in notes:
         click.echo(f"kb new {record.kind}: {note}", err=True)
     if dry_run:
-        _dry_run(record)
+        _dry_run(env, record, kg)
         return
     _write_new(env, record, kg, as_json, hint="" if hint is None else hint)
 

@@ -48,9 +48,19 @@ def build(env: Env, config_file: str | None, site_dir: str | None, strict: bool,
         click.echo(str(out))
 
 
+def _host_port(ctx: click.Context, param: click.Parameter, value: str) -> str:
+    """``--dev-addr`` as MkDocs takes it, ``HOST:PORT`` with a numeric port (a bad one is a usage
+    error here, not MkDocs' configuration error about a temporary mkdocs.yml)."""
+    host, sep, port = value.rpartition(":")
+    if not (sep and host and port.isdigit() and 0 < int(port) < 65536):
+        raise click.BadParameter(f"'{value}' is not HOST:PORT; write e.g. 127.0.0.1:8000 or 0.0.0.0:8080")
+    return value
+
+
 @cli.command()
 @click.option("-f", "--config-file", type=click.Path(dir_okay=False), default=None, help="mkdocs.yml to use.")
-@click.option("-a", "--dev-addr", default="127.0.0.1:8000", show_default=True, help="Address to serve on.")
+@click.option("-a", "--dev-addr", default="127.0.0.1:8000", show_default=True, callback=_host_port,
+              metavar="HOST:PORT", help="Address to serve on.")
 @pass_env
 @handle_errors
 def serve(env: Env, config_file: str | None, dev_addr: str) -> None:

@@ -276,8 +276,9 @@ def _campaign(records: RecordSet, wanted: str | None) -> Campaign:
     if len(campaigns) == 1:
         return campaigns[0]
     if not campaigns:
-        raise UsageError("attempts need a campaign and records/ has none: create one under "
-                         "records/campaigns/ first, then import")
+        raise UsageError("attempts need a campaign and records/ has none: start one first with "
+                         "'kb new platform', 'kb new stack' and 'kb new campaign' (README: Start a campaign), "
+                         "then import")
     raise UsageError("records/ holds several campaigns; choose one with --campaign ID (one of: "
                      + ", ".join(c.id for c in campaigns) + ")")
 

@@ -36,7 +36,7 @@ from typing import Any, Callable, Iterable
 
 from mkdocs.plugins import BasePlugin, event_priority
 
-from kb.errors import InvalidRecords, Problem
+from kb.errors import InvalidRecords, Problem, UsageError
 from kb.graph import KnowledgeGraph
 from kb.pipeline import load
 from kb.site import incremental
@@ -422,7 +422,8 @@ def serve_preview(records: str | Path, *, config_file: str | None = None, dev_ad
 
     ``config_file``: an ``mkdocs.yml`` (used as it is; default ``./mkdocs.yml``, else kb's
     built-in configuration). Raises :class:`kb.errors.InvalidRecords` before serving when a record
-    is invalid, and :class:`~kb.site.build.BuildError` when the first build fails.
+    is invalid, :class:`~kb.site.build.BuildError` when the first build fails, and
+    :class:`kb.errors.UsageError` when ``dev_addr`` cannot be bound (taken, or not this host's).
     """
     import tempfile
     from urllib.parse import urlsplit
@@ -457,6 +458,12 @@ def serve_preview(records: str | Path, *, config_file: str | None = None, dev_ad
                 server.serve()
             except KeyboardInterrupt:
                 log.info("Shutting down...")
+            except OSError as exc:
+                if server.serve_thread.is_alive():
+                    raise
+                # serve() binds the address first: taken, or not one of this host's
+                raise UsageError(f"cannot serve on {host}:{port}: {exc.strerror or exc}; stop what "
+                                 f"uses it or pick another address, e.g. -a {host}:{int(port) + 1}") from exc
             finally:
                 server.shutdown()
         finally:

@@ -16,7 +16,7 @@ _FROM = {
     **dict.fromkeys(["ASSETS_FOLDER", "list_assets"], "kb.store.assets"),
     **dict.fromkeys(["MAX_FILE_BYTES", "RECORD_SUFFIXES", "LoadResult", "Origin", "Prefetched", "RecordSet",
                      "load_records", "parse_record", "record_files"], "kb.store.read"),
-    **dict.fromkeys(["SCHEMA_URL_ENV", "Saved", "create_record", "dump_record", "record_path", "record_to_data",
+    **dict.fromkeys(["SCHEMA_URL_ENV", "Saved", "create_record", "dump_record", "free_id", "record_path", "record_to_data",
                      "redact_record", "save_record", "schema_ref", "write_record"], "kb.store.write"),
 }
 """Where each name kb.store re-exports lives. They are imported on first use (PEP 562), so that
@@ -38,7 +38,7 @@ def __getattr__(name: str) -> Any:
 __all__ = [
     "MAX_FILE_BYTES", "RECORD_SUFFIXES", "SCHEMA_URL_ENV", "LoadResult", "Origin", "Prefetched",
     "RecordSet",
-    "Saved", "create_record", "dump_record", "last_changed", "list_assets", "load_records", "parse_record",
+    "Saved", "create_record", "dump_record", "free_id", "last_changed", "list_assets", "load_records", "parse_record",
     "record_files", "record_path", "record_to_data", "redact_record", "save_record", "schema_ref", "write_record",
     "write_text_atomic",
 ]

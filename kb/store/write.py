@@ -249,6 +249,19 @@ def create_record(root: str | Path, record: R, *, taken: Iterable[str] = (), max
     return saved.record, saved.path  # type: ignore[return-value]
 
 
+def free_id(root: str | Path, record: Record, taken: Iterable[str] = (), max_tries: int = 1000) -> str:
+    """The id :func:`save_record` with ``new`` would give ``record`` now under ``root``: its own
+    id, else the first of ``<id>-2``, ``<id>-3``, … that is not in ``taken`` and has no file
+    (what a ``--dry-run`` shows; reads only). Raises :class:`WriteError` after ``max_tries``."""
+    skip = set(taken)
+    for n in range(1, max_tries + 1):
+        rid = record.id if n == 1 else suffixed(record.id, n)
+        if rid not in skip and not record_path(root, record.model_copy(update={"id": rid})).exists():
+            return rid
+    raise WriteError(f"{Path(root) / record.folder}: ids {record.id} to {record.id}-{max_tries} are all taken; "
+                     "pick another title")
+
+
 def _create(root: str | Path, record: R, taken: set[str], max_tries: int = 1000) -> tuple[R, Path]:
     """Create ``record`` under ``root``: ``record.id`` first, then ``<id>-2``, ``<id>-3``, … An
     id is skipped when it is in ``taken`` or its file exists. The check that decides is the
