@@ -171,15 +171,17 @@ def interrupted_parse(data, job):
 read._parse_job = interrupted_parse
 from kb.store import load_records
 fds = set(os.listdir("/proc/self/fd"))
+interrupted = False
 try:
     load_records(sys.argv[1])
 except KeyboardInterrupt:
-    pass
+    interrupted = True  # it went on up to the caller
 try:
     left = os.waitpid(-1, os.WNOHANG) != (0, 0)  # a child that has exited (a zombie) or not yet
 except ChildProcessError:
     left = False
-print(json.dumps({"children_left": left, "fds_left": len(set(os.listdir("/proc/self/fd")) - fds)}))
+print(json.dumps({"interrupted": interrupted, "children_left": left,
+                  "fds_left": len(set(os.listdir("/proc/self/fd")) - fds)}))
 """
 
 
@@ -189,7 +191,7 @@ def test_interrupted_load_leaves_no_worker(campaign: Path, tmp_path: Path) -> No
     env = {**os.environ, "KB_JOBS": "3", "KB_CACHE_DIR": str(tmp_path / "c")}
     done = subprocess.run([sys.executable, "-c", INTERRUPTED, str(campaign)], capture_output=True, text=True,
                           env=env, cwd=ROOT, check=True)
-    assert json.loads(done.stdout) == {"children_left": False, "fds_left": 0}
+    assert json.loads(done.stdout) == {"interrupted": True, "children_left": False, "fds_left": 0}
     assert done.stderr == ""
 
 
