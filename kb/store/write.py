@@ -42,6 +42,8 @@ def catalog_folder_reason(root: str | Path) -> str | None:
         if (folder / CATALOG_MARKER).is_file():
             return f"it is a catalog ({folder / CATALOG_MARKER} marks it)"
     return None
+
+
 def refuse_catalog(root: str | Path) -> None:
     """Raise :class:`WriteError` when the records folder ``root`` is a catalog
     (:func:`catalog_folder_reason`): catalogs are read-only to kb's writers. :func:`save_record`
@@ -253,13 +255,23 @@ def free_id(root: str | Path, record: Record, taken: Iterable[str] = (), max_tri
     """The id :func:`save_record` with ``new`` would give ``record`` now under ``root``: its own
     id, else the first of ``<id>-2``, ``<id>-3``, … that is not in ``taken`` and has no file
     (what a ``--dry-run`` shows; reads only). Raises :class:`WriteError` after ``max_tries``."""
-    skip = set(taken)
-    for n in range(1, max_tries + 1):
-        rid = record.id if n == 1 else suffixed(record.id, n)
-        if rid not in skip and not record_path(root, record.model_copy(update={"id": rid})).exists():
+    for rid in _candidate_ids(record.id, set(taken), max_tries):
+        if not record_path(root, record.model_copy(update={"id": rid})).exists():
             return rid
-    raise WriteError(f"{Path(root) / record.folder}: ids {record.id} to {record.id}-{max_tries} are all taken; "
-                     "pick another title")
+    raise _all_taken(root, record, max_tries)
+
+
+def _candidate_ids(base: str, taken: set[str], max_tries: int) -> Iterator[str]:
+    """``base``, then ``<base>-2``, ``<base>-3``, … up to ``max_tries`` ids, those in ``taken`` left out."""
+    for n in range(1, max_tries + 1):
+        rid = base if n == 1 else suffixed(base, n)
+        if rid not in taken:
+            yield rid
+
+
+def _all_taken(root: str | Path, record: Record, max_tries: int) -> WriteError:
+    return WriteError(f"{Path(root) / record.folder}: ids {record.id} to {record.id}-{max_tries} are all taken; "
+                      "pick another title")
 
 
 def _create(root: str | Path, record: R, taken: set[str], max_tries: int = 1000) -> tuple[R, Path]:
@@ -268,15 +280,11 @@ def _create(root: str | Path, record: R, taken: set[str], max_tries: int = 1000)
     exclusive hard link of :func:`kb.atomic.write_text_atomic`, so two processes writing the
     same id at the same moment both succeed, under distinct ids. Raises :class:`WriteError`
     after ``max_tries`` taken ids."""
-    base = record.id
-    for n in range(1, max_tries + 1):
-        rid = base if n == 1 else suffixed(base, n)
-        if rid in taken:
-            continue
+    for rid in _candidate_ids(record.id, taken, max_tries):
         candidate = record.model_copy(update={"id": rid})
         try:
             text = dump_record(candidate, schema_ref=schema_ref(root, candidate))
             return candidate, write_text_atomic(record_path(root, candidate), text)
         except RecordExists:
             continue
-    raise WriteError(f"{Path(root) / record.folder}: ids {base} to {base}-{max_tries} are all taken; pick another title")
+    raise _all_taken(root, record, max_tries)
