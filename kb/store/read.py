@@ -109,8 +109,8 @@ def _reparse(file: str | Path | None, rel: str, digest: bytes | None = None) -> 
 QUIET_WORDS = ("](", "TODO")
 """What ``kb check`` looks for in every record's text: a Markdown link's ``](`` (links to files
 under ``assets/``, :mod:`kb.attachments`) and kb's ``TODO`` placeholder (``kb.logbook.TODO``)."""
-_QUIET_BYTES = tuple(w.encode() for w in QUIET_WORDS) + (b"\\",)
-_QUIET_TEXT = tuple(w.decode() for w in _QUIET_BYTES)
+_QUIET_TEXT = (*QUIET_WORDS, "\\")
+_QUIET_BYTES = tuple(w.encode() for w in _QUIET_TEXT)
 
 
 @dataclass
