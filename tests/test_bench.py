@@ -69,11 +69,12 @@ def test_the_daemon_rows_run_at_a_tiny_size(tmp_path, capsys, monkeypatch):
         assert not list(Path(runtime).glob("kb/*.sock"))  # and was stopped afterwards
     finally:
         shutil.rmtree(runtime, ignore_errors=True)
-    for q in ("roots", "why", "unblocks"):
+    for q in ("check", "roots", "why", "unblocks"):
         for label in (f"{q} daemon", f"{q} daemon after edit"):
             assert r[label]["s"] == r[label]["wall"] > 0, label
     out = capsys.readouterr().out
-    assert "| `kb unblocks` answered by `kb daemon`, records unchanged |" in out and "× warm check (wall)" in out
+    assert "| `kb unblocks` answered by `kb daemon`, records unchanged |" in out and "× check warm (wall)" in out
+    assert "| `kb check` answered by `kb daemon` after one edit |" in out and "× libyaml (wall)" in out
     assert "| `kb why` answered by `kb daemon` after one edit |" in out
     records = tmp_path / "n30" / "records"
     fresh = tmp_path / "fresh"

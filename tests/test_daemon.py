@@ -22,7 +22,7 @@ from kb.store.stamp import stamp
 
 CAMPAIGN = Path(__file__).parent / "fixtures" / "campaign"
 FAILED = "2026-02-23-nccl-tree"
-QUESTIONS = [["roots"], ["roots", "-n", "1", "--json"], ["why", FAILED], ["why", FAILED, "--json"],
+QUESTIONS = [["check"], ["check", "--json"], ["check", "--strict"], ["roots"], ["roots", "-n", "1", "--json"], ["why", FAILED], ["why", FAILED, "--json"],
              ["unblocks", "cuda=13.0"], ["graph"], ["why", "no-such-attempt"]]
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork") or not hasattr(os, "getuid"), reason="Unix only: fork and Unix sockets")
@@ -96,6 +96,7 @@ def test_an_edit_is_answered_from_the_edited_records(place):
     # a broken record: every problem, exit 1, as the command reports it
     target.write_text(text.replace("outcome: ", "outcome: sideways-", 1))
     same_as_alone(cwd, env, ["roots"])
+    same_as_alone(cwd, env, ["check"])
     assert kb(cwd, env, "roots").returncode == 1
     # a record added, then removed
     (cwd / "records" / "attempts" / "2026-03-01-copy.yaml").write_text(
@@ -171,7 +172,8 @@ def test_records_of_reads_only_plain_question_lines(monkeypatch):
     assert relay.records_of(["roots"]) == "records"
     assert relay.records_of(["--records", "r2", "why", "x"]) == "r2"
     assert relay.records_of(["--records=r3", "unblocks", "cuda=13.0"]) == "r3"
-    assert relay.records_of(["check"]) is None
+    assert relay.records_of(["check"]) == "records"
+    assert relay.records_of(["log", "-t", "x"]) is None
     assert relay.records_of(["build"]) is None
     assert relay.records_of(["--version"]) is None
     assert relay.records_of(["--records"]) is None
@@ -241,3 +243,36 @@ def _wait_gone(pid: int) -> None:
         except ProcessLookupError:
             return
         time.sleep(0.05)
+
+
+def test_a_kept_records_cache_parses_only_what_changed_and_reads_no_cache_file(tmp_path, monkeypatch):
+    from kb.store import cache as cache_mod
+    from kb.store import read
+    from kb.store.cache import RecordCache, cache_path
+
+    shutil.copytree(CAMPAIGN, tmp_path / "records")
+    monkeypatch.setenv("KB_CACHE_DIR", str(tmp_path / "cache"))
+    root = tmp_path / "records"
+    kept = RecordCache(cache_path(root))
+    parsed: list[str] = []
+    real = read._parse_job
+
+    def spy(data, job):
+        parsed.append(job.stem)
+        return real(data, job)
+
+    monkeypatch.setattr(read, "_parse_job", spy)
+    first = read.load_records(root, kept=kept)
+    assert len(parsed) == 21 and not first.problems
+    monkeypatch.setattr(cache_mod, "read_entries", lambda path: pytest.fail(f"read {path}"))
+    target = root / "attempts" / f"{FAILED}.yaml"
+    target.write_text(target.read_text().replace("title: ", "title: Kept ", 1))
+    parsed.clear()
+    second = read.load_records(root, kept=kept)
+    assert parsed == [FAILED]
+    assert second.records.get(FAILED).title.startswith("Kept ")
+    assert list(second.records.records) == list(first.records.records)
+    (root / "attempts" / f"{FAILED}.yaml").unlink()
+    parsed.clear()
+    third = read.load_records(root, kept=kept)
+    assert parsed == [] and FAILED not in third.records.records

@@ -1,6 +1,6 @@
 """Hands a question to a running ``kb daemon`` (:mod:`kb.cli.daemon`), which keeps the records loaded.
 
-``kb roots``, ``kb why``, ``kb unblocks`` and ``kb graph`` first look for a daemon serving their
+``kb check``, ``kb roots``, ``kb why``, ``kb unblocks`` and ``kb graph`` first look for a daemon serving their
 records folder with this very kb (:func:`socket_path`). When one answers, the command's
 arguments, working folder and environment go to it over a Unix socket together with the
 command's own standard input, output and error (passed as file descriptors, ``SCM_RIGHTS``), so
@@ -20,8 +20,9 @@ import os
 import sys
 from typing import Any
 
-QUERIES = frozenset({"roots", "why", "unblocks", "graph"})
-"""The commands a daemon answers: they read the records and write nothing."""
+QUERIES = frozenset({"check", "roots", "why", "unblocks", "graph"})
+"""The commands a daemon answers: they read the records and write none (``kb check`` keeps its
+report and line maps in the cache folder, as it does on its own)."""
 
 PROTOCOL = 1
 """The version of the request and reply messages; a daemon refuses another."""
