@@ -15,7 +15,7 @@ cache of validated records, so only edited files are parsed). Invalid records ar
 ``kb`` answers them: every problem, exit 1.
 
 It stops after ``--idle`` minutes without a question (30 by default), on ``kb daemon stop``, or
-on SIGTERM, and removes its socket. It holds the records in memory (about 400 MB at 10,000
+on SIGTERM, and removes its socket. It holds the records in memory (about 230 MB at 10,000
 attempts; ``kb daemon status`` says how much). Linux and other Unix systems only (file descriptors pass over Unix sockets).
 """
 
