@@ -67,7 +67,7 @@ def same_as_alone(cwd: Path, env: dict[str, str], args: list[str]) -> None:
 
 def test_every_question_is_answered_as_the_command_answers_it(place):
     cwd, env = place
-    started = kb(cwd, env, "daemon", "start", "--idle", "5")
+    started = kb(cwd, env, "daemon", "start", "--idle", "1")
     assert started.returncode == 0, started.stderr
     assert started.stderr.startswith("kb daemon (pid ")
     assert "holds 21 records of records" in started.stderr
@@ -81,7 +81,7 @@ def test_every_question_is_answered_as_the_command_answers_it(place):
 
 def test_an_edit_is_answered_from_the_edited_records(place):
     cwd, env = place
-    assert kb(cwd, env, "daemon", "start").returncode == 0
+    assert kb(cwd, env, "daemon", "start", "--idle", "1").returncode == 0
     target = cwd / "records" / "attempts" / f"{FAILED}.yaml"
     text = target.read_text()
     title = text.split("\n", 1)[0]
@@ -109,7 +109,7 @@ def test_an_edit_is_answered_from_the_edited_records(place):
 
 def test_the_working_folder_and_its_mkdocs_yml_are_the_askers(place):
     cwd, env = place
-    assert kb(cwd, env, "daemon", "start").returncode == 0
+    assert kb(cwd, env, "daemon", "start", "--idle", "1").returncode == 0
     elsewhere = cwd / "elsewhere"
     elsewhere.mkdir()
     records = str(cwd / "records")
@@ -129,8 +129,8 @@ def test_no_daemon_stop_and_a_killed_daemon_leave_questions_answered_here(place)
     assert kb(cwd, env, "roots").stdout == alone.stdout  # no daemon yet
     none = kb(cwd, env, "daemon", "status")
     assert none.returncode == 1 and "no kb daemon serves records" in none.stderr
-    assert kb(cwd, env, "daemon", "start").returncode == 0
-    again = kb(cwd, env, "daemon", "start")
+    assert kb(cwd, env, "daemon", "start", "--idle", "1").returncode == 0
+    again = kb(cwd, env, "daemon", "start", "--idle", "1")
     assert again.returncode == 0 and "already serves records" in again.stderr
     pid = int(kb(cwd, env, "daemon", "status").stdout.split("pid ")[1].split(")")[0])
     os.kill(pid, signal.SIGKILL)
@@ -138,7 +138,7 @@ def test_no_daemon_stop_and_a_killed_daemon_leave_questions_answered_here(place)
     sockets = list(Path(env["XDG_RUNTIME_DIR"], "kb").glob("*.sock"))
     assert len(sockets) == 1  # left behind by the kill
     assert kb(cwd, env, "roots").stdout == alone.stdout
-    restarted = kb(cwd, env, "daemon", "start")
+    restarted = kb(cwd, env, "daemon", "start", "--idle", "1")
     assert restarted.returncode == 0, restarted.stderr
     stopped = kb(cwd, env, "daemon", "stop")
     assert "stopped" in stopped.stderr
@@ -160,7 +160,7 @@ def test_a_socket_folder_others_may_enter_is_never_used(place):
     folder = Path(env["XDG_RUNTIME_DIR"], "kb")
     folder.mkdir(mode=0o755)
     folder.chmod(0o755)
-    started = kb(cwd, env, "daemon", "start")
+    started = kb(cwd, env, "daemon", "start", "--idle", "1")
     assert started.returncode == 1
     assert f"{folder} must be a folder owned by you with mode 0700" in started.stderr
     assert relay.socket_folder() is None

@@ -31,7 +31,7 @@ import click
 
 from kb.cli import relay
 from kb.cli.app import Env, cli, pass_env
-from kb.cli.resident import Daemon, run_server
+from kb.cli.resident import Daemon, minutes_text, run_server
 
 
 @cli.group()
@@ -140,7 +140,7 @@ def show_status(env: Env) -> None:
         up = (time.time() - s["started"]) / 60 if isinstance(s.get("started"), (int, float)) else 0
         click.echo(f"kb daemon (pid {s.get('pid')}): {s.get('count')} records of {s.get('records')}, loaded in "
                    f"{s.get('load_s')} s; {s.get('answered')} questions answered; up {up:.0f} min; "
-                   f"{s.get('rss_mb')} MB; stops after {s.get('idle_minutes'):g} idle minutes")
+                   f"{s.get('rss_mb')} MB; stops after {minutes_text(60 * s.get('idle_minutes', 0))} idle")
     if not found:
         fail(f"no kb daemon serves {env.records} ('kb daemon start' starts one)")
 

@@ -409,7 +409,7 @@ def run_server(daemon: Daemon, records: str, ready: Any) -> None:
         problems = len(held.loaded.problems) if held else 0
         ready(f"ok: kb daemon (pid {os.getpid()}) holds {count} records of {records}"
               + (f" ({problems} problems; questions report them)" if problems else "")
-              + f", loaded in {time.perf_counter() - t0:.1f} s; it stops after {daemon.idle / 60:g} minutes "
+              + f", loaded in {time.perf_counter() - t0:.1f} s; it stops after {minutes_text(daemon.idle)} "
               "without a question, or on kb daemon stop")
         last = time.monotonic()
         while True:
@@ -436,3 +436,9 @@ def run_server(daemon: Daemon, records: str, ready: Any) -> None:
         except OSError:
             pass
         lock.close()
+
+
+def minutes_text(seconds: float) -> str:
+    """``seconds`` as minutes in words: ``1 minute``, ``2.5 minutes``."""
+    minutes = seconds / 60
+    return f"{minutes:g} minute{'' if minutes == 1 else 's'}"
