@@ -53,13 +53,18 @@ _identity: str | None = None
 
 def code_identity() -> str:
     """32 hex digits naming this kb as a daemon must match it: Python's version and executable,
-    kb's folder, the path, size and modification time of each of its ``.py`` files, and the
-    installed distributions (``*.dist-info`` names, which carry versions) on ``sys.path``. Reads no
-    file (about 2 ms); a kb edited or upgraded gets another identity, hence another daemon."""
+    kb's folder, the import path past its first entry (``$PYTHONPATH``, site folders: what else
+    imports, and catalogs named ``package:folder``, are found through), the path, size and
+    modification time of each of kb's ``.py`` files, and the installed distributions
+    (``*.dist-info`` names, which carry versions) on ``sys.path``. Reads no file (about 2 ms); a kb
+    edited or upgraded, or run with another ``$PYTHONPATH``, gets another identity, hence another
+    daemon. The first entry (the console script's folder, or the working folder under ``python -m``)
+    is left out, so that both ways of running kb share a daemon."""
     global _identity
     if _identity is None:
         package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
         h = hashlib.sha256(f"{PROTOCOL}\0{sys.version}\0{sys.executable}\0{package}".encode("utf-8", "surrogateescape"))
+        h.update("\0".join(["", *(os.path.abspath(p) if os.path.isdir(p) else p for p in sys.path[1:])]).encode("utf-8", "surrogateescape"))
         for folder, dirs, files in os.walk(package):
             dirs.sort()
             for name in sorted(files):

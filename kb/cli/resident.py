@@ -31,6 +31,9 @@ from kb.cli.app import Env, plugin_catalogs
 REQUEST_LIMIT = 4 << 20
 """Largest request accepted (bytes): arguments and environment."""
 
+POLL = 0.02
+"""Seconds between looks at the answers being written (has one ended, has its asker gone)."""
+
 
 @dataclass
 class Held:
@@ -72,6 +75,13 @@ class Daemon:
     """The real path of the folder :attr:`kept` belongs to."""
     garbage: bool = False
     """Whether a reload left the last graph's cyclic garbage behind (collected between questions)."""
+    lock: Any = None
+    """The open lock file of the socket (:func:`_bind`): closed in each answering child, so that
+    one still writing after the daemon was killed keeps no new daemon from starting."""
+    running: dict[int, socket.socket] = field(default_factory=dict)
+    """The answers being written: each child's pid and the connection of the command asking
+    (:func:`reap` replies to it when the child ends). Several run at once: one whose reader does
+    not read (``kb graph | less``) holds up no other question."""
 
 
 def fresh(daemon: Daemon, cwd: str, records_arg: str) -> Held | None:
@@ -95,7 +105,9 @@ def fresh(daemon: Daemon, cwd: str, records_arg: str) -> Held | None:
     if held is not None and held.tree == tree and _deps_same(held.deps):
         held.stamp = now
         return held
-    daemon.held = None
+    daemon.held = held = None
+    if daemon.garbage:  # questions came faster than the daemon idled: free the last reload's garbage
+        collect(daemon)  # before this load freezes it out of the collector's reach for good
     daemon.garbage = True
     real = records.resolve()
     if daemon.kept_for != real:
@@ -131,7 +143,11 @@ def load(key: tuple[str, str, tuple[str, ...]], records: Path, files: dict[str, 
         gc.freeze()
         gc.enable()
     deps = [[str(d.resolve()), tree_digest(d)] for d in catalog_folders(loaded.records, records, key[2])]
-    exact = prefetched.missed == 0
+    from kb.store.stamp import stamp
+
+    # exact: every record loaded came from the bytes hashed, and no entry came or went meanwhile
+    # (a file removed after the hashing and put back later would otherwise look loaded)
+    exact = prefetched.missed == 0 and stamp(records).entries == now.entries
     held = Held(key, tree if exact else None, now if exact else None, deps, loaded, time.perf_counter() - t0)
     if not loaded.problems:
         from kb.queries.warm import preparation
@@ -166,9 +182,9 @@ def prepare_step(held: Held) -> None:
 
 
 def answer(daemon: Daemon, conn: socket.socket, request: dict[str, Any], fds: list[int]) -> int:
-    """Run the command of ``request`` in a forked child writing to ``fds`` (its standard input,
-    output and error); returns its exit code. Ends the child (SIGKILL) when the asking command
-    goes away first (its connection closes), and then returns 130."""
+    """Start the command of ``request`` in a forked child writing to ``fds`` (its standard input,
+    output and error); returns the child's pid without waiting for it (:func:`reap` replies with
+    its exit code, or ends it when the asking command goes away first)."""
     try:
         held = fresh(daemon, request["cwd"], request["records"])
     except OSError:
@@ -178,15 +194,42 @@ def answer(daemon: Daemon, conn: socket.socket, request: dict[str, Any], fds: li
     pid = os.fork()
     if pid == 0:  # pragma: no cover - the child; its output is what the tests compare
         _child(daemon, conn, request, fds, held)
-    while True:
-        done, status = os.waitpid(pid, os.WNOHANG)
-        if done:
-            return os.waitstatus_to_exitcode(status) if os.WIFEXITED(status) else 128 + os.WTERMSIG(status)
-        readable, _, _ = select.select([conn], [], [], 0.02)
-        if readable and not conn.recv(1, socket.MSG_PEEK):
+    return pid
+
+
+def reap(daemon: Daemon) -> None:
+    """Reply to the command of each answer that ended (its exit code: 128 + the signal when one
+    ended it), and end (SIGKILL) each answer whose command went away (its connection closed)."""
+    for pid, conn in list(daemon.running.items()):
+        try:
+            done, status = os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:
+            done, status = pid, 1 << 8
+        if not done:
+            try:
+                gone = bool(select.select([conn], [], [], 0)[0]) and not conn.recv(1, socket.MSG_PEEK)
+            except OSError:
+                gone = True
+            if not gone:
+                continue
             os.kill(pid, signal.SIGKILL)
             os.waitpid(pid, 0)
-            return 130
+        del daemon.running[pid]
+        if done:
+            daemon.answered += 1
+            _reply(conn, {"exit": os.waitstatus_to_exitcode(status) if os.WIFEXITED(status)
+                          else 128 + os.WTERMSIG(status)})
+        conn.close()
+
+
+def drain(daemon: Daemon) -> None:
+    """Once stopped (its socket gone): wait for the answers being written to end, each asking
+    command still told its exit code. A second SIGTERM or SIGINT ends the daemon at once."""
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    while daemon.running:
+        select.select(list(daemon.running.values()), [], [], POLL)
+        reap(daemon)
 
 
 def _child(daemon: Daemon, conn: socket.socket, request: dict[str, Any], fds: list[int],
@@ -195,8 +238,9 @@ def _child(daemon: Daemon, conn: socket.socket, request: dict[str, Any], fds: li
     try:
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
         signal.signal(signal.SIGINT, signal.default_int_handler)
-        if daemon.listener is not None:
-            daemon.listener.close()
+        for other in (daemon.listener, daemon.lock, *daemon.running.values()):
+            if other is not None:
+                other.close()
         conn.close()
         for target, fd in enumerate(fds):
             os.dup2(fd, target)
@@ -293,6 +337,7 @@ def handle(daemon: Daemon, conn: socket.socket) -> None:
     request, is closed unanswered."""
     conn.settimeout(10)
     fds: list[int] = []
+    kept = False
     try:
         if _peer_uid(conn) != os.getuid():
             return
@@ -311,12 +356,12 @@ def handle(daemon: Daemon, conn: socket.socket) -> None:
             _reply(conn, {"local": True})
             return
         try:
-            code = answer(daemon, conn, request, fds)
+            pid = answer(daemon, conn, request, fds)
         except OSError:
             _reply(conn, {"local": True})  # e.g. the working folder is gone: the command says so itself
             return
-        daemon.answered += 1
-        _reply(conn, {"exit": code})
+        daemon.running[pid] = conn  # replied to by reap once the child ends
+        kept = True
     except (OSError, ValueError):
         return
     finally:
@@ -325,7 +370,8 @@ def handle(daemon: Daemon, conn: socket.socket) -> None:
                 os.close(fd)
             except OSError:
                 pass
-        conn.close()
+        if not kept:
+            conn.close()
 
 
 def _reply(conn: socket.socket, message: dict[str, Any]) -> None:
@@ -382,7 +428,8 @@ def _bind(path: str) -> tuple[socket.socket, Any]:
 def run_server(daemon: Daemon, records: str, ready: Any) -> None:
     """Serve ``daemon`` until it is stopped or idle: bind, load ``records`` (from the working
     folder), call ``ready(message)`` with one line saying so (or why it could not start), then
-    answer connections one at a time (:func:`handle`). Removes the socket when it ends."""
+    take connections one at a time (:func:`handle`), several answers being written at once
+    (:func:`reap`). Removes the socket when it ends, then lets the answers begun end (:func:`drain`)."""
     try:
         listener, lock = _bind(daemon.path)
     except AlreadyRunning:
@@ -391,7 +438,7 @@ def run_server(daemon: Daemon, records: str, ready: Any) -> None:
     except OSError as exc:
         ready(f"error: cannot listen on {daemon.path}: {exc.strerror or exc}")
         return
-    daemon.listener = listener
+    daemon.listener, daemon.lock = listener, lock
     mine = os.stat(daemon.path).st_ino
 
     def stop(_signum: int, _frame: Any) -> None:
@@ -411,17 +458,24 @@ def run_server(daemon: Daemon, records: str, ready: Any) -> None:
               + (f" ({problems} problems; questions report them)" if problems else "")
               + f", loaded in {time.perf_counter() - t0:.1f} s; it stops after {minutes_text(daemon.idle)} "
               "without a question, or on kb daemon stop")
+        del held  # the daemon's own reference only: a reload must leave this graph to the collector
         last = time.monotonic()
         while True:
-            held = daemon.held
-            steps = held is not None and held.steps
-            wait = 0 if steps or daemon.garbage else max(0.0, last + daemon.idle - time.monotonic())
-            if select.select([listener], [], [], wait)[0]:
+            busy = bool(daemon.running)
+            steps = daemon.held is not None and bool(daemon.held.steps)
+            wait = POLL if busy else 0 if steps or daemon.garbage else max(0.0, last + daemon.idle - time.monotonic())
+            if busy:
+                select.select([listener, *daemon.running.values()], [], [], wait)
+                reap(daemon)
+                last = time.monotonic()
+            if select.select([listener], [], [], 0 if busy else wait)[0]:
                 conn, _ = listener.accept()
                 handle(daemon, conn)
                 last = time.monotonic()
-            elif held is not None and steps:
-                prepare_step(held)  # between questions: one waiting is answered first
+            elif busy:
+                continue  # preparing and collecting wait until no answer is being written
+            elif daemon.held is not None and steps:
+                prepare_step(daemon.held)  # between questions: one waiting is answered first
             elif daemon.garbage:
                 collect(daemon)
             else:
@@ -435,7 +489,8 @@ def run_server(daemon: Daemon, records: str, ready: Any) -> None:
                 os.unlink(daemon.path)
         except OSError:
             pass
-        lock.close()
+        lock.close()  # a daemon may start at once, while the answers begun here end
+        drain(daemon)
 
 
 def minutes_text(seconds: float) -> str:
