@@ -11,6 +11,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 import pytest
@@ -189,3 +190,18 @@ def test_a_client_whose_python_path_differs_is_not_answered_by_the_daemon(tmp_pa
     monkeypatch.setattr(relay, "_identity", None)
     monkeypatch.setattr(sys, "path", [*sys.path, str(tmp_path / "extra")])
     assert relay.code_identity() != mine
+
+
+def test_ctrl_c_while_answered_ends_as_the_command_ends_alone(big):
+    cwd, env = big
+    assert kb(cwd, env, "daemon", "start", "--idle", "1").returncode == 0
+    ends = []
+    for off in ("off", ""):
+        proc = unread(cwd, {**env, "KB_DAEMON": off}, "graph")
+        time.sleep(0.3)  # blocked writing (alone) or waiting for the daemon's reply
+        proc.send_signal(signal.SIGINT)
+        _out, err = proc.communicate(timeout=60)
+        ends.append((proc.returncode, err.decode()))
+    assert ends[0] == (1, "\nAborted!\n")  # click's own words
+    assert ends[1] == ends[0]  # was exit 130, nothing said
+    assert kb(cwd, env, "roots").stdout == kb(cwd, env, "roots", KB_DAEMON="off").stdout

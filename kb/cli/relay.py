@@ -164,7 +164,7 @@ def relay(args: list[str]) -> int | None:
     Once the daemon has taken the question it writes to this process's output itself; if it
     ends without saying how the command ended, this says so on stderr and returns 1 (running the
     question again here could print part of an answer twice). Ctrl-C while waiting ends the
-    answer in the daemon too and returns 130."""
+    answer in the daemon too, and says ``Aborted!`` and returns 1 as the command does alone."""
     if os.environ.get("KB_DAEMON", "").strip().lower() in OFF_VALUES:
         return None
     records = records_of(args)
@@ -189,8 +189,9 @@ def relay(args: list[str]) -> int | None:
             reply = read_reply(sock)
         except OSError:
             reply = None
-    except KeyboardInterrupt:
-        return 130
+    except KeyboardInterrupt:  # said and coded as the command itself says it (click): a blank line, then Aborted!
+        print("\nAborted!", file=sys.stderr)
+        return 1
     finally:
         sock.close()
     if reply is not None and reply.get("local") is True:
