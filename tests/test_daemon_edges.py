@@ -205,3 +205,22 @@ def test_ctrl_c_while_answered_ends_as_the_command_ends_alone(big):
     assert ends[0] == (1, "\nAborted!\n")  # click's own words
     assert ends[1] == ends[0]  # was exit 130, nothing said
     assert kb(cwd, env, "roots").stdout == kb(cwd, env, "roots", KB_DAEMON="off").stdout
+
+
+def test_a_system_that_does_not_tell_the_peer_still_gets_answers(monkeypatch):
+    # macOS has no SO_PEERCRED: every connection used to be closed unanswered, so every question
+    # failed ("ended without saying how the command ended")
+    import socket
+
+    state = server.Daemon("unused", 60)
+    for told, answers in ((None, True), (os.getuid(), True), (os.getuid() + 1, False)):
+        monkeypatch.setattr(server, "_peer_uid", lambda conn, told=told: told)
+        mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        with mine:
+            relay.send_request(mine, {"protocol": relay.PROTOCOL, "op": "status"})
+            server.handle(state, theirs)
+            try:
+                reply = relay.read_reply(mine)
+            except ConnectionResetError:  # closed unread
+                reply = None
+        assert (reply is not None and reply["pid"] == os.getpid()) is answers, told

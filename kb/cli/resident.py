@@ -333,13 +333,14 @@ class _Stop(Exception):
 
 def handle(daemon: Daemon, conn: socket.socket) -> None:
     """Answer one connection: a question (``op: run``), ``status`` or ``stop`` (raises
-    :class:`_Stop` after replying). A connection from another user, or a message that is not a
-    request, is closed unanswered."""
+    :class:`_Stop` after replying). A connection from another user (``SO_PEERCRED``, where the
+    system tells; elsewhere only this user may enter the socket's folder), or a message that is
+    not a request, is closed unanswered."""
     conn.settimeout(10)
     fds: list[int] = []
     kept = False
     try:
-        if _peer_uid(conn) != os.getuid():
+        if _peer_uid(conn) not in (None, os.getuid()):  # None: not told (no SO_PEERCRED); the folder is private
             return
         request, fds = _read_request(conn)
         if request is None:
