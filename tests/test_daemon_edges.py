@@ -224,3 +224,22 @@ def test_a_system_that_does_not_tell_the_peer_still_gets_answers(monkeypatch):
             except ConnectionResetError:  # closed unread
                 reply = None
         assert (reply is not None and reply["pid"] == os.getpid()) is answers, told
+
+
+def test_the_daemon_keeps_no_file_of_the_command_that_started_it(tmp_path, runtime):
+    import select
+
+    shutil.copytree(CAMPAIGN, tmp_path / "records")
+    env = {**os.environ, "XDG_RUNTIME_DIR": runtime, "KB_CACHE_DIR": str(tmp_path / "cache")}
+    read_end, write_end = os.pipe()
+    try:
+        started = subprocess.run([sys.executable, "-m", "kb", "daemon", "start", "--idle", "1"], cwd=tmp_path, env=env,
+                                 pass_fds=[write_end], capture_output=True, text=True, timeout=60)
+        os.close(write_end)
+        assert started.returncode == 0, started.stderr
+        # a caller reading a pipe the starting command had (as a shell's $(...) of a script
+        # does) sees it end; the daemon used to hold it open for its whole life
+        assert select.select([read_end], [], [], 10)[0] and os.read(read_end, 1) == b""
+    finally:
+        os.close(read_end)
+        kb(tmp_path, env, "daemon", "stop")

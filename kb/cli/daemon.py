@@ -86,7 +86,8 @@ def start(env: Env, idle: float, foreground: bool) -> None:
 
 def _detach(read_end: int, write_end: int, state: Daemon, records: str) -> None:  # pragma: no cover
     """In the first child: a new session, a second fork (the daemon is no child of the shell),
-    standard streams on /dev/null; the daemon's ready line goes to ``write_end``."""
+    standard streams on /dev/null, no other file of the starting process kept open (a pipe the
+    caller waits on would never end); the daemon's ready line goes to ``write_end``."""
     try:
         os.close(read_end)
         os.setsid()
@@ -96,6 +97,8 @@ def _detach(read_end: int, write_end: int, state: Daemon, records: str) -> None:
         for fd in (0, 1, 2):
             os.dup2(null, fd)
         os.close(null)
+        os.closerange(3, write_end)
+        os.closerange(write_end + 1, max(os.sysconf("SC_OPEN_MAX"), 256))
 
         def ready(message: str) -> None:
             os.write(write_end, message.encode("utf-8", "replace") + b"\n")
