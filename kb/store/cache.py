@@ -175,8 +175,8 @@ class RecordCache:
     :meth:`get` hands back an entry only when its content hash matches; :meth:`put` keeps a
     fresh one; :meth:`save` writes, per shard, the entries met in this load (so those of deleted
     files drop out) when any of that shard was added or dropped; the other shards are left as
-    they are. With ``path`` ``None`` there is no cache: :meth:`get` finds nothing and
-    :meth:`save` writes nothing.
+    they are. With ``path`` ``None`` there is no cache file: nothing is read,
+    :meth:`save` writes nothing, and :meth:`get` finds only what :meth:`put` kept in memory.
     """
 
     def __init__(self, path: Path | None):
@@ -197,11 +197,12 @@ class RecordCache:
         return entry
 
     def put(self, rel: str, digest: bytes, record: Any, problems: list[Any]) -> None:
-        """Remember what validating the file ``rel`` (content hash ``digest``) produced."""
-        if self.path is not None:
-            n = shard_of(rel)
-            self.new[n][rel] = (digest, record, tuple(problems))
-            self.dirty.add(n)
+        """Remember what validating the file ``rel`` (content hash ``digest``) produced (in
+        memory too without a cache folder: a cache kept between loads, :meth:`carry_over`, then
+        still spares the next load the parsing)."""
+        n = shard_of(rel)
+        self.new[n][rel] = (digest, record, tuple(problems))
+        self.dirty.add(n)
 
     def carry_over(self) -> None:
         """Make what this load met (read or added) what the next load starts from, without
