@@ -275,3 +275,30 @@ def test_a_kept_records_cache_spares_reparsing_with_the_cache_off(tmp_path, monk
     parsed.clear()
     read.load_records(root, cache_for=None)  # a command with the cache off parses everything, as before
     assert len(parsed) == 21
+
+
+def test_a_question_whose_asker_left_before_it_was_taken_is_not_answered(tmp_path, monkeypatch):
+    # Ctrl-C while the daemon was busy (a long reload, or stopped): the command ended, yet the
+    # daemon then took the question from its queue and wrote the answer to the command's output
+    import socket
+
+    shutil.copytree(CAMPAIGN, tmp_path / "records")
+    monkeypatch.setenv("KB_CACHE_DIR", str(tmp_path / "cache"))
+    state = server.Daemon("unused", 60)
+    read_end, write_end = os.pipe()
+    mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+    request = {"protocol": relay.PROTOCOL, "op": "run", "argv": ["roots"], "cwd": str(tmp_path), "records": "records",
+               "env": dict(os.environ), "streams": [["utf-8", "strict"], ["utf-8", "backslashreplace"]]}
+    relay.send_request(mine, request, [write_end, write_end, write_end])
+    mine.close()  # the asking command is gone
+    os.close(write_end)
+    try:
+        server.handle(state, theirs)
+        assert not state.running
+        assert os.read(read_end, 1 << 16) == b""  # nothing written; every copy of the output closed
+    finally:
+        for pid in list(state.running):
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+        os.close(read_end)
+        gc.unfreeze()

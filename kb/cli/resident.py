@@ -76,12 +76,10 @@ class Daemon:
     garbage: bool = False
     """Whether a reload left the last graph's cyclic garbage behind (collected between questions)."""
     lock: Any = None
-    """The open lock file of the socket (:func:`_bind`): closed in each answering child, so that
-    one still writing after the daemon was killed keeps no new daemon from starting."""
+    """The socket's lock file (:func:`_bind`); each answering child closes it (one outliving a killed daemon blocked a start)."""
     running: dict[int, socket.socket] = field(default_factory=dict)
-    """The answers being written: each child's pid and the connection of the command asking
-    (:func:`reap` replies to it when the child ends). Several run at once: one whose reader does
-    not read (``kb graph | less``) holds up no other question."""
+    """The answers being written: each child's pid and its asker's connection (:func:`reap`). Several
+    run at once: one whose reader does not read (``kb graph | less``) holds up no other question."""
 
 
 def fresh(daemon: Daemon, cwd: str, records_arg: str) -> Held | None:
@@ -106,8 +104,8 @@ def fresh(daemon: Daemon, cwd: str, records_arg: str) -> Held | None:
         held.stamp = now
         return held
     daemon.held = held = None
-    if daemon.garbage:  # questions came faster than the daemon idled: free the last reload's garbage
-        collect(daemon)  # before this load freezes it out of the collector's reach for good
+    if daemon.garbage:  # questions came faster than it idled: free that garbage before a load freezes it
+        collect(daemon)
     daemon.garbage = True
     real = records.resolve()
     if daemon.kept_for != real:
@@ -133,6 +131,7 @@ def load(key: tuple[str, str, tuple[str, ...]], records: Path, files: dict[str, 
     from kb.pipeline import load as load_records
     from kb.store import Prefetched
     from kb.store.memo import tree_digest
+    from kb.store.stamp import stamp
 
     gc.disable()
     t0 = time.perf_counter()
@@ -143,10 +142,7 @@ def load(key: tuple[str, str, tuple[str, ...]], records: Path, files: dict[str, 
         gc.freeze()
         gc.enable()
     deps = [[str(d.resolve()), tree_digest(d)] for d in catalog_folders(loaded.records, records, key[2])]
-    from kb.store.stamp import stamp
-
     # exact: every record loaded came from the bytes hashed, and no entry came or went meanwhile
-    # (a file removed after the hashing and put back later would otherwise look loaded)
     exact = prefetched.missed == 0 and stamp(records).entries == now.entries
     held = Held(key, tree if exact else None, now if exact else None, deps, loaded, time.perf_counter() - t0)
     if not loaded.problems:
@@ -181,16 +177,18 @@ def prepare_step(held: Held) -> None:
         gc.enable()
 
 
-def answer(daemon: Daemon, conn: socket.socket, request: dict[str, Any], fds: list[int]) -> int:
+def answer(daemon: Daemon, conn: socket.socket, request: dict[str, Any], fds: list[int]) -> int | None:
     """Start the command of ``request`` in a forked child writing to ``fds`` (its standard input,
-    output and error); returns the child's pid without waiting for it (:func:`reap` replies with
-    its exit code, or ends it when the asking command goes away first)."""
+    output and error) and return its pid (:func:`reap` waits for it); ``None`` when the asker
+    already went away (interrupted while the daemon was busy: nothing is written)."""
     try:
         held = fresh(daemon, request["cwd"], request["records"])
     except OSError:
         raise  # the working folder is gone: the command answers (and says so) itself
     except Exception:  # noqa: BLE001 - the child then loads as a command does, and reports what it finds
         daemon.held = held = None
+    if _gone(conn):
+        return None
     pid = os.fork()
     if pid == 0:  # pragma: no cover - the child; its output is what the tests compare
         _child(daemon, conn, request, fds, held)
@@ -206,11 +204,7 @@ def reap(daemon: Daemon) -> None:
         except ChildProcessError:
             done, status = pid, 1 << 8
         if not done:
-            try:
-                gone = bool(select.select([conn], [], [], 0)[0]) and not conn.recv(1, socket.MSG_PEEK)
-            except OSError:
-                gone = True
-            if not gone:
+            if not _gone(conn):
                 continue
             os.kill(pid, signal.SIGKILL)
             os.waitpid(pid, 0)
@@ -220,6 +214,14 @@ def reap(daemon: Daemon) -> None:
             _reply(conn, {"exit": os.waitstatus_to_exitcode(status) if os.WIFEXITED(status)
                           else 128 + os.WTERMSIG(status)})
         conn.close()
+
+
+def _gone(conn: socket.socket) -> bool:
+    """Whether the asking command closed its end of ``conn`` (it sends nothing after its request)."""
+    try:
+        return bool(select.select([conn], [], [], 0)[0]) and not conn.recv(1, socket.MSG_PEEK)
+    except OSError:
+        return True
 
 
 def drain(daemon: Daemon) -> None:
@@ -333,12 +335,10 @@ class _Stop(Exception):
 
 def handle(daemon: Daemon, conn: socket.socket) -> None:
     """Answer one connection: a question (``op: run``), ``status`` or ``stop`` (raises
-    :class:`_Stop` after replying). A connection from another user (``SO_PEERCRED``, where the
-    system tells; elsewhere only this user may enter the socket's folder), or a message that is
-    not a request, is closed unanswered."""
+    :class:`_Stop` after replying). A connection from another user (``SO_PEERCRED`` where told;
+    the socket's folder is private), or a message that is not a request, is closed unanswered."""
     conn.settimeout(10)
     fds: list[int] = []
-    kept = False
     try:
         if _peer_uid(conn) not in (None, os.getuid()):  # None: not told (no SO_PEERCRED); the folder is private
             return
@@ -361,8 +361,8 @@ def handle(daemon: Daemon, conn: socket.socket) -> None:
         except OSError:
             _reply(conn, {"local": True})  # e.g. the working folder is gone: the command says so itself
             return
-        daemon.running[pid] = conn  # replied to by reap once the child ends
-        kept = True
+        if pid is not None:
+            daemon.running[pid] = conn  # replied to by reap once the child ends
     except (OSError, ValueError):
         return
     finally:
@@ -371,7 +371,7 @@ def handle(daemon: Daemon, conn: socket.socket) -> None:
                 os.close(fd)
             except OSError:
                 pass
-        if not kept:
+        if conn not in daemon.running.values():
             conn.close()
 
 
@@ -465,11 +465,11 @@ def run_server(daemon: Daemon, records: str, ready: Any) -> None:
             busy = bool(daemon.running)
             steps = daemon.held is not None and bool(daemon.held.steps)
             wait = POLL if busy else 0 if steps or daemon.garbage else max(0.0, last + daemon.idle - time.monotonic())
+            readable = select.select([listener, *daemon.running.values()], [], [], wait)[0]
             if busy:
-                select.select([listener, *daemon.running.values()], [], [], wait)
                 reap(daemon)
                 last = time.monotonic()
-            if select.select([listener], [], [], 0 if busy else wait)[0]:
+            if listener in readable:
                 conn, _ = listener.accept()
                 handle(daemon, conn)
                 last = time.monotonic()
