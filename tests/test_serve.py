@@ -3,6 +3,7 @@ and rebuilds when a record changes."""
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import socket
@@ -61,9 +62,11 @@ def test_kb_serve_uses_the_users_config_and_rebuilds_on_a_record_change(tmp_path
     (project / "mkdocs.yml").write_text(USER_CONFIG, encoding="utf-8")
     shutil.copytree(CAMPAIGN_RECORDS, project / "campaign-records")
     port = _free_port()
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
     proc = subprocess.Popen([sys.executable, "-m", "kb", "--records", "campaign-records", "serve",
                              "-a", f"127.0.0.1:{port}"], cwd=project, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True)
+                            stderr=subprocess.STDOUT, text=True, env={**os.environ, "TMPDIR": str(tmp)})
     try:
         url = f"http://127.0.0.1:{port}/attempts/2026-02-23-nccl-tree/"
         page = _get(url, time.monotonic() + STARTUP_S)
@@ -84,6 +87,8 @@ def test_kb_serve_uses_the_users_config_and_rebuilds_on_a_record_change(tmp_path
             proc.kill()
             out, _ = proc.communicate()
     assert "Traceback" not in out, out
+    assert proc.returncode == 0, out  # SIGTERM stops it as Ctrl-C does
+    assert [p.name for p in tmp.iterdir()] == []  # and its temporary site is gone
 
 
 def test_kb_serve_on_a_taken_address_says_so_without_a_traceback(tmp_path):

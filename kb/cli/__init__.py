@@ -21,6 +21,22 @@ from typing import Any
 __all__ = ["cli", "main"]
 
 
+def main() -> None:
+    """Entry point of the ``kb`` console script and ``python -m kb``: a question about records a
+    ``kb daemon`` holds is answered by it (:func:`kb.cli.relay.relay`); everything else, and every
+    question no daemon takes, runs here (:func:`kb.cli.app.main`)."""
+    import sys
+
+    from kb.cli.relay import relay
+
+    code = relay(sys.argv[1:])
+    if code is not None:
+        sys.exit(code)
+    from kb.cli.app import main as run
+
+    run()
+
+
 def __getattr__(name: str) -> Any:
     import importlib
 
@@ -28,6 +44,4 @@ def __getattr__(name: str) -> Any:
     if name == "cli":
         app.load_commands()
         return app.cli
-    if name == "main":
-        return app.main
     raise AttributeError(f"module 'kb.cli' has no attribute {name!r}")

@@ -43,6 +43,12 @@ def check(env: Env, as_json: bool, strict: bool, verbose: bool, folder: str | No
 
     if folder is not None:
         env.records = Path(folder)
+    from kb.cli import app
+
+    held = app.HELD
+    if held is not None and held.serves(env):  # in a kb daemon: the records it holds are these files
+        _print(_report(held.loaded, env.records, env.catalogs)[0], env.records, as_json, strict, verbose)
+        return
     # the folder is hashed once, its record files' bytes kept: compared with the memo's digest,
     # then (on a miss) loaded from those very bytes (not read twice); the listing is compared
     # again before the report is kept under this digest
@@ -86,13 +92,20 @@ def _check(root: Any, prefetched: Any = None, catalogs: tuple[str, ...] = ()) ->
     every problem and warning as ``[path, line, field, message]``, the leftovers skipped) and the
     catalog folders read. ``prefetched``: the record files' bytes read beforehand
     (:class:`kb.store.Prefetched`); ``catalogs``: the kb plugin's in ``./mkdocs.yml``."""
+    from kb.pipeline import load
+
+    return _report(load(root, list(catalogs), prefetched=prefetched), root, catalogs)
+
+
+def _report(loaded: Any, root: Any, catalogs: tuple[str, ...] = ()) -> tuple[dict[str, Any], list[Any]]:
+    """The report and catalog folders of :func:`_check` for the records ``loaded`` (a
+    :class:`kb.pipeline.Loaded` of ``root`` with ``catalogs``)."""
     from kb.attachments import asset_problems
-    from kb.pipeline import catalog_folders, load
+    from kb.pipeline import catalog_folders
     from kb.queries.findings import findings
     from kb.store import list_assets
     from kb.store.lines import save_line_maps
 
-    loaded = load(root, list(catalogs), prefetched=prefetched)
     records, problems = loaded.records, loaded.problems
     records.keep_json = True  # asked of every record twice: for links to assets, for placeholders
     problems = sorted(problems + asset_problems(records, list_assets(root)),

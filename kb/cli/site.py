@@ -67,9 +67,20 @@ def serve(env: Env, config_file: str | None, dev_addr: str) -> None:
     """Serve the site locally and rebuild what a record change changes.
 
     A record with a problem never stops the preview: the last good site stays served, with the
-    problem (file, line, field) in a banner on every page until it is fixed.
+    problem (file, line, field) in a banner on every page until it is fixed. Ctrl-C, SIGTERM and
+    SIGHUP stop it and remove its temporary copy of the site.
     """
+    import signal
+
     from kb.site.preview import serve_preview
 
+    def stop(_signum: int, _frame: object) -> None:
+        raise KeyboardInterrupt  # as Ctrl-C does: the server shuts down and its temporary site is removed
+
     _mkdocs_logging(False, logging.INFO)
-    serve_preview(env.records, config_file=config_file, dev_addr=dev_addr)
+    previous = {sig: signal.signal(sig, stop) for sig in (signal.SIGTERM, getattr(signal, "SIGHUP", None)) if sig}
+    try:
+        serve_preview(env.records, config_file=config_file, dev_addr=dev_addr)
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)

@@ -327,13 +327,14 @@ def flag_names(items: frozenset[str] | list[str]) -> set[str]:
 
 def current_stack(kg: KnowledgeGraph, campaign: Campaign) -> str | None:
     """The stack a campaign stands on now: that of its latest reviewed attempt naming one (by
-    date, then id), else of its latest draft, else the campaign's own ``stack``, else ``None``."""
-    attempts = [a for a in kg.attempts_of(campaign.id) if a.stack]
-    reviewed = [a for a in attempts if a.status == "reviewed"]
-    pick = reviewed or attempts
-    if pick:
-        return pick[-1].stack
-    return campaign.stack
+    date, then id), else of its latest draft, else the campaign's own ``stack``, else ``None``
+    (once per graph and campaign)."""
+    def pick() -> str | None:
+        attempts = [a for a in kg.attempts_of(campaign.id) if a.stack]
+        reviewed = [a for a in attempts if a.status == "reviewed"]
+        latest = reviewed or attempts
+        return latest[-1].stack if latest else campaign.stack
+    return kg.memo(("current_stack", campaign.id), pick)  # type: ignore[no-any-return]
 
 
 def platform_of(kg: KnowledgeGraph, campaign: Campaign | None) -> Platform | None:

@@ -55,7 +55,8 @@ def roots(kg: KnowledgeGraph, campaign: str | None = None, limit: int | None = N
     now_by_camp = {}
     for c in camps:
         sid = current_stack(kg, c)
-        now_by_camp[c.id] = resolve_blockers(kg, kg.stack_components(sid) if sid else {}, platform_of(kg, c))
+        now_by_camp[c.id] = kg.memo(("roots.now", c.id), lambda c=c, sid=sid: resolve_blockers(  # type: ignore[misc]
+            kg, kg.stack_components(sid) if sid else {}, platform_of(kg, c)))
     standing = {cid: {b for b, st in now.items() if st.state in ("stands", "disabled")}
                 for cid, now in now_by_camp.items()}
     closures: dict[tuple[str, ...], set[str]] = {}  # once per distinct blocked_by, not per attempt

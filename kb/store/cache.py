@@ -203,6 +203,14 @@ class RecordCache:
             self.new[n][rel] = (digest, record, tuple(problems))
             self.dirty.add(n)
 
+    def carry_over(self) -> None:
+        """Make what this load met (read or added) what the next load starts from, without
+        reading the cache files again: for a caller that keeps the cache between loads of the
+        same folder (``kb daemon``). Call after :meth:`save`."""
+        self.old = [dict(entries) for entries in self.new]
+        self.new = [{} for _ in range(SHARDS)]
+        self.dirty = set()
+
     def save(self, shards: list[int] | None = None) -> list[int]:
         """Write, atomically, each shard one of whose entries changed or was dropped in this load
         (of ``shards`` only, when given: a worker of :mod:`kb.store.parallel` writes its own).

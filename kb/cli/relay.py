@@ -1,0 +1,198 @@
+"""Hands a question to a running ``kb daemon`` (:mod:`kb.cli.daemon`), which keeps the records loaded.
+
+``kb check``, ``kb roots``, ``kb why``, ``kb unblocks`` and ``kb graph`` first look for a daemon serving their
+records folder with this very kb (:func:`socket_path`). When one answers, the command's
+arguments, working folder and environment go to it over a Unix socket together with the
+command's own standard input, output and error (passed as file descriptors, ``SCM_RIGHTS``), so
+the answer is written by the daemon straight to the terminal or pipe the command was given; the
+exit code comes back. When none answers, or the daemon says it cannot, the command runs here as
+it always does: the daemon only saves time. ``KB_DAEMON=off`` never asks one.
+
+This module runs before anything else of the command and imports only the standard library's
+light parts: a question a daemon answers costs this process about 30 ms.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sys
+from typing import Any
+
+QUERIES = frozenset({"check", "roots", "why", "unblocks", "graph"})
+"""The commands a daemon answers: they read the records and write none (``kb check`` keeps its
+report and line maps in the cache folder, as it does on its own)."""
+
+PROTOCOL = 1
+"""The version of the request and reply messages; a daemon refuses another."""
+
+OFF_VALUES = frozenset({"0", "off", "false", "no"})
+"""Values of ``$KB_DAEMON`` that keep every command in its own process."""
+
+
+def records_of(args: list[str]) -> str | None:
+    """The records folder a command line (``sys.argv[1:]``) asks a question about, or ``None``
+    when it is not one of :data:`QUERIES` or its group options are not simply ``--records X``
+    (anything unusual runs in the command's own process, which parses it fully). The folder is
+    ``--records``, else ``$KB_RECORDS``, else ``records``, as the ``kb`` group reads it."""
+    records = os.environ.get("KB_RECORDS", "records")
+    i = 0
+    while i < len(args) and args[i].startswith("-"):
+        if args[i] == "--records" and i + 1 < len(args):
+            records, i = args[i + 1], i + 2
+        elif args[i].startswith("--records="):
+            records, i = args[i].partition("=")[2], i + 1
+        else:
+            return None
+    return records if i < len(args) and args[i] in QUERIES and records else None
+
+
+_identity: str | None = None
+
+
+def code_identity() -> str:
+    """32 hex digits naming this kb as a daemon must match it: Python's version and executable,
+    kb's folder, the path, size and modification time of each of its ``.py`` files, and the
+    installed distributions (``*.dist-info`` names, which carry versions) on ``sys.path``. Reads no
+    file (about 2 ms); a kb edited or upgraded gets another identity, hence another daemon."""
+    global _identity
+    if _identity is None:
+        package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+        h = hashlib.sha256(f"{PROTOCOL}\0{sys.version}\0{sys.executable}\0{package}".encode("utf-8", "surrogateescape"))
+        for folder, dirs, files in os.walk(package):
+            dirs.sort()
+            for name in sorted(files):
+                if name.endswith(".py"):
+                    path = os.path.join(folder, name)
+                    try:
+                        st = os.stat(path)
+                        h.update(f"\0{path}\0{st.st_size}\0{st.st_mtime_ns}".encode("utf-8", "surrogateescape"))
+                    except OSError:
+                        h.update(f"\0{path}\0!".encode("utf-8", "surrogateescape"))
+        for entry in sys.path:
+            if entry.endswith(("site-packages", "dist-packages")):
+                try:
+                    names = sorted(n for n in os.listdir(entry) if n.endswith(".dist-info"))
+                except OSError:
+                    continue
+                h.update("\0".join([entry, *names]).encode("utf-8", "surrogateescape"))
+        _identity = h.hexdigest()[:32]
+    return _identity
+
+
+def socket_folder(create: bool = False) -> str | None:
+    """The folder of this user's daemon sockets: ``$XDG_RUNTIME_DIR/kb``, else ``$TMPDIR`` (or
+    ``/tmp``) ``/kb-<uid>``; ``None`` when it is missing (and not ``create``d), or is not a real
+    folder owned by this user that nobody else may enter (then no daemon is used or started: a
+    socket there could belong to someone else). Created with mode 0700 when ``create``."""
+    if not hasattr(os, "getuid"):
+        return None
+    folder = socket_folder_path()
+    try:
+        if create and not os.path.lexists(folder):
+            os.mkdir(folder, 0o700)
+        st = os.lstat(folder)
+    except OSError:
+        return None
+    import stat
+
+    if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.getuid() or st.st_mode & 0o077:
+        return None
+    return folder
+
+
+def socket_folder_path() -> str:
+    """Where :func:`socket_folder` looks, unchecked: ``$XDG_RUNTIME_DIR/kb`` when that folder
+    exists, else ``$TMPDIR`` (or ``/tmp``) ``/kb-<uid>``."""
+    runtime = os.environ.get("XDG_RUNTIME_DIR", "")
+    if runtime and os.path.isdir(runtime):
+        return os.path.join(runtime, "kb")
+    return os.path.join(os.environ.get("TMPDIR") or "/tmp", f"kb-{os.getuid()}")  # noqa: S108 - checked by the caller
+
+
+def records_tag(records: str) -> str:
+    """16 hex digits naming the records folder ``records`` (its real path) among the sockets."""
+    return hashlib.sha256(os.fsencode(os.path.realpath(records))).hexdigest()[:16]
+
+
+def socket_path(records: str, create: bool = False) -> str | None:
+    """The socket of the daemon serving ``records`` with this kb: ``<folder>/<records tag>-<first
+    16 of the code identity>.sock`` in :func:`socket_folder` (``None`` where there is none)."""
+    folder = socket_folder(create)
+    return None if folder is None else os.path.join(folder, f"{records_tag(records)}-{code_identity()[:16]}.sock")
+
+
+def send_request(sock: Any, message: dict[str, Any], fds: list[int] | None = None) -> None:
+    """Send ``message`` (JSON) on the connected Unix socket ``sock``, 8 bytes of length first, with
+    ``fds`` attached to the first byte. Raises :class:`OSError` as the socket does."""
+    import socket
+
+    data = json.dumps(message).encode("ascii")
+    payload = len(data).to_bytes(8, "big") + data
+    sent = socket.send_fds(sock, [payload], fds) if fds else sock.send(payload)
+    if sent < len(payload):
+        sock.sendall(payload[sent:])
+
+
+def read_reply(sock: Any) -> dict[str, Any] | None:
+    """The one-line JSON reply read from ``sock`` (a dict), or ``None`` when the connection ended
+    first or the reply is not such a line."""
+    data = b""
+    while not data.endswith(b"\n"):
+        chunk = sock.recv(65536)
+        if not chunk:
+            return None
+        data += chunk
+    try:
+        reply = json.loads(data)
+    except ValueError:
+        return None
+    return reply if isinstance(reply, dict) else None
+
+
+def relay(args: list[str]) -> int | None:
+    """Have a running daemon answer the command line ``args`` (``sys.argv[1:]``): its exit code,
+    or ``None`` when this process must answer it itself (not a question, ``$KB_DAEMON`` off, no
+    daemon for these records and this kb, or the daemon declined before writing anything).
+
+    Once the daemon has taken the question it writes to this process's output itself; if it
+    ends without saying how the command ended, this says so on stderr and returns 1 (running the
+    question again here could print part of an answer twice). Ctrl-C while waiting ends the
+    answer in the daemon too and returns 130."""
+    if os.environ.get("KB_DAEMON", "").strip().lower() in OFF_VALUES:
+        return None
+    records = records_of(args)
+    if records is None:
+        return None
+    path = socket_path(records)
+    if path is None or not os.path.exists(path):
+        return None
+    import socket
+
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    streams = [[getattr(s, "encoding", None) or "utf-8", getattr(s, "errors", None) or "strict"]
+               for s in (sys.stdout, sys.stderr)]
+    try:
+        try:
+            sock.connect(path)
+            send_request(sock, {"protocol": PROTOCOL, "op": "run", "argv": args, "cwd": os.getcwd(),
+                                "records": records, "env": dict(os.environ), "streams": streams}, [0, 1, 2])
+        except OSError:
+            return None  # nobody listening (a stale socket), or it went away before taking the question
+        try:
+            reply = read_reply(sock)
+        except OSError:
+            reply = None
+    except KeyboardInterrupt:
+        return 130
+    finally:
+        sock.close()
+    if reply is not None and reply.get("local") is True:
+        return None
+    code = reply.get("exit") if reply is not None else None
+    if type(code) is not int:
+        print("kb: the kb daemon ended without saying how the command ended; "
+              "run it again (KB_DAEMON=off runs it without the daemon)", file=sys.stderr)
+        return 1
+    return code
