@@ -313,3 +313,19 @@ def test_the_daemon_stamp_sees_a_fifo_replaced_and_never_opens_it(tmp_path: Path
     fifo.write_bytes(b"\x89PNG")  # the load reported the FIFO; a stamp must not call the folder unchanged
     with _deadline():
         assert stamp(root).entries != first.entries
+
+
+def test_a_loop_or_fifo_takes_its_id_for_the_write_gate(tmp_path: Path) -> None:
+    """The dry run (free_id) skips a name a loop or FIFO holds, as the write does (its exclusive
+    link fails there): both give the next id."""
+    from kb.store import create_record, free_id, load_records
+
+    root = _campaign(tmp_path)
+    record = load_records(root).records.records["2026-02-23-nccl-tree"]
+    fresh = record.model_copy(update={"id": "2026-03-02-retry"})
+    os.symlink("2026-03-02-retry.yaml", root / "attempts" / "2026-03-02-retry.yaml")
+    os.mkfifo(root / "attempts" / "2026-03-02-retry-2.yaml")
+    with _deadline():
+        assert free_id(root, fresh) == "2026-03-02-retry-3"
+        written, path = create_record(root, fresh)
+    assert (written.id, path) == ("2026-03-02-retry-3", root / "attempts" / "2026-03-02-retry-3.yaml")
