@@ -170,3 +170,15 @@ def test_build_json(tmp_path, monkeypatch):
     assert data["site"] == str(site)
     assert data["pages"] == sum(1 for _ in site.rglob("*.html"))
     assert (site / "attempts" / "2026-02-23-torch-symm-mem" / "index.html").is_file()
+
+
+def test_log_without_a_terminal_or_a_stack_says_the_attempt_gets_none_and_how_to_give_one(campaign_copy):
+    res = run("--records", str(campaign_copy), "log", "-t", "no stack", "-o", "failed", "-a", "retry",
+              "-e", "boom", "--no-interactive", "--dry-run")
+    assert res.exit_code == 0, res.stderr
+    assert ("kb log: no stack given, so the attempt records none (the campaign's current stack is cuda-13.0: "
+            "pass --stack cuda-13.0, --component NAME=VERSION or --capture)") in res.stderr
+    assert "\nstack:" not in res.stdout
+    given = run("--records", str(campaign_copy), "log", "-t", "a stack", "-o", "failed", "-a", "retry",
+                "-e", "boom", "--stack", "cuda-12.8", "--no-interactive", "--dry-run")
+    assert "no stack given" not in given.stderr and "\nstack: cuda-12.8\n" in given.stdout

@@ -47,7 +47,7 @@ def daemon() -> None:
 
 
 @daemon.command("start")
-@click.option("--idle", type=click.FloatRange(min=0.05), default=30.0, show_default=True,
+@click.option("--idle", type=click.FloatRange(min=0.05), default=30.0, show_default=True, metavar="MINUTES",
               help="Minutes without a question after which the daemon stops.")
 @click.option("--foreground", is_flag=True, help="Serve from this process (Ctrl-C stops it) instead of the background.")
 @pass_env

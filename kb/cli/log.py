@@ -149,6 +149,8 @@ def log(env: Env, title: str | None, approach: str | None, outcome: str | None, 
         fill_attempt_draft(kg, draft, ClickAsker())
         if not link_matches:
             confirm_matches(kg, draft, ClickAsker())
+    elif not (draft.stack or draft.components or draft.captured):
+        _say_no_stack(kg, draft)
     try:
         if dry_run:
             attempt, matches = logbook.prepare_attempt(kg, draft, link_matches=link_matches)
@@ -170,3 +172,16 @@ def log(env: Env, title: str | None, approach: str | None, outcome: str | None, 
     else:
         click.echo(str(res.path))
     click.echo(f"logged attempt {res.attempt.id}", err=True)
+
+
+def _say_no_stack(kg: Any, draft: Any) -> None:
+    """Say on stderr that an attempt logged without a terminal, ``--stack``, ``--component`` or
+    ``--capture`` gets no stack (a terminal would have offered the campaign's current one), and
+    how to give it one."""
+    from kb import logbook
+    from kb.queries import default_from_stack
+
+    current = default_from_stack(kg, draft.campaign or logbook.default_campaign(kg))
+    offer = f"the campaign's current stack is {current}: pass --stack {current}" if current else "pass --stack ID"
+    click.echo(f"kb log: no stack given, so the attempt records none ({offer}, --component NAME=VERSION "
+               "or --capture)", err=True)
