@@ -14,8 +14,9 @@ _FROM = {
     "write_text_atomic": "kb.atomic",
     "last_changed": "kb.store.history",
     **dict.fromkeys(["ASSETS_FOLDER", "list_assets"], "kb.store.assets"),
-    **dict.fromkeys(["MAX_FILE_BYTES", "RECORD_SUFFIXES", "LoadResult", "Origin", "Prefetched", "RecordSet",
-                     "load_records", "parse_record", "record_files"], "kb.store.read"),
+    **dict.fromkeys(["MAX_FILE_BYTES", "LoadResult", "Origin", "Prefetched", "RecordSet",
+                     "load_records", "parse_record"], "kb.store.read"),
+    **dict.fromkeys(["RECORD_SUFFIXES", "record_files"], "kb.store.listing"),
     **dict.fromkeys(["SCHEMA_URL_ENV", "Saved", "create_record", "dump_record", "free_id", "record_path", "record_to_data",
                      "redact_record", "save_record", "schema_ref", "write_record"], "kb.store.write"),
 }

@@ -23,9 +23,12 @@ import hashlib
 import importlib.util
 import json
 import os
+import stat
 import sys
 from pathlib import Path
 from typing import Any
+
+from kb.store.entries import read_regular
 
 FORMAT = "kb-result-memo 1"
 """The ``format`` every memo file names; another value is never trusted."""
@@ -75,7 +78,8 @@ def tree_digest(folder: Path, keep: dict[str, bytes] | None = None, listing: lis
     link and its target), walked in name order, and the bytes of every ``*.yaml``/``*.yml`` file
     (through links). Linked folders are walked too (the store reads a linked kind folder), each
     real folder once (a link back up cannot loop). Entries that cannot be read are hashed as
-    such, never skipped.
+    such, never skipped: a symlink loop by its link and error, a FIFO, socket or device file by its
+    file type (it is never opened: reading a FIFO would wait for a writer).
 
     ``keep``: when given, the bytes of every ``*.yaml``/``*.yml`` file hashed are put in it under
     the file's path as walked (``<folder>/attempts/x.yaml``), so that a load can use exactly the
@@ -127,6 +131,8 @@ def _walk(folder: Path | str, prefix: str, h: Any, seen: set[tuple[int, int]],
             if e.is_dir():
                 note(f"\0D{rel}")
                 _walk(e.path, rel + "/", h, seen, keep, listing)
+            elif not e.is_file():  # a FIFO, socket or device, never opened (a link to nothing: OSError below)
+                note(f"\0S{rel}\0{stat.S_IFMT(os.stat(e.path).st_mode):o}")
             elif e.name.endswith(RECORD_SUFFIXES):
                 if listing is not None:
                     listing.append(f"\0F{rel}")
@@ -142,24 +148,10 @@ def _walk(folder: Path | str, prefix: str, h: Any, seen: set[tuple[int, int]],
             note(f"\0!{rel}:{exc.errno}")
 
 
-_CHUNK = 65536
-
-
 def _read_all(path: str) -> bytes:
-    """The bytes of the file at ``path`` through raw reads (``open()`` builds a buffered file
-    object and asks the file system twice more per file: at 10,000 records 0.05 s of a cold
-    check's walk). Raises :class:`OSError` as ``open`` does."""
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
-    try:
-        data = os.read(fd, _CHUNK)
-        if len(data) == _CHUNK:  # a short read of a regular file is its end, as in the store's reader
-            parts = [data]
-            while more := os.read(fd, _CHUNK):
-                parts.append(more)
-            data = b"".join(parts)
-    finally:
-        os.close(fd)
-    return data
+    """The bytes of the regular file at ``path`` (:func:`kb.store.entries.read_regular`: raw
+    reads, never waiting on a FIFO). Raises :class:`OSError` as ``os.open`` does."""
+    return read_regular(path)
 
 
 def memo_path(root: Path, name: str) -> Path | None:

@@ -4,7 +4,6 @@ costs only itself); many files are parsed on several cores (:mod:`kb.store.paral
 from __future__ import annotations
 
 import contextlib
-import difflib
 import gc
 import hashlib
 import os
@@ -15,10 +14,10 @@ from typing import Any, Iterator, TypeVar
 from pydantic import ValidationError
 
 from kb.errors import InvalidRecords, Problem, RecordError
-from kb.leftovers import leftover_kind
 from kb.models import KINDS, Record
-from kb.store.assets import ASSETS_FOLDER
+from kb.store.entries import read_regular
 from kb.store.lines import LineMaps
+from kb.store.listing import scan
 from kb.store.parallel import Job, parse_ahead
 from kb.validation import located_problems
 from kb.yamldoc import Document, parse_document
@@ -98,7 +97,7 @@ def _reparse(file: str | Path | None, rel: str, digest: bytes | None = None) -> 
     if file is None:
         return Document(None), False
     try:
-        data = Path(file).read_bytes()
+        data = read_regular(file)
         text = data.decode("utf-8")
         doc = parse_document(text[1:] if text.startswith("\ufeff") else text, rel)
     except (OSError, UnicodeDecodeError, RecordError):
@@ -208,48 +207,6 @@ class LoadResult:
         return self.records
 
 
-RECORD_SUFFIXES = (".yaml", ".yml")
-"""File name endings of record files."""
-
-
-def _listing(folder: Path) -> list[os.DirEntry[str]]:
-    """The entries of ``folder`` sorted by name; ``[]`` when it is not a folder. One
-    ``os.scandir`` (its entries know whether they are folders or links without another system
-    call): listing 10,000 records through ``pathlib`` cost more than reading them."""
-    try:
-        with os.scandir(folder) as it:
-            return sorted(it, key=lambda e: e.name)
-    except OSError:
-        return []
-
-
-def _is_record(e: os.DirEntry[str]) -> bool:
-    return e.name.endswith(RECORD_SUFFIXES) and not e.name.startswith(".") and not e.is_dir()
-
-
-def record_files(root: Path) -> Iterator[tuple[str, Path]]:
-    """Yield ``(folder, path)`` for every ``*.yaml``/``*.yml`` under the kind folders of ``root``.
-
-    Hidden files (a name starting with ``.``: editor swap files, a killed writer's
-    ``.<id>.<pid>.<random>.tmp``) are not records and are skipped.
-    """
-    for folder in KINDS:
-        for e in _listing(Path(root) / folder):
-            if _is_record(e):
-                yield folder, Path(e.path)
-
-
-def _stray(e: os.DirEntry[str]) -> bool:
-    """A file in a kind folder that kb would not read: not hidden and not ``.yaml``/``.yml``
-    (``x.YAML``, ``x.yaml.bak``, ``notes.txt``), or a folder there. Reported, so that a record
-    saved under a wrong name is never silently left out."""
-    if e.name.startswith("."):
-        return False
-    if e.is_dir():
-        return True
-    return not e.name.endswith(RECORD_SUFFIXES) and not leftover_kind(e.name)
-
-
 class Prefetched:
     """Bytes of record files read ahead of a load (by :func:`kb.store.memo.tree_digest`'s
     ``keep``), by path as the store lists it (``<root>/attempts/x.yaml``): :func:`load_records`
@@ -310,48 +267,20 @@ def gc_paused() -> Iterator[None]:
 
 
 def _load(root: Path, cache: Any, prefetched: Prefetched | None = None) -> LoadResult:
-    problems: list[Problem] = []
     result = RecordSet()
     first_seen: dict[str, str] = {}
     real_root = root.resolve()
-    top = _listing(root)
-    for entry in top:
-        if entry.name.startswith("."):
-            continue
-        if entry.is_dir() and entry.name not in KINDS and entry.name != ASSETS_FOLDER:
-            hint = difflib.get_close_matches(entry.name, list(KINDS), n=1)
-            problems.append(
-                Problem(
-                    _rel(Path(entry.path), root), None, "",
-                    f"unknown folder; records live in {', '.join(KINDS)}"
-                    + (f" (did you mean '{hint[0]}'?)" if hint else ""),
-                )
-            )
-        elif entry.is_file() and entry.name.endswith(RECORD_SUFFIXES):
-            problems.append(
-                Problem(_rel(Path(entry.path), root), None, "",
-                        f"record outside a kind folder; move it into one of {', '.join(KINDS)}")
-            )
-    listings = {folder: _listing(root / folder) for folder in KINDS}
-    for entries in listings.values():
-        for e in entries:
-            if not _stray(e):
-                continue
-            stray = Path(e.path)
-            if e.is_dir():
-                msg = "a folder inside a kind folder is not read; records are files <id>.yaml: move its records up"
-            else:
-                wanted = stray.name[: -len(stray.suffix)] + ".yaml" if stray.suffix.lower() in RECORD_SUFFIXES else None
-                msg = ("not a record file, so kb does not read it; "
-                       + (f"rename it to {wanted}" if wanted else "records are named <id>.yaml: rename it or move it out of records/"))
-            problems.append(Problem(_rel(stray, root), None, "", msg))
-    result.ignored = [(_rel(Path(e.path), root), what) for e in [*top, *(e for es in listings.values() for e in es)]
-                      if (what := leftover_kind(e.name)) and not e.is_dir()]
+    found_in = scan(root)
+    problems = found_in.problems
+    result.ignored = found_in.ignored
+    for rel, stem in found_in.broken:  # named as records, reported instead of read (a loop, a FIFO)
+        result.broken.add(stem)
+        result.sources[rel] = b""
     prefix = f"{root.name}/" if root.name else None
     sha256 = hashlib.sha256
     maps = LineMaps(cache.path, result.sources) if cache.path is not None else None
     jobs = [Job(folder, e, f"{prefix}{folder}/{e.name}" if prefix is not None else e.path, e.name.rsplit(".", 1)[0])
-            for folder, entries in listings.items() for e in entries if _is_record(e)]
+            for folder, e in found_in.records]
     ahead = parse_ahead(jobs, cache, lambda job: _peek_bytes(job, real_root, prefetched), _parse_job)
     bases = {folder: os.path.join(real_root, folder, "") for folder in KINDS}  # os.path.join per file: 0.03 s at 10k
     for job in jobs:
@@ -394,19 +323,16 @@ def _load(root: Path, cache: Any, prefetched: Prefetched | None = None) -> LoadR
     return LoadResult(result, problems)
 
 
-def _rel(path: Path, root: Path) -> str:
-    try:
-        return str(path.relative_to(root.parent)) if root.name else str(path)
-    except ValueError:
-        return str(path)
-
-
 def _read_bytes(entry: os.DirEntry[str], rel: str, real_root: Path, prefetched: Prefetched | None = None) -> bytes:
     """The bytes of one record file (from ``prefetched`` when it holds them); raises
     :class:`RecordError` for a symlink that leads out of the records folder, a file over
     :data:`MAX_FILE_BYTES` or one that cannot be read."""
     if entry.is_symlink():
-        target = Path(entry.path).resolve()
+        try:
+            target = Path(entry.path).resolve()
+        except (OSError, RuntimeError):  # a loop made since the listing (Python 3.11 raises RuntimeError)
+            raise RecordError(Problem(rel, None, "", "symlink loop: following the link leads back to a link, "
+                                                     "never to a file; remove the link loop")) from None
         if not target.is_relative_to(real_root):
             raise RecordError(Problem(rel, None, "", f"symlink points outside the records folder ({target}); copy the file in instead"))
     if prefetched is not None:
@@ -415,29 +341,15 @@ def _read_bytes(entry: os.DirEntry[str], rel: str, real_root: Path, prefetched: 
             return ahead
         prefetched.missed += 1
     try:
-        fd = os.open(entry.path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
-        try:
-            # raw reads in 64 KiB chunks: a buffered read of MAX_FILE_BYTES + 1 allocates 2 MiB per
-            # file (0.27 s of CPU for 10,000 records of 0.7 KB; this way 0.04 s)
-            data = os.read(fd, _CHUNK)
-            if len(data) == _CHUNK:
-                parts = [data]
-                size = len(data)
-                while size <= MAX_FILE_BYTES and (more := os.read(fd, _CHUNK)):
-                    parts.append(more)
-                    size += len(more)
-                data = b"".join(parts)
-            if len(data) > MAX_FILE_BYTES:
-                size = os.fstat(fd).st_size
-                raise RecordError(Problem(rel, None, "", f"file is {size} bytes; a record is at most {MAX_FILE_BYTES} bytes: move large text (logs) out of the record"))
-        finally:
-            os.close(fd)
+        data = read_regular(entry.path, MAX_FILE_BYTES)
+        if len(data) > MAX_FILE_BYTES:
+            size = os.stat(entry.path).st_size
+            raise RecordError(Problem(rel, None, "", f"file is {size} bytes; a record is at most {MAX_FILE_BYTES} bytes: move large text (logs) out of the record"))
     except OSError as exc:
         raise RecordError(Problem(rel, None, "", f"cannot read: {exc.strerror}")) from None
     return data
 
 
-_CHUNK = 65536
 
 
 def _peek_bytes(job: Job, real_root: Path, prefetched: Prefetched | None) -> bytes:

@@ -18,6 +18,7 @@ taken; an unsettled stamp says nothing, and the caller hashes the content instea
 from __future__ import annotations
 
 import os
+import stat
 import time
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -32,8 +33,9 @@ stamp is taken makes the stamp unsettled (it covers coarse clocks, FAT's 2-secon
 class Stamp(NamedTuple):
     """What :func:`stamp` saw: ``entries`` (one item per entry, in the order the folders list them:
     a folder's path, a link's path and target, a record file's path, device, inode, size, mode and
-    times in ns, another file's path) and ``settled`` (no record file changed in the
-    :data:`SETTLE_NS` before the look, so equal entries later mean unchanged files)."""
+    times in ns, another file's path, the path and type of anything else: a FIFO, socket or device)
+    and ``settled`` (no record file changed in the :data:`SETTLE_NS` before the look, so equal
+    entries later mean unchanged files)."""
 
     entries: list[Any]
     settled: bool
@@ -91,8 +93,10 @@ def _walk(folder: str, out: list[Any], seen: set[tuple[int, int]]) -> int:
                 if changed > newest:
                     newest = changed
                 out.append((e.path, s.st_dev, s.st_ino, s.st_size, s.st_mode, s.st_mtime_ns, s.st_ctime_ns))
-            else:
+            elif e.is_file():
                 out.append(("N", e.path))
+            else:  # a FIFO, socket or device (never opened): its type counts (the load reports it)
+                out.append(("S", e.path, stat.S_IFMT(os.stat(e.path).st_mode)))
         except OSError as exc:
             out.append(("!", e.path, exc.errno))
     return newest

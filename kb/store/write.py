@@ -253,10 +253,11 @@ def create_record(root: str | Path, record: R, *, taken: Iterable[str] = (), max
 
 def free_id(root: str | Path, record: Record, taken: Iterable[str] = (), max_tries: int = 1000) -> str:
     """The id :func:`save_record` with ``new`` would give ``record`` now under ``root``: its own
-    id, else the first of ``<id>-2``, ``<id>-3``, … that is not in ``taken`` and has no file
-    (what a ``--dry-run`` shows; reads only). Raises :class:`WriteError` after ``max_tries``."""
+    id, else the first of ``<id>-2``, ``<id>-3``, … that is not in ``taken`` and whose name is
+    free (no file, link, loop or FIFO there: the exclusive link that writes would fail on it;
+    what a ``--dry-run`` shows; reads only). Raises :class:`WriteError` after ``max_tries``."""
     for rid in _candidate_ids(record.id, set(taken), max_tries):
-        if not record_path(root, record.model_copy(update={"id": rid})).exists():
+        if not os.path.lexists(record_path(root, record.model_copy(update={"id": rid}))):  # a loop, a FIFO: taken too
             return rid
     raise _all_taken(root, record, max_tries)
 
