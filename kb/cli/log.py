@@ -149,12 +149,12 @@ def log(env: Env, title: str | None, approach: str | None, outcome: str | None, 
         fill_attempt_draft(kg, draft, ClickAsker())
         if not link_matches:
             confirm_matches(kg, draft, ClickAsker())
-    elif not (draft.stack or draft.components or draft.captured):
-        _say_no_stack(kg, draft)
     try:
         if dry_run:
             attempt, matches = logbook.prepare_attempt(kg, draft, link_matches=link_matches)
             print_record(attempt, env.records, kg.records.records)
+            if not attempt.stack and not attempt.components:
+                _say_no_stack(kg, draft)
             for m in matches:
                 how = "would be linked" if m.linked else _not_linked(m, link_matches)
                 click.echo(f"kb log: error text {m.describe()} ({how})", err=True)
@@ -167,6 +167,8 @@ def log(env: Env, title: str | None, approach: str | None, outcome: str | None, 
         how = "linked" if m.linked else _not_linked(m, link_matches)
         click.echo(f"kb log: error text {m.describe()} ({how})", err=True)
     say_redacted("kb log", res.redactions)
+    if not res.attempt.stack and not res.attempt.components:
+        _say_no_stack(kg, draft)
     if as_json:
         emit_json(res.to_dict())
     else:
@@ -175,9 +177,8 @@ def log(env: Env, title: str | None, approach: str | None, outcome: str | None, 
 
 
 def _say_no_stack(kg: Any, draft: Any) -> None:
-    """Say on stderr that an attempt logged without a terminal, ``--stack``, ``--component`` or
-    ``--capture`` gets no stack (a terminal would have offered the campaign's current one), and
-    how to give it one."""
+    """Say on stderr that the attempt just logged records no stack (no ``--stack``,
+    ``--component`` or ``--capture`` given, none chosen at the prompt), and how to give it one."""
     from kb import logbook
     from kb.queries import default_from_stack
 
