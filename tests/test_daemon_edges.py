@@ -113,7 +113,7 @@ def test_stop_or_kill_while_an_answer_waits_for_its_reader(big):
     assert (second.returncode, "f" + rest.decode(), err.decode()) == (0, graph.stdout, graph.stderr)
 
 
-def test_reloads_in_a_row_leave_no_more_garbage_than_one(tmp_path, monkeypatch):
+def test_reloads_in_a_row_leave_no_more_garbage_than_a_few(tmp_path, monkeypatch):
     # questions after edits, each before the daemon idled long enough to collect: the garbage
     # of every old graph used to be frozen out of the collector's reach by the next load
     shutil.copytree(CAMPAIGN, tmp_path / "records")
@@ -123,7 +123,7 @@ def test_reloads_in_a_row_leave_no_more_garbage_than_one(tmp_path, monkeypatch):
     text = target.read_text()
     frozen = []
     try:
-        for i in range(8):
+        for i in range(12):
             target.write_text(text.replace("title: ", f"title: {i} ", 1))
             held = server.fresh(state, str(tmp_path), "records")
             assert held is not None and held.loaded.graph.get(FAILED).title.startswith(f"{i} ")
@@ -133,7 +133,7 @@ def test_reloads_in_a_row_leave_no_more_garbage_than_one(tmp_path, monkeypatch):
             frozen.append(gc.get_freeze_count())
     finally:
         gc.unfreeze()
-    assert frozen[-1] <= frozen[2] + 50, frozen  # it grew by about 350 objects a reload
+    assert max(frozen[5:]) <= max(frozen[:5]) + 50, frozen  # it grew by about 350 objects a reload, without end
 
 
 def test_a_file_gone_while_loading_and_back_after_is_loaded_again(tmp_path, monkeypatch):

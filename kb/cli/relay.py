@@ -27,6 +27,9 @@ report and line maps in the cache folder, as it does on its own)."""
 PROTOCOL = 1
 """The version of the request and reply messages; a daemon refuses another."""
 
+REQUEST_LIMIT = 4 << 20
+"""Largest request a daemon accepts (bytes): arguments and environment."""
+
 OFF_VALUES = frozenset({"0", "off", "false", "no"})
 """Values of ``$KB_DAEMON`` that keep every command in its own process."""
 
@@ -138,6 +141,31 @@ def send_request(sock: Any, message: dict[str, Any], fds: list[int] | None = Non
     sent = socket.send_fds(sock, [payload], fds) if fds else sock.send(payload)
     if sent < len(payload):
         sock.sendall(payload[sent:])
+
+
+def read_request(conn: Any) -> tuple[dict[str, Any] | None, list[int]]:
+    """The request :func:`send_request` sent on ``conn`` (a daemon's end) and the file descriptors
+    sent with it; ``(None, fds)`` for a message that is not one (longer than :data:`REQUEST_LIMIT`,
+    not JSON, cut short, another :data:`PROTOCOL`). Raises :class:`OSError` as the socket does."""
+    import socket
+
+    data, fds, _flags, _addr = socket.recv_fds(conn, 65536, 3)
+    if len(data) < 8:
+        return None, fds
+    size = int.from_bytes(data[:8], "big")
+    if size > REQUEST_LIMIT:
+        return None, fds
+    body = data[8:]
+    while len(body) < size:
+        chunk = conn.recv(min(65536, size - len(body)))
+        if not chunk:
+            return None, fds
+        body += chunk
+    try:
+        request = json.loads(body)
+    except ValueError:
+        return None, fds
+    return (request if isinstance(request, dict) and request.get("protocol") == PROTOCOL else None), fds
 
 
 def read_reply(sock: Any) -> dict[str, Any] | None:
