@@ -302,3 +302,23 @@ def test_a_question_whose_asker_left_before_it_was_taken_is_not_answered(tmp_pat
             os.waitpid(pid, 0)
         os.close(read_end)
         gc.unfreeze()
+
+
+def test_a_stopped_daemon_never_holds_a_question_and_never_answers_it_late(big):
+    # SIGSTOP (or Ctrl-Z on kb daemon start --foreground): the question used to wait for ever
+    cwd, env = big
+    assert kb(cwd, env, "daemon", "start", "--idle", "1").returncode == 0
+    before = answered(cwd, env)
+    alone = kb(cwd, env, "roots", "-n", "2", KB_DAEMON="off")
+    pid = daemon_pid(cwd, env)
+    os.kill(pid, signal.SIGSTOP)
+    try:
+        t0 = time.monotonic()
+        waited = kb(cwd, env, "roots", "-n", "2", KB_DAEMON_WAIT="1")
+        assert time.monotonic() - t0 < 30
+    finally:
+        os.kill(pid, signal.SIGCONT)
+    assert (waited.returncode, waited.stdout, waited.stderr) == (alone.returncode, alone.stdout, alone.stderr)
+    assert answered(cwd, env) == before  # the question it found on waking was left: its asker had answered it
+    via = kb(cwd, env, "roots", "-n", "2")
+    assert via.stdout == alone.stdout and answered(cwd, env) == before + 1

@@ -24,8 +24,10 @@ QUERIES = frozenset({"check", "roots", "why", "unblocks", "graph"})
 """The commands a daemon answers: they read the records and write none (``kb check`` keeps its
 report and line maps in the cache folder, as it does on its own)."""
 
-PROTOCOL = 1
-"""The version of the request and reply messages; a daemon refuses another."""
+PROTOCOL = 2
+"""The version of the messages: a request; the daemon's ``taken`` (or ``local``: answer it
+yourself); the command's one byte ``g`` (go) with its standard input, output and error attached
+(``SCM_RIGHTS``); the daemon's ``exit`` code. A daemon refuses another."""
 
 REQUEST_LIMIT = 4 << 20
 """Largest request a daemon accepts (bytes): arguments and environment."""
@@ -168,20 +170,36 @@ def read_request(conn: Any) -> tuple[dict[str, Any] | None, list[int]]:
     return (request if isinstance(request, dict) and request.get("protocol") == PROTOCOL else None), fds
 
 
-def read_reply(sock: Any) -> dict[str, Any] | None:
-    """The one-line JSON reply read from ``sock`` (a dict), or ``None`` when the connection ended
-    first or the reply is not such a line."""
-    data = b""
-    while not data.endswith(b"\n"):
+def read_reply(sock: Any, pending: bytearray | None = None) -> dict[str, Any] | None:
+    """The next one-line JSON reply read from ``sock`` (a dict), or ``None`` when the connection
+    ended first or the line is not such a reply. ``pending``: bytes read past the last line,
+    kept there between calls. Raises :class:`OSError` (:class:`TimeoutError` too) as the socket does."""
+    data = pending if pending is not None else bytearray()
+    while b"\n" not in data:
         chunk = sock.recv(65536)
         if not chunk:
             return None
         data += chunk
+    line, _, rest = bytes(data).partition(b"\n")
+    data[:] = rest
     try:
-        reply = json.loads(data)
+        reply = json.loads(line)
     except ValueError:
         return None
     return reply if isinstance(reply, dict) else None
+
+
+TAKEN_S = 10.0
+"""Seconds a command waits for a daemon to take its question (a daemon busy loading a large
+campaign, or stopped with SIGSTOP, does not): past that the command answers it itself, and the
+daemon, told nothing more, never answers it. ``$KB_DAEMON_WAIT`` overrides it."""
+
+
+def _taken_s() -> float:
+    try:
+        return max(0.01, float(os.environ.get("KB_DAEMON_WAIT", "") or TAKEN_S))
+    except ValueError:
+        return TAKEN_S
 
 
 def relay(args: list[str]) -> int | None:
@@ -189,7 +207,8 @@ def relay(args: list[str]) -> int | None:
     or ``None`` when this process must answer it itself (not a question, ``$KB_DAEMON`` off, no
     daemon for these records and this kb, or the daemon declined before writing anything).
 
-    Once the daemon has taken the question it writes to this process's output itself; if it
+    A daemon that does not take the question within :data:`TAKEN_S` is left (the question is
+    answered here). Once told to go, the daemon writes to this process's output itself; if it
     ends without saying how the command ended, this says so on stderr and returns 1 (running the
     question again here could print part of an answer twice). Ctrl-C while waiting ends the
     answer in the daemon too, and says ``Aborted!`` and returns 1 as the command does alone."""
@@ -210,11 +229,21 @@ def relay(args: list[str]) -> int | None:
         try:
             sock.connect(path)
             send_request(sock, {"protocol": PROTOCOL, "op": "run", "argv": args, "cwd": os.getcwd(),
-                                "records": records, "env": dict(os.environ), "streams": streams}, [0, 1, 2])
+                                "records": records, "env": dict(os.environ), "streams": streams})
         except OSError:
             return None  # nobody listening (a stale socket), or it went away before taking the question
+        pending = bytearray()
         try:
-            reply = read_reply(sock)
+            sock.settimeout(_taken_s())
+            taken = read_reply(sock, pending)
+            if taken is None or taken.get("taken") is not True:
+                return None  # declined (or gone) before anything was written: answered here
+            socket.send_fds(sock, [b"g"], [0, 1, 2])  # go, with the streams: the daemon writes the answer, this waits
+            sock.settimeout(None)
+        except OSError:
+            return None  # not taken in time: answered here; the daemon, never told to go, writes nothing
+        try:
+            reply = read_reply(sock, pending)
         except OSError:
             reply = None
     except KeyboardInterrupt:  # said and coded as the command itself says it (click): a blank line, then Aborted!

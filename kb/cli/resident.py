@@ -177,21 +177,27 @@ def prepare_step(held: Held) -> None:
         gc.enable()
 
 
-def answer(daemon: Daemon, conn: socket.socket, request: dict[str, Any], fds: list[int]) -> int | None:
+def answer(daemon: Daemon, conn: socket.socket, request: dict[str, Any]) -> int | None:
     """Start the command of ``request`` in a forked child writing to ``fds`` (its standard input,
-    output and error) and return its pid (:func:`reap` waits for it); ``None`` when the asker
-    already went away (interrupted while the daemon was busy: nothing is written)."""
+    output and error) and return its pid (:func:`reap` waits for it) once the asker says go;
+    ``None`` when it gave up instead (the daemon took too long, or it was interrupted): then nothing
+    is written."""
     try:
         held = fresh(daemon, request["cwd"], request["records"])
     except OSError:
         raise  # the working folder is gone: the command answers (and says so) itself
     except Exception:  # noqa: BLE001 - the child then loads as a command does, and reports what it finds
         daemon.held = held = None
-    if _gone(conn):
+    fds = _go(conn)
+    if fds is None:
         return None
-    pid = os.fork()
-    if pid == 0:  # pragma: no cover - the child; its output is what the tests compare
-        _child(daemon, conn, request, fds, held)
+    try:
+        pid = os.fork()
+        if pid == 0:  # pragma: no cover - the child; its output is what the tests compare
+            _child(daemon, conn, request, fds, held)
+    finally:
+        for fd in fds:
+            os.close(fd)
     return pid
 
 
@@ -214,6 +220,24 @@ def reap(daemon: Daemon) -> None:
             _reply(conn, {"exit": os.waitstatus_to_exitcode(status) if os.WIFEXITED(status)
                           else 128 + os.WTERMSIG(status)})
         conn.close()
+
+
+def _go(conn: socket.socket) -> list[int] | None:
+    """The asking command's standard input, output and error, sent with its go (one byte ``g``)
+    once told its question was taken; ``None`` when it left instead to answer it itself
+    (:data:`kb.cli.relay.TAKEN_S`). Its streams travel only then: a daemon that never takes a
+    question (stopped) holds no pipe of the command open."""
+    try:
+        conn.settimeout(30)
+        data, fds, _flags, _addr = socket.recv_fds(conn, 1, 3)
+        conn.settimeout(None)
+    except OSError:
+        return None
+    if data == b"g" and len(fds) == 3:
+        return fds
+    for fd in fds:
+        os.close(fd)
+    return None
 
 
 def _gone(conn: socket.socket) -> bool:
@@ -289,9 +313,9 @@ def _run(argv: list[str]) -> int:  # pragma: no cover - runs in the forked child
     return 0
 
 
-def _valid_run(request: dict[str, Any], fds: list[int]) -> bool:
+def _valid_run(request: dict[str, Any]) -> bool:
     env, streams = request.get("env"), request.get("streams")
-    return (len(fds) == 3 and isinstance(request.get("argv"), list) and all(isinstance(a, str) for a in request["argv"])
+    return (isinstance(request.get("argv"), list) and all(isinstance(a, str) for a in request["argv"])
             and isinstance(request.get("cwd"), str) and isinstance(request.get("records"), str)
             and isinstance(env, dict) and all(isinstance(k, str) and isinstance(v, str) for k, v in env.items())
             and isinstance(streams, list) and len(streams) == 2
@@ -331,11 +355,12 @@ def handle(daemon: Daemon, conn: socket.socket) -> None:
         if op == "status":
             _reply(conn, status(daemon))
             return
-        if op != "run" or not _valid_run(request, fds):
+        if op != "run" or not _valid_run(request):
             _reply(conn, {"local": True})
             return
+        _reply(conn, {"taken": True})
         try:
-            pid = answer(daemon, conn, request, fds)
+            pid = answer(daemon, conn, request)
         except OSError:
             _reply(conn, {"local": True})  # e.g. the working folder is gone: the command says so itself
             return
