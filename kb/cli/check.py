@@ -47,21 +47,27 @@ def check(env: Env, as_json: bool, strict: bool, verbose: bool, folder: str | No
 
     held = app.HELD
     if held is not None and held.serves(env):  # in a kb daemon: the records it holds are these files
-        _print(_report(held.loaded, env.records, env.catalogs)[0], env.records, as_json, strict, verbose)
+        # whose digest it took when it loaded them (None: a file changed during that load)
+        key = _key(held.tree, env.catalogs) if held.tree else ""
+        recalled = recall(env.records, "check", key) if key else None
+        report: dict[str, Any]
+        if _is_report(recalled):
+            report = recalled
+        else:
+            report, deps = _report(held.loaded, env.records, env.catalogs)
+            if key:
+                remember(env.records, "check", report, deps, key)
+        _print(report, env.records, as_json, strict, verbose)
         return
     # the folder is hashed once, its record files' bytes kept: compared with the memo's digest,
     # then (on a miss) loaded from those very bytes (not read twice); the listing is compared
     # again before the report is kept under this digest
     files: dict[str, bytes] = {}
     listing: list[str] = []
-    tree = tree_digest(env.records, files, listing) if env.records.is_dir() else ""
-    if tree and env.catalogs:  # the site's catalogs (./mkdocs.yml) are part of what was checked
-        import json
-
-        tree += " " + json.dumps(list(env.catalogs), ensure_ascii=False)
+    tree = _key(tree_digest(env.records, files, listing), env.catalogs) if env.records.is_dir() else ""
     recalled = recall(env.records, "check", tree) if tree else None
     if _is_report(recalled):
-        report: dict[str, Any] = recalled
+        report = recalled
     else:
         from kb.store import Prefetched
 
@@ -85,6 +91,16 @@ def check(env: Env, as_json: bool, strict: bool, verbose: bool, folder: str | No
             remember(env.records, "check", report, deps, tree,
                      listing_digest(listing=listing) if prefetched.missed == 0 else None)
     _print(report, env.records, as_json, strict, verbose)
+
+
+def _key(tree: str, catalogs: tuple[str, ...]) -> str:
+    """The memo key of a check: the folder's digest, and the site's catalogs (./mkdocs.yml), which
+    are part of what was checked."""
+    if not catalogs:
+        return tree
+    import json
+
+    return tree + " " + json.dumps(list(catalogs), ensure_ascii=False)
 
 
 def _check(root: Any, prefetched: Any = None, catalogs: tuple[str, ...] = ()) -> tuple[dict[str, Any], list[Any]]:
