@@ -37,7 +37,7 @@ from kb.cli.resident import Daemon, minutes_text, run_server
 @cli.group()
 def daemon() -> None:
     """Keep the records loaded in the background, so that kb check, roots, why, unblocks and
-    graph answer at once (at 10,000 attempts: in about 0.2 s, and within a second of an edit).
+    graph answer at once (at 10,000 attempts: in about 0.2 s, and about a second after an edit).
 
     The daemon serves one records folder for the user who started it, answers with the very
     code of the kb that started it, and looks at the folder before every answer (an edit is
