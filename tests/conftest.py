@@ -72,6 +72,22 @@ def write_tree(tmp_path: Path) -> Callable[[dict[str, Any]], Path]:
     return write
 
 
+@pytest.fixture
+def parsed(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The stems of the record files the store parses from now on (not taken from a cache), in order."""
+    from kb.store import read
+
+    stems: list[str] = []
+    real = read._parse_job
+
+    def spy(data: bytes, job: Any) -> Any:
+        stems.append(job.stem)
+        return real(data, job)
+
+    monkeypatch.setattr(read, "_parse_job", spy)
+    return stems
+
+
 def pytest_terminal_summary(terminalreporter: Any) -> None:
     """Print what the reliability tests did (tests/reliability_stats.py), when any of them ran."""
     from reliability_stats import STATS

@@ -245,7 +245,7 @@ def _wait_gone(pid: int) -> None:
         time.sleep(0.05)
 
 
-def test_a_kept_records_cache_parses_only_what_changed_and_reads_no_cache_file(tmp_path, monkeypatch):
+def test_a_kept_records_cache_parses_only_what_changed_and_reads_no_cache_file(tmp_path, monkeypatch, parsed):
     from kb.store import cache as cache_mod
     from kb.store import read
     from kb.store.cache import RecordCache, cache_path
@@ -254,14 +254,6 @@ def test_a_kept_records_cache_parses_only_what_changed_and_reads_no_cache_file(t
     monkeypatch.setenv("KB_CACHE_DIR", str(tmp_path / "cache"))
     root = tmp_path / "records"
     kept = RecordCache(cache_path(root))
-    parsed: list[str] = []
-    real = read._parse_job
-
-    def spy(data, job):
-        parsed.append(job.stem)
-        return real(data, job)
-
-    monkeypatch.setattr(read, "_parse_job", spy)
     first = read.load_records(root, kept=kept)
     assert len(parsed) == 21 and not first.problems
     monkeypatch.setattr(cache_mod, "read_entries", lambda path: pytest.fail(f"read {path}"))

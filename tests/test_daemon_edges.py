@@ -245,7 +245,7 @@ def test_the_daemon_keeps_no_file_of_the_command_that_started_it(tmp_path, runti
         kb(tmp_path, env, "daemon", "stop")
 
 
-def test_a_kept_records_cache_spares_reparsing_with_the_cache_off(tmp_path, monkeypatch):
+def test_a_kept_records_cache_spares_reparsing_with_the_cache_off(tmp_path, monkeypatch, parsed):
     # a daemon started with KB_CACHE=off parsed every record again at each reload (0.9 s instead
     # of 0.1 s at 3,000 attempts): the kept cache held nothing when it had no folder to save to
     from kb.store import read
@@ -256,14 +256,6 @@ def test_a_kept_records_cache_spares_reparsing_with_the_cache_off(tmp_path, monk
     root = tmp_path / "records"
     kept = RecordCache(cache_path(root))
     assert kept.path is None
-    parsed: list[str] = []
-    real = read._parse_job
-
-    def spy(data, job):
-        parsed.append(job.stem)
-        return real(data, job)
-
-    monkeypatch.setattr(read, "_parse_job", spy)
     read.load_records(root, kept=kept)
     assert len(parsed) == 21
     target = root / "attempts" / f"{FAILED}.yaml"

@@ -94,10 +94,7 @@ def scan(root: Path) -> Scan:
     kinds: dict[str, list[os.DirEntry[str]]] = {}
     for e in top:
         what = entry_type(e)
-        if leftover_kind(e.name) and what != DIR:
-            out.ignored.append((rel_path(e.path, root), leftover_kind(e.name) or ""))
-            continue
-        if e.name.startswith("."):
+        if _skipped(e, what, root, out):
             continue
         if e.name in KINDS and what == DIR:
             kinds[e.name] = listing(e.path)
@@ -118,10 +115,7 @@ def scan(root: Path) -> Scan:
     for folder in KINDS:
         for e in kinds.get(folder, ()):
             what = entry_type(e)
-            if leftover_kind(e.name) and what != DIR:
-                out.ignored.append((rel_path(e.path, root), leftover_kind(e.name) or ""))
-                continue
-            if e.name.startswith("."):
+            if _skipped(e, what, root, out):
                 continue
             named = e.name.endswith(RECORD_SUFFIXES)
             odd = odd_problem(e, what, record=named)
@@ -163,3 +157,13 @@ def _stray(name: str, what: str) -> str:
     wanted = name[: -len(suffix)] + ".yaml" if suffix.lower() in RECORD_SUFFIXES else None
     return ("not a record file, so kb does not read it; "
             + (f"rename it to {wanted}" if wanted else "records are named <id>.yaml: rename it or move it out of records/"))
+
+
+def _skipped(e: os.DirEntry[str], what: str, root: Path, out: Scan) -> bool:
+    """Whether the scan leaves ``e`` (of type ``what``) out: an editor or OS leftover that is not a
+    folder (noted in ``out.ignored``), or a hidden entry."""
+    leftover = leftover_kind(e.name)
+    if leftover and what != DIR:
+        out.ignored.append((rel_path(e.path, root), leftover))
+        return True
+    return e.name.startswith(".")
