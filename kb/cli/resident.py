@@ -178,10 +178,10 @@ def prepare_step(held: Held) -> None:
 
 
 def answer(daemon: Daemon, conn: socket.socket, request: dict[str, Any]) -> int | None:
-    """Start the command of ``request`` in a forked child writing to ``fds`` (its standard input,
-    output and error) and return its pid (:func:`reap` waits for it) once the asker says go;
-    ``None`` when it gave up instead (the daemon took too long, or it was interrupted): then nothing
-    is written."""
+    """Start the command of ``request`` in a forked child writing to the asker's standard input,
+    output and error (sent with its go: :func:`_go`) and return its pid (:func:`reap` waits for
+    it); ``None`` when the asker gave up instead (the daemon took too long, or it was
+    interrupted): then nothing is written."""
     try:
         held = fresh(daemon, request["cwd"], request["records"])
     except OSError:
