@@ -178,10 +178,8 @@ def prepare_step(held: Held) -> None:
 
 
 def answer(daemon: Daemon, conn: socket.socket, request: dict[str, Any]) -> int | None:
-    """Start the command of ``request`` in a forked child writing to the asker's standard input,
-    output and error (sent with its go: :func:`_go`) and return its pid (:func:`reap` waits for
-    it); ``None`` when the asker gave up instead (the daemon took too long, or it was
-    interrupted): then nothing is written."""
+    """Start the command of ``request`` in a forked child writing to the asker's streams (sent with
+    its go: :func:`_go`); its pid (:func:`reap` waits for it), or ``None`` when the asker gave up."""
     try:
         held = fresh(daemon, request["cwd"], request["records"])
     except OSError:
@@ -223,10 +221,9 @@ def reap(daemon: Daemon) -> None:
 
 
 def _go(conn: socket.socket) -> list[int] | None:
-    """The asking command's standard input, output and error, sent with its go (one byte ``g``)
-    once told its question was taken; ``None`` when it left instead to answer it itself
-    (:data:`kb.cli.relay.TAKEN_S`). Its streams travel only then: a daemon that never takes a
-    question (stopped) holds no pipe of the command open."""
+    """The asker's standard input, output and error, sent with its go (one byte ``g``) once told
+    its question was taken; ``None`` when it left to answer it itself (:data:`kb.cli.relay.TAKEN_S`):
+    a daemon that never takes a question (stopped) holds no pipe of the command open."""
     try:
         conn.settimeout(30)
         data, fds, _flags, _addr = socket.recv_fds(conn, 1, 3)
