@@ -268,3 +268,23 @@ def test_a_kept_records_cache_parses_only_what_changed_and_reads_no_cache_file(t
     parsed.clear()
     third = read.load_records(root, kept=kept)
     assert parsed == [] and FAILED not in third.records.records
+
+
+def test_every_preparation_step_runs_and_keeps_what_the_questions_read():
+    # the daemon drops a failing step silently (it only saves time): a broken step must fail here
+    from kb.models import Campaign
+    from kb.pipeline import load
+    from kb.queries import findings_of, roots, unblocks
+    from kb.queries.warm import preparation
+
+    kg = load(CAMPAIGN).graph
+    before = ([r.to_dict() for r in roots(load(CAMPAIGN).graph)], findings_of(load(CAMPAIGN).graph, FAILED))
+    steps = preparation(kg)
+    assert len(steps) == 3
+    for step in steps:
+        step()
+    campaign = kg.of_kind(Campaign)[0].id
+    assert kg.memoized(("current_stack", campaign)) and kg.memoized(("roots.now", campaign))
+    assert kg.memoized("queries.findings")
+    assert ([r.to_dict() for r in roots(kg)], findings_of(kg, FAILED)) == before
+    assert unblocks(kg, {"cuda": "13.0"}).to_dict() == unblocks(load(CAMPAIGN).graph, {"cuda": "13.0"}).to_dict()

@@ -71,7 +71,7 @@ pass_env = click.make_pass_decorator(Env)
 
 HELD: Any = None
 """In a ``kb daemon``'s answering child only: the records the daemon holds (a
-:class:`kb.cli.daemon.Held`, checked against the folder just before the child was forked), which
+:class:`kb.cli.resident.Held`, checked against the folder just before the child was forked), which
 :meth:`Env.graph` returns instead of loading when they are the ones asked about."""
 
 

@@ -29,6 +29,9 @@ def preparation(kg: KnowledgeGraph) -> list[Callable[[], None]]:
     from kb.queries.roots import roots
     from kb.queries.unblocks import _scope_tables
 
+    def current() -> None:
+        roots(kg)
+
     def retries() -> None:
         idx = index(kg)
         idx._naming  # noqa: B018 - a cached property: built here, once
@@ -41,11 +44,4 @@ def preparation(kg: KnowledgeGraph) -> list[Callable[[], None]]:
         findings(kg)
         findings_of(kg, "")  # the table by record, built once every finding is known
 
-    return [lambda: None if roots(kg) else None, retries, all_findings]
-
-
-def prepare(kg: KnowledgeGraph) -> None:
-    """Run every step of :func:`preparation` on ``kg``. Raises what the queries raise (nothing
-    for valid records)."""
-    for step in preparation(kg):
-        step()
+    return [current, retries, all_findings]

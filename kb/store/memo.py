@@ -137,7 +137,7 @@ def _walk(folder: Path | str, prefix: str, h: Any, seen: set[tuple[int, int]],
                 if listing is not None:
                     listing.append(f"\0F{rel}")
                 if h is not None:
-                    data = _read_all(e.path)
+                    data = read_regular(e.path)  # raw reads, never waiting on a FIFO
                     h.update(f"\0F{rel}\0{len(data)}\0".encode("utf-8", "surrogateescape"))
                     h.update(data)
                     if keep is not None:
@@ -146,12 +146,6 @@ def _walk(folder: Path | str, prefix: str, h: Any, seen: set[tuple[int, int]],
                 note(f"\0N{rel}")
         except OSError as exc:
             note(f"\0!{rel}:{exc.errno}")
-
-
-def _read_all(path: str) -> bytes:
-    """The bytes of the regular file at ``path`` (:func:`kb.store.entries.read_regular`: raw
-    reads, never waiting on a FIFO). Raises :class:`OSError` as ``os.open`` does."""
-    return read_regular(path)
 
 
 def memo_path(root: Path, name: str) -> Path | None:
