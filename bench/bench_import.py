@@ -17,7 +17,7 @@ Shapes:
     Short lines: person prompts, assistant prose, ``ls``/``grep``/``sed`` calls with small
     results; one ``nvidia-smi`` probe per 1000 turns and one benchmark run per 500 turns.
 
-The import streams JSONL in windows and caps each event's text (see kb.importers.readers), so
+The import streams JSONL in windows and caps each event's text (see kb.importers.sessions), so
 max RSS should stay about flat as the file grows.
 """
 

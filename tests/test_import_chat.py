@@ -7,7 +7,7 @@ from __future__ import annotations
 from import_helpers import claude_log
 
 from kb.importers import read_session
-from kb.importers.extract import extract
+from kb.importers.score import score_session as extract
 
 
 def attempts(tmp_path, steps):
@@ -56,12 +56,13 @@ def test_a_sweep_is_one_attempt_with_a_series(tmp_path):
          "shape m=128 n=18432 k=7168 median_us=69.3 std_pct=0.8 tflops_per_sec=488.2"),
     ])
     assert len(found) == 3
-    assert figures(found[0])["busbw"] == ("190.00", "GB/s")
+    assert figures(found[0])["busbw"] == ("97.9", "GB/s")  # the run's own "Avg bus bandwidth"
+    assert figures(found[0])["busbw[size=1073741824]"] == ("190.00", "GB/s")
     assert figures(found[0])["busbw[size=1048576]"] == ("5.76", "GB/s")
     assert figures(found[0])["time"] == ("5651.3", "us")
     assert found[0].env == {"NCCL_ALGO": "Ring"}
     assert figures(found[1])["tflops"] == ("969.8", "TFLOPS")
-    assert figures(found[1])["tflops[m=8]"] == ("4.6", "TFLOPS")
+    assert figures(found[1])["tflops[m=8,n=4096]"] == ("4.6", "TFLOPS")  # every setting the sweep varies
     assert figures(found[1])["bandwidth"] == ("635.2", "GB/s")
     assert figures(found[2])["median_us"] == ("69.3", "us")
     assert figures(found[2])["tflops_per_sec"] == ("488.2", "TFLOPS")
@@ -147,7 +148,7 @@ def test_summary_tables_key_values_exception_lines_and_variants(tmp_path):
         ("run", "python3 check_outputs.py --tp 2", "FAIL: 16/16 responses differ from the reference\nexit 1", True),
         ("run", "NCCL_P2P_DISABLE=1 python3 check_outputs.py --tp 2", "OK: 16/16 responses match"),
     ])
-    assert [a.outcome for a in found] == ["failed", "baseline", "baseline", "failed", "inconclusive"]
+    assert [a.outcome for a in found] == ["failed", "baseline", "baseline", "failed", "neutral"]  # a variant that worked, no figure
     assert found[0].error == "ValueError: max_num_batched_tokens (128) is smaller"
     assert figures(found[1])["output_throughput"] == ("32.2219", "tok/s")
     assert figures(found[2]) == {"peer_bw_GBps": ("6.60", "GB/s"), "host_staged_GBps": ("3.10", "GB/s")}

@@ -64,7 +64,7 @@ def test_dry_run_writes_nothing_and_prints_a_table(campaign_copy):
     assert "torch-symm-mem-no-capability-12" in result.stdout
     assert "decision (line 13): Decision: upgrade" in result.stdout
     assert "warning: claude-campaign.jsonl:20: not valid JSON" in result.stderr
-    assert "redacted: host 6, token 3" in result.stderr
+    assert "redacted: email 1, host 6, token 3" in result.stderr  # the e-mail of line 19 too (EXPECTED.md)
     assert "nothing written" in result.stderr
 
 
@@ -96,13 +96,13 @@ def test_drafts_content(campaign_copy):
     assert len(anchor["sha256"]) == 64
     eagle = yaml.safe_load((campaign_copy / "attempts" / "2026-02-27-eagle-3-throughput-on-cuda-13.yaml").read_text())
     assert eagle["stack"] == "cuda-13.0"
-    assert eagle["metrics"] == {"output_throughput": "96.10 tok/s", "median_ttft": "905.10 ms",
+    assert eagle["metrics"] == {"output_throughput": "96.10 tok/s", "duration": "341.05 s", "median_ttft": "905.10 ms",
                                 "median_tpot": "10.21 ms", "acceptance_length": "2.84 tokens"}
     # every figure cites the line it was read from
     cited = {s["field"]: (s["locator"], s["quote"]) for s in eagle["source"] if s["field"].startswith("metrics.")}
     assert cited["metrics.output_throughput"] == ("line 18", "Output token throughput (tok/s):         96.10")
     assert set(cited) == {"metrics.output_throughput", "metrics.median_ttft", "metrics.median_tpot",
-                          "metrics.acceptance_length"}
+                          "metrics.acceptance_length", "metrics.duration"}
     assert eagle["baseline"] == "2026-02-26-baseline-throughput-cuda-graph-max-bs-128"
     assert eagle["outcome"] == "improved"
 
@@ -260,7 +260,8 @@ def test_a_log_over_the_size_limit_of_its_format_is_refused_and_writes_nothing(c
 
 
 def test_a_streamed_log_is_imported_window_by_window_like_a_whole_one(campaign_copy, monkeypatch):
-    from kb.importers import drafts, readers
+    from kb.importers import drafts
+    from kb.importers import sessions as readers
 
     whole = run(campaign_copy, str(LOGS / "claude-campaign.jsonl"), "--dry-run", "--json")
     assert len(list(readers.iter_windows(LOGS / "claude-campaign.jsonl", window_events=2))) > 3

@@ -6,7 +6,7 @@ from __future__ import annotations
 from import_helpers import claude_log
 
 from kb.importers import read_session
-from kb.importers.extract import extract
+from kb.importers.score import score_session as extract
 
 
 def facts(path):
@@ -38,6 +38,6 @@ def test_kb_torch_probe_output(tmp_path):
 
 
 def test_the_extractor_keeps_no_component_table_of_its_own():
-    import kb.importers.extract.facts as module
+    import kb.importers.read.stack as module
 
     assert not hasattr(module, "KNOWN_COMPONENTS")

@@ -456,7 +456,8 @@ def test_markdown_list_items_and_code(tmp_path):
     ]
     assert {e.section for e in items} == {"2026-03-01 — next steps"}
     (code,) = [e for e in session.events if e.kind == "code"]
-    assert (code.text, code.attrs, str(code.locator)) == ("export NCCL_ALGO=Tree\n", {"language": "bash"}, "plan.md:10-12")
+    assert (code.text, code.attrs, str(code.locator)) == ("export NCCL_ALGO=Tree\n", {"language": "bash", "fenced": True},
+                                                         "plan.md:10-12")
     assert not any(e.kind == "text" for e in session.events)
 
 
@@ -582,7 +583,7 @@ def _big_output_log(path, output):
 
 
 def test_a_long_tool_output_keeps_its_head_and_its_tail(tmp_path):
-    from kb.importers.extract import extract
+    from kb.importers.score import score_session as extract
     from kb.importers.formats._common import TEXT_HEAD_CHARS, TEXT_TAIL_CHARS
 
     body = "".join(f"[TP0] Decode batch {i}. gen throughput (token/s): 80.{i % 100:02d}\n" for i in range(90_000))
@@ -618,7 +619,7 @@ def test_short_texts_are_not_capped():
 
 
 def test_an_overlong_line_is_skipped_not_held(tmp_path, monkeypatch):
-    from kb.importers import readers
+    from kb.importers import sessions as readers
 
     monkeypatch.setattr(readers, "MAX_LINE_BYTES", 4096)
     log = tmp_path / "session.jsonl"
@@ -661,7 +662,7 @@ def test_formats_read_whole_refuse_files_over_the_limit(tmp_path, name, fmt, hea
 
 def test_the_size_limit_also_holds_for_compressed_input(tmp_path, monkeypatch):
     zstandard = pytest.importorskip("zstandard")
-    from kb.importers import readers
+    from kb.importers import sessions as readers
 
     monkeypatch.setattr(readers, "MAX_DOCUMENT_BYTES", 1000)
     packed = tmp_path / "notes.md.zst"
@@ -673,7 +674,7 @@ def test_the_size_limit_also_holds_for_compressed_input(tmp_path, monkeypatch):
 
 
 def test_streamed_formats_have_no_size_limit(tmp_path, monkeypatch):
-    from kb.importers import readers
+    from kb.importers import sessions as readers
 
     monkeypatch.setattr(readers, "MAX_DOCUMENT_BYTES", 1000)
     assert len(read_session(LOGS / "claude-campaign.jsonl").events) == 22
@@ -682,7 +683,7 @@ def test_streamed_formats_have_no_size_limit(tmp_path, monkeypatch):
 
 @pytest.mark.parametrize("window", [None, 1])
 def test_codex_exec_end_after_its_output_still_fills_the_result(tmp_path, window):
-    from kb.importers.readers import iter_windows
+    from kb.importers.sessions import iter_windows
 
     def line(ts, rtype, payload):
         return json.dumps({"timestamp": f"2026-02-24T08:00:0{ts}.000Z", "type": rtype, "payload": payload})

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 from kb.importers import read_session
-from kb.importers.extract import extract
+from kb.importers.score import score_session as extract
 
 
 def figures(attempt):
@@ -53,7 +53,7 @@ def test_llama_bench_json_and_markdown(tmp_path):
     [attempt] = extract(read_session(path)).attempts
     assert figures(attempt)["output_throughput"] == ("118.881588", "tok/s")
     assert figures(attempt)["input_throughput[test=pp512]"] == ("7100.002165", "tok/s")
-    assert str(attempt.date) == "2025-04-24" and "-ngl 99" in attempt.flags
+    assert str(attempt.date) == "2025-04-24" and attempt.settings["ngl"] == "99"  # llama-bench's n_gpu_layers
     table = tmp_path / "bench.md"
     table.write_text("| model | size | params | backend | ngl | test | t/s |\n| --- | ---: | ---: | --- | --: | ---: | ---: |\n"
                      "| qwen2 7B | 4.36 GiB | 7.62 B | CUDA | 99 | pp512 | 7340.20 ± 23.45 |\n"

@@ -18,7 +18,7 @@ from kb.importers.events import (
     Table,
     TableRow,
 )
-from kb.importers.readers import detect_format, iter_windows, read_session
+from kb.importers.sessions import detect_format, iter_windows, read_session
 
 __all__ = [
     "FORMATS",

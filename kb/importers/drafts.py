@@ -11,7 +11,7 @@ Guarantees:
 - *Bounded memory*: Claude and Codex JSONL are read and extracted a window at a time, so a
   1 GB transcript takes about the memory of one window plus the drafts; formats read whole
   are refused above 64 MiB with a message naming the format (see
-  :mod:`kb.importers.readers`).
+  :mod:`kb.importers.sessions`).
 
 - *Grown logs*: a draft is identified by its passage's stable key (:func:`passage_key`: session
   id and the call's uuid or id, or a digest of a document passage's text), so a transcript that
@@ -49,14 +49,7 @@ from pydantic import ValidationError
 from kb.errors import InvalidRecords, Problem, RecordExists, UsageError
 from kb.ids import dated_id, free_id
 from kb.importers.events import LogFormatError, Session
-from kb.importers.extract import (
-    ExtractedAttempt,
-    Extraction,
-    Fact,
-    Headline,
-    Statement,
-    extract_windows,
-)
+from kb.importers.model import ExtractedAttempt, Extraction, Fact, Headline, Statement
 from kb.importers.matching import (
     _existing_sources,
     _match_platform,
@@ -65,7 +58,8 @@ from kb.importers.matching import (
     passage_key,
     specific_blockers,
 )
-from kb.importers.readers import iter_windows
+from kb.importers.score import score
+from kb.importers.sessions import iter_windows
 from kb.models import Attempt, Campaign, Platform, Stack
 from kb.pipeline import load
 from kb.queries import possible_duplicates
@@ -79,7 +73,9 @@ IMPORT_TAG = "imported"
 
 _SECRET_ENV = re.compile(r"(?:TOKEN(?!S)|SECRET|PASSWORD|PASSWD|API_?KEY|ACCESS_KEY|PRIVATE_KEY|_KEY$|CREDENTIAL|AUTH)", re.I)
 _SKIP_REDACT = {"sha256", "format", "field", "scope", "unit", "kind", "position", "explicit_outcome", "outcome", "key",
-                "session_id", "family"}
+                "session_id", "family", "file", "headline", "reason", "confidence"}
+"""Fields that are identifiers or kb's own words, never a log's text (the file name stays as it is
+on disk, so that a reviewer can open the cited file)."""
 
 
 @dataclass
@@ -99,11 +95,14 @@ class Draft:
     blocked_by: list[str] = field(default_factory=list)
     duplicates: list[tuple[str, str]] = field(default_factory=list)
     known: list[tuple[str, str, str]] = field(default_factory=list)
+    confidence: float = 1.0
+    reason: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         """This result as plain data for ``--json`` (dicts, lists, strings, numbers)."""
         data: dict[str, Any] = {"id": self.id, "state": self.state, "anchor": self.anchor,
-                                "path": f"attempts/{self.id}.yaml"}
+                                "path": f"attempts/{self.id}.yaml", "confidence": self.confidence,
+                                "reason": self.reason}
         if self.record is not None:
             data["record"] = _jsonable(record_to_data(self.record))
         data["blocked_by"] = self.blocked_by
@@ -119,13 +118,18 @@ class FileImport:
     person turns into ADRs with ``kb new decision``), ``facts`` seen, or the ``error`` that
     stopped it being read. ``matches_campaign`` is ``False`` when the campaign was not named
     (``--campaign``) and the log names neither its model nor its GPU: the drafts joined the only
-    campaign but say so, and nothing was compared with the campaign's baseline."""
+    campaign but say so, and nothing was compared with the campaign's baseline. ``possible``:
+    attempts scored below the confidence threshold (state ``possible``; written with ``all``).
+    ``about_inference``: ``False`` for a log that shows no inference or benchmark work (it gives no
+    drafts)."""
 
     file: str
     format: str | None = None
     sha256: str | None = None
     warnings: list[str] = field(default_factory=list)
     drafts: list[Draft] = field(default_factory=list)
+    possible: list[Draft] = field(default_factory=list)
+    about_inference: bool = True
     decisions: list[Statement] = field(default_factory=list)
     options: list[Statement] = field(default_factory=list)
     facts: list[Fact] = field(default_factory=list)
@@ -140,7 +144,9 @@ class FileImport:
         return {
             "file": self.file, "format": self.format, "sha256": self.sha256, "error": self.error,
             "matches_campaign": self.matches_campaign,
+            "about_inference": self.about_inference,
             "warnings": self.warnings, "drafts": [d.to_dict() for d in self.drafts],
+            "possible": [d.to_dict() for d in self.possible],
             "decisions": [statement(s) for s in self.decisions],
             "options": [statement(s) for s in self.options],
             "facts": [{"scope": f.scope, "name": f.name, "value": f.value, "locator": f.evidence.locator,
@@ -185,7 +191,7 @@ class ImportReport:
 def import_logs(root: str | Path, paths: list[str | Path], *, format: str = "auto",
                 campaign: str | None = None, dry_run: bool = False,
                 today: dt.date | None = None, progress: Any = None,
-                catalogs: list[str] | tuple[str, ...] = ()) -> ImportReport:
+                catalogs: list[str] | tuple[str, ...] = (), all_attempts: bool = False) -> ImportReport:
     """Import the session logs at ``paths`` into draft attempts under ``root`` (records/),
     matching their errors against the records and the catalogs its campaigns list, plus
     ``catalogs`` (the kb plugin's option).
@@ -193,6 +199,7 @@ def import_logs(root: str | Path, paths: list[str | Path], *, format: str = "aut
     ``format``: ``auto`` or a name of :data:`kb.importers.FORMATS`. ``campaign``: the id the
     drafts join; optional when ``root`` holds exactly one campaign. ``dry_run``: build and
     validate everything, write nothing. ``today`` dates an attempt whose log gives no date.
+    ``all_attempts``: write the possible attempts too (those scored below the confidence threshold).
     ``progress(iterable, label)``, when given, wraps each log's windows as they are read (the
     CLI passes a progress bar drawn only on a terminal).
 
@@ -218,12 +225,13 @@ def import_logs(root: str | Path, paths: list[str | Path], *, format: str = "aut
     headline = Headline(camp.metric.name, camp.metric.direction.value,
                         camp.baseline.value if camp.baseline and camp.baseline.unit == camp.metric.unit else None,
                         unit=camp.metric.unit, terms=() if campaign else campaign_terms(camp),
-                        gpu=platform.gpu if isinstance(platform, Platform) else None)
+                        gpu=platform.gpu if isinstance(platform, Platform) else None,
+                        noise=camp.noise if camp.noise is not None else 2.0)
     problems: list[Problem] = []
     suffixes: dict[str, int] = {}
     for path in paths:
         path = Path(path)
-        item = FileImport(redactor.redact(path.name))
+        item = FileImport(path.name)
         report.files.append(item)
         last: list[Session] = []
 
@@ -234,7 +242,7 @@ def import_logs(root: str | Path, paths: list[str | Path], *, format: str = "aut
                 yield window
 
         try:
-            extraction = extract_windows(windows(), headline)
+            extraction = score(windows(), headline)
         except LogFormatError as exc:
             item.error = redactor.redact(str(exc))
             continue
@@ -242,18 +250,27 @@ def import_logs(root: str | Path, paths: list[str | Path], *, format: str = "aut
         redactor.learn(session.cwd)
         _scout(extraction, redactor)
         item.format, item.sha256 = session.format, session.sha256
-        item.warnings = [redactor.redact(str(w)) for w in session.warnings]
+        item.warnings = [redactor.redact(str(w)) for w in session.warnings] + \
+            [redactor.redact(w) for w in extraction.warnings]
         redact_extraction(extraction, redactor)
         item.file = extraction.file
+        item.about_inference = extraction.about_inference
         item.decisions, item.options, item.facts = extraction.decisions, extraction.options, extraction.facts
         item.matches_campaign = extraction.matches_campaign
         item.drafts, file_problems = _drafts(extraction, kg, camp, existing, taken, redactor, today, suffixes)
+        problems.extend(file_problems)
+        possible = Extraction(extraction.file, extraction.format, extraction.sha256, extraction.tool_version,
+                              attempts=extraction.possible, session_id=extraction.session_id)
+        item.possible, file_problems = _drafts(possible, kg, camp, existing, taken, redactor, today, suffixes)
+        for draft in item.possible:
+            if draft.state == "new" and not all_attempts:
+                draft.state = "possible"
         problems.extend(file_problems)
     report.redactions = redactor.counts
     if problems:
         raise InvalidRecords(problems)
     if not dry_run:
-        for draft in report.drafts:
+        for draft in report.drafts + [d for f in report.files for d in f.possible]:
             if draft.state != "new" or draft.record is None:
                 continue
             try:
@@ -332,13 +349,15 @@ def _drafts(x: Extraction, kg: Any, camp: Campaign, existing: dict[tuple[str, st
         date = attempt.date or today or dt.date.today()
         if found:
             ids.append(found)
-            drafts.append(Draft(found, attempt.anchor.locator, "exists"))
+            drafts.append(Draft(found, attempt.anchor.locator, "exists", confidence=attempt.confidence,
+                                reason=attempt.reason))
             continue
         record_id = _new_id(date, attempt.title, taken, suffixes)
         taken.add(record_id)
         ids.append(record_id)
         existing[stable] = record_id  # the same log twice in one import drafts it once
-        drafts.append(Draft(record_id, attempt.anchor.locator, "new"))
+        drafts.append(Draft(record_id, attempt.anchor.locator, "new", confidence=attempt.confidence,
+                            reason=attempt.reason))
     for attempt, draft, record_id in zip(x.attempts, drafts, ids):
         if draft.state == "exists":
             continue
@@ -406,11 +425,15 @@ def _record(x: Extraction, a: ExtractedAttempt, record_id: str, kg: Any, camp: C
         notes.append(f"This log names neither the model of campaign `{camp.id}` ({camp.model}) nor its platform; "
                      "it joined that campaign only because it is the only one, and nothing was compared with "
                      "the campaign's baseline. Re-import with `--campaign ID` or move the attempt.")
+    notes.append(f"Confidence {a.confidence:.2f}: {a.reason}." if a.reason else f"Confidence {a.confidence:.2f}.")
     if a.date_basis:
         notes.append(f"Date: {a.date_basis}.")
     elif a.date is None:
         notes.append(f"Date: the log gives none; dated {date.isoformat()}, the day of the import. Correct it.")
     notes += a.notes
+    if a.restated:
+        notes.append("The log restates this run at " + ", ".join(e.locator for e in a.restated[:8])
+                     + (f" and {len(a.restated) - 8} more places" if len(a.restated) > 8 else "") + ".")
     if a.error_detail:
         notes.append("Error output:\n\n```\n" + a.error_detail + "\n```")
     for blocker_id, signature in possible:
@@ -425,7 +448,8 @@ def _record(x: Extraction, a: ExtractedAttempt, record_id: str, kg: Any, camp: C
     if unmatched:
         notes.append("Platform seen in the log (no platform record matches): "
                      + ", ".join(f"{f.name} {f.value}" for f in unmatched) + ".")
-    sources = [a.anchor] + a.evidence + [m.evidence for m in a.metrics.values()] + [f.evidence for f in a.facts]
+    sources = [a.anchor] + a.evidence + [m.evidence for m in a.metrics.values() if "[" not in m.name][:12] + \
+        [f.evidence for f in a.facts] + a.restated[:8]
     data: dict[str, Any] = {
         "id": record_id,
         "title": a.title,
@@ -435,9 +459,9 @@ def _record(x: Extraction, a: ExtractedAttempt, record_id: str, kg: Any, camp: C
         "platform": platform_id,
         "stack": stack_id,
         "components": components,
-        "config": {"command": a.command, "flags": a.flags, "env": env},
+        "config": {"command": a.command, "flags": a.flags, "env": env, "settings": a.settings},
         "outcome": a.outcome,
-        "metrics": {m.name: {"value": float(m.text), "unit": m.unit, "text": m.text} for m in a.metrics.values()},
+        "metrics": {name: _metric(m) for name, m in _headline_first(a).items()},
         "baseline": baseline,
         "error": a.error,
         "blocked_by": blocked_by,
@@ -449,6 +473,24 @@ def _record(x: Extraction, a: ExtractedAttempt, record_id: str, kg: Any, camp: C
                    for e in sources],
     }
     return Attempt.model_validate(data)
+
+
+def _headline_first(a: ExtractedAttempt) -> dict[str, Any]:
+    """The attempt's metrics with its headline first (the one a table of drafts shows)."""
+    if a.headline and a.headline in a.metrics:
+        return {a.headline: a.metrics[a.headline], **{k: v for k, v in a.metrics.items() if k != a.headline}}
+    return dict(a.metrics)
+
+
+def _metric(figure: Any) -> dict[str, Any]:
+    """A figure as a record's metric: value, unit, the number as written, and its reported spread."""
+    data: dict[str, Any] = {"value": float(figure.text), "unit": figure.unit, "text": figure.text}
+    if figure.spread:
+        try:
+            data["spread"] = abs(float(figure.spread))
+        except ValueError:
+            pass
+    return data
 
 
 def _reference_problems(record: Attempt, kg: Any, batch: set[str], file: str) -> list[Problem]:

@@ -41,11 +41,11 @@ Role = Literal["user", "assistant", "system", "tool"]
 """Who produced an event in a chat transcript; ``None`` on events of plain documents."""
 
 FORMATS = ("claude", "codex", "opencode", "gemini", "aider", "specstory", "markdown", "claude-export",
-           "vllm-bench", "sglang-bench", "llama-bench")
+           "vllm-bench", "sglang-bench", "llama-bench", "text", "csv")
 """Format names accepted by ``read_session(format=...)`` and returned by ``detect_format``:
 agent transcripts, Markdown notebooks, Claude Code ``/export`` text, and benchmark result files
 (``vllm bench serve --save-result`` JSON, SGLang ``bench_serving --output-file`` JSONL,
-``llama-bench`` JSON or markdown)."""
+``llama-bench`` JSON or markdown), ``text`` for a raw console capture and ``csv`` for a CSV table."""
 
 
 class LogFormatError(KbLogFormatError):
@@ -196,7 +196,7 @@ class Session:
     context, not evidence.
 
     A session may be one *window* of a longer log streamed by
-    :func:`kb.importers.readers.iter_windows`: then ``events`` holds only that window's events,
+    :func:`kb.importers.sessions.iter_windows`: then ``events`` holds only that window's events,
     ``first_index`` is the ``index`` of its first event in the whole log (``0`` for a whole
     session), and ``index``/``result``/``result_of`` stay positions in the whole log; the
     lookups below answer ``None`` for an event outside the window.

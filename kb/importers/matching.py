@@ -7,7 +7,7 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-from kb.importers.extract import ExtractedAttempt, Extraction, Fact
+from kb.importers.model import ExtractedAttempt, Extraction, Fact
 from kb.models import Attempt, Campaign, Platform, Stack
 from kb.queries.signatures import is_generic
 from kb.store import RecordSet
@@ -30,14 +30,13 @@ def _existing_sources(records: RecordSet) -> dict[tuple[str, str], str]:
 
 def passage_key(x: Extraction, attempt: ExtractedAttempt) -> str:
     """The identity of the passage an attempt was drafted from, the same however the log's bytes
-    change around it: ``<format>:<session id or file name>:<event key>``. The event key is the
-    source's own id of the call (a Claude uuid, a Codex/opencode/Gemini call id) or, in a
-    document, a digest of the passage's normalised text (whitespace and line endings ignored)."""
+    change around it: ``<format>:<session id or file name>:<event key>``. The event key
+    (:attr:`ExtractedAttempt.key`, set by the scoring stage) is a digest of the event's own content
+    (a call's id where the source has one) with the occurrence number of that content within the
+    log, so two runs of the same text are two passages, and an edit above a run, or a resumed
+    transcript, keeps every earlier run's key."""
     session = x.session_id or x.file
-    event = attempt.key or attempt.anchor.locator
-    if x.format in ("markdown", "aider", "specstory") or not attempt.key:
-        text = " ".join((attempt.key or attempt.anchor.quote).split())
-        event = hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+    event = attempt.key or hashlib.sha256(" ".join(attempt.anchor.quote.split()).encode("utf-8")).hexdigest()[:16]
     return f"{x.format}:{session}:{event}"
 
 

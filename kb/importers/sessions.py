@@ -42,6 +42,7 @@ from typing import Callable
 
 from kb.importers.events import FORMATS, Event, LogFormatError, Session, link_tool_results
 from kb.importers.formats import aider, claude, claude_export, codex, gemini, markdown, opencode, results, specstory
+from kb.importers.read import recognises
 from kb.importers.formats._common import (
     MAX_DOCUMENT_BYTES,
     MAX_LINE_BYTES,
@@ -83,6 +84,8 @@ _READERS: dict[str, Callable[[Reading], None]] = {
     "vllm-bench": results.read,
     "sglang-bench": results.read,
     "llama-bench": results.read,
+    "text": results.read,
+    "csv": results.read,
 }
 
 _CLAUDE_TYPES = {"user", "assistant", "system", "summary", "file-history-snapshot", "queue-operation"}
@@ -137,6 +140,8 @@ def detect_format(path: str | Path, head_bytes: bytes) -> str:
     if re.search(r"(?m)^╭─+\s*Claude Code\b", head) or (
             re.search(r"(?m)^● \S", head) and re.search(r"(?m)^\s+⎿", head)):
         return "claude-export"
+    if lowered.endswith(".csv"):
+        return "csv"
     if lowered.endswith(".aider.chat.history.md") or re.search(
         r"(?m)^# aider chat started at \d{4}-", head
     ):
@@ -147,15 +152,44 @@ def detect_format(path: str | Path, head_bytes: bytes) -> str:
         or re.search(r"(?m)^_\*\*(User|Agent|Assistant)\b.*\*\*_\s*$", head)
     ):
         return "specstory"
+    if lowered.endswith((".log", ".out")) or (lowered.endswith(".txt") and not _looks_like_markdown(head)):
+        if "\x00" not in head:
+            return "text"
+    if "\x00" not in head and _raw_tool_output(head):
+        return "text"
     if lowered.endswith(_MARKDOWN_SUFFIXES) or re.search(r"(?m)^#{1,6} \S", head):
         if "\x00" not in head:
             return "markdown"
+    if "\x00" not in head and "\ufffd" not in head[:4096] and not stripped.startswith(("{", "[")) and \
+            not lowered.endswith((".json", ".jsonl")):
+        return "text"  # a console capture under any name; JSON kb cannot place is no capture
     raise LogFormatError(
         name,
         None,
         "cannot tell the format of this file; force one with --format NAME, e.g. --format claude "
         f"(one of: {', '.join(FORMATS)})",
     )
+
+
+def _raw_tool_output(head: str) -> bool:
+    """Whether a text is a tool's raw output (nccl-tests, a serving benchmark's result block, a
+    trtllm-bench report) pasted without fences: a tool reader knows it, and it is no Markdown
+    document holding it (no fenced block; not a llama-bench table, which is Markdown)."""
+    tool = recognises(head)
+    if tool is None or re.search(r"(?m)^\s*(```|~~~)", head):
+        return False
+    return not (tool == "llama-bench" and re.search(r"(?m)^\s*\|.*\|\s*$", head))
+
+
+def _looks_like_markdown(head: str) -> bool:
+    """Whether a text is a Markdown document rather than a console capture: an ATX heading with
+    words (``## Results``; nccl-tests' ``# nThread 1 nGpus 8`` is a comment of its output), a table
+    rule line (``|---|``) or a fenced block."""
+    lines = head.splitlines()[:400]
+    headings = [ln for ln in lines if re.match(r"^#{1,6} [A-Za-z]", ln) and not recognises(ln)]
+    fences = [ln for ln in lines if re.match(r"^\s*(```|~~~)", ln)]
+    rules = [ln for ln in lines if re.match(r"^\s*\|?\s*:?-{3,}:?\s*\|", ln)]
+    return bool(fences) or (bool(headings) and (bool(rules) or len(headings) >= 2))
 
 
 def _detect_json(head: str) -> str | None:

@@ -152,6 +152,8 @@ class Metric(_Strict):
     unit: StrictStr
     text: StrictStr | None = None
     note: StrictStr | None = None
+    spread: float | None = Field(default=None, ge=0)
+    """The spread the run reported for it, in the same unit (llama-bench's ``± 0.23``, a stddev)."""
 
     @model_validator(mode="before")
     @classmethod

@@ -114,6 +114,9 @@ class Campaign(Record):
     folder ``kb/catalogs/blackwell``) or a folder path relative to the records folder."""
     status: Literal["active", "done", "paused", "abandoned"] = "active"
     goal: StrictStr | None = None
+    noise: float | None = Field(default=None, ge=0, le=100)
+    """The run-to-run noise of the headline metric, in percent: a change within it is neutral, not
+    an improvement or a regression (``kb import`` uses 2 % when unset and a run reports no spread)."""
 
 
 class Outcome(str, Enum):
@@ -129,11 +132,14 @@ class Outcome(str, Enum):
 
 class Config(_Strict):
     """How the attempt ran: command-line ``flags`` (``["--tp", "8"]`` or ``["--tp 8"]``),
-    environment variables ``env`` (``NCCL_ALGO: Tree``), and the ``command`` if one was kept."""
+    environment variables ``env`` (``NCCL_ALGO: Tree``), the ``command`` if one was kept, and the
+    run's ``settings`` as its benchmark printed them (``max_concurrency: "64"``, ``request_rate:
+    inf``, ``failed_requests: "0"``; llama-bench's ``ngl``, ``fa``, ``ctk``, ``build``)."""
 
     command: StrictStr | None = None
     flags: list[StrictStr] = Field(default_factory=list)
     env: dict[str, StrictStr] = Field(default_factory=dict)
+    settings: dict[str, StrictStr] = Field(default_factory=dict)
 
 
 class Attempt(Record):

@@ -13,7 +13,7 @@
 - Lines out of time order are sorted by ``timestamp`` (stable, so lines without one keep
   their place relative to their neighbours in file order); locators keep the file line.
   The sort is per window (:func:`order_window`): when a long transcript is streamed in
-  windows (``kb.importers.readers.iter_windows``), lines are only reordered within their
+  windows (``kb.importers.sessions.iter_windows``), lines are only reordered within their
   window; the warning is given once either way.
 
 :func:`iter_events` streams the events in file order keeping bounded state: the turn numbers

@@ -8,10 +8,14 @@ lines trimmed):
   the next heading of the same or a higher level); a date ``YYYY-MM-DD`` in the text becomes
   the (naive) ``timestamp``.
 - ``text``: a paragraph outside lists (in block quotes too).
-- ``list_item``: one per item, ``text`` its own paragraphs (sub-items are their own events).
+- ``list_item``: one per item, ``text`` its own paragraphs (sub-items are their own events);
+  ``attrs["depth"]`` its nesting (0 for a top-level item), ``attrs["ordered"]``, and
+  ``attrs["task"]`` (``open``/``done``) for a GitHub task-list item, whose ``[ ]`` is dropped.
 - ``table``: ``table.headers`` and ``table.rows`` (header → cell, with each row's line);
   ``text`` is the table's source.
-- ``code``: fenced or indented code, ``attrs["language"]`` from the fence info.
+- ``code``: fenced or indented code, ``attrs["language"]`` from the fence info; also a paragraph
+  that is a tool's output pasted without a fence (a tool reader recognises it), with
+  ``attrs["pasted"]``, its lines as written.
 
 Every event's ``section`` is the text of the innermost heading above it.
 """
@@ -23,8 +27,11 @@ from datetime import datetime
 
 from kb.importers.events import Event, Locator, Table, TableRow
 from kb.importers.formats._common import Reading, read_text
+from kb.importers.read import read_output
 
 _DATE = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
+_TASK = re.compile(r"^\[([ xX])\]\s+")
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 
 MAX_PARAGRAPH_CHARS = 1 << 20
 """Longest line, and longest paragraph, a Markdown document keeps (1 Mi characters): a longer one
@@ -44,6 +51,12 @@ def read(reading: Reading) -> None:
                 reading.warn(number, f"line of {len(line)} characters is over the {MAX_PARAGRAPH_CHARS} character "
                                      "limit for one paragraph; skipped")
                 lines[number - 1] = ""
+        text = "\n".join(lines)
+    pasted = _pasted_outputs(lines)
+    for first, last in pasted:  # parsed as Markdown they would become headings, lists, paragraphs
+        for number in range(first - 1, last):
+            lines[number] = ""
+    if pasted:
         text = "\n".join(lines)
     tokens = MarkdownIt("commonmark").enable("table").parse(text)
 
@@ -76,17 +89,24 @@ def read(reading: Reading) -> None:
             content = tokens[i + 1].content
             if items:
                 owner = items[-1]
+                if not owner.text:
+                    task = _TASK.match(content)
+                    if task:  # a GitHub task-list item: "[ ] to do", "[x] done"
+                        owner.attrs["task"] = "open" if task.group(1) == " " else "done"
+                        content = content[task.end():]
                 owner.text = f"{owner.text}\n{content}" if owner.text else content
             else:
                 reading.events.append(Event("text", where(*token.map), text=content, section=section))
         elif token.type == "list_item_open" and token.map:
-            event = Event("list_item", where(*token.map), section=section)
+            event = Event("list_item", where(*token.map), section=section,
+                          attrs={"depth": len(items), "ordered": token.info != "" or token.markup in (".", ")")})
             items.append(event)
             reading.events.append(event)
         elif token.type == "list_item_close":
             items.pop()
         elif token.type in ("fence", "code_block") and token.map:
-            attrs = {"language": token.info.strip()} if token.info.strip() else {}
+            attrs: dict = {"language": token.info.strip()} if token.info.strip() else {}
+            attrs["fenced"] = token.type == "fence"
             reading.events.append(
                 Event("code", where(*token.map), text=token.content, section=section, attrs=attrs)
             )
@@ -100,6 +120,55 @@ def read(reading: Reading) -> None:
             continue
         i += 1
     _section_ends(headings, lines, reading.name)
+    if pasted:
+        original = re.split(r"\r\n?|\n", read_text(reading))
+        for first, last in pasted:
+            event = Event("code", Locator(reading.name, line_start=first, line_end=last),
+                          text="\n".join(original[first - 1:last]) + "\n",
+                          attrs={"fenced": False, "pasted": True})
+            at = next((i for i, e in enumerate(reading.events) if (e.locator.line_start or 0) > first), len(reading.events))
+            reading.events.insert(at, event)
+        _sections_of(reading.events)
+
+
+def _pasted_outputs(lines: list[str]) -> list[tuple[int, int]]:
+    """The 1-based line ranges, outside fenced blocks, of a tool output a reader knows (a serving
+    benchmark's result block, an nccl-tests run, a trtllm-bench report) pasted without a fence."""
+    outside = list(lines)
+    fence: str | None = None
+    for number, line in enumerate(lines):
+        opening = _FENCE.match(line)
+        if fence is None and opening:
+            fence = opening.group(1)
+            outside[number] = ""
+        elif fence is not None:
+            outside[number] = ""
+            if line.strip().startswith(fence[0] * len(fence)) and not line.strip().strip(fence[0]):
+                fence = None
+    if not any(outside):
+        return []
+    found = read_output("\n".join(outside), generic=False)
+    spans = sorted({run.lines for run in found.runs if run.documented and run.tool != "error"})
+    merged: list[tuple[int, int]] = []
+    for first, last in spans:
+        if merged and first <= merged[-1][1] + 1:
+            merged[-1] = (merged[-1][0], max(last, merged[-1][1]))
+        else:
+            merged.append((first, last))
+    return merged
+
+
+def _sections_of(events: list[Event]) -> None:
+    """Set each event's ``section`` to the innermost heading above it (after pasted outputs were
+    put in their places)."""
+    stack: list[Event] = []
+    for event in events:
+        if event.kind == "heading":
+            while stack and (stack[-1].level or 0) >= (event.level or 0):
+                stack.pop()
+            stack.append(event)
+            continue
+        event.section = stack[-1].text if stack else None
 
 
 def _date_of(text: str) -> datetime | None:

@@ -1,0 +1,146 @@
+"""Shell sessions pasted as text: where a command starts and its output ends.
+
+A terminal capture (a fenced block of a notebook, a raw ``.log``/``.txt`` file) shows each command
+after a prompt: ``$ cmd``, ``❯ cmd``, ``% cmd`` (zsh), ``user@host:~/dir$ cmd``, ``(venv) $ cmd``,
+``root@host:/# cmd`` (a bare ``# `` is a comment, as nccl-tests prints its header), ``PS C:\\> cmd``. :func:`split` cuts the text at those
+prompts into :class:`Step` s (the command, the output lines up to the next prompt, and their
+line numbers); a text without prompts is one step with no command. :func:`is_shell` tells a
+fence language that holds commands to run (``bash``, ``sh``, ``shell``, ``zsh``, ``console``,
+``powershell``), and :func:`commands_only` whether a block is commands without output.
+
+>>> [(s.command, s.output) for s in split("$ nvidia-smi -L\\nGPU 0: NVIDIA H100\\n$ echo hi\\nhi")]
+[('nvidia-smi -L', 'GPU 0: NVIDIA H100'), ('echo hi', 'hi')]
+>>> split("no prompt here\\n42")[0].command is None
+True
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+SHELL_LANGUAGES = frozenset({"bash", "sh", "shell", "zsh", "console", "shell-session", "shellsession", "powershell",
+                             "ps1", "fish", "cmd", "terminal"})
+"""Fence languages of shell commands (GitHub linguist's names for them)."""
+
+_PROMPT = re.compile(
+    r"^\s*(?:\([\w.-]+\)\s*)?(?:(?:[\w.-]+@[\w.-]+)?:?[~/][^\s$#]*\s*)?(?:\$|❯|➜|%)\s+(\S.*)$"
+    r"|^\s*(?:[\w.-]+@[\w.-]+)[:\s][^$#]*[$#]\s+(\S.*)$"
+    r"|^\s*PS [A-Z]:\\[^>]*>\s+(\S.*)$")
+_CONTINUED = re.compile(r"\\\s*$")
+_COMMENT = re.compile(r"^\s*#")
+
+
+@dataclass
+class Step:
+    """One command of a shell session: ``command`` (``None`` for text before any prompt, or a text
+    with none), its ``output`` (lines joined), and the 1-based ``first``/``last`` line of the step
+    within the text (``output_first`` where the output starts)."""
+
+    command: str | None
+    output: str
+    first: int
+    last: int
+    output_first: int
+
+
+def prompt_command(line: str) -> str | None:
+    """The command after a prompt on ``line``, or ``None`` when the line has no prompt."""
+    found = _PROMPT.match(line)
+    if not found:
+        return None
+    return next(group for group in found.groups() if group is not None).strip()
+
+
+def split(text: str) -> list[Step]:
+    """The steps of a shell session (see the module docstring); a backslash at a line's end
+    continues its command on the next line."""
+    lines = text.splitlines()
+    steps: list[Step] = []
+    current: Step | None = None
+    output: list[str] = []
+    i = 0
+    while i < len(lines):
+        command = prompt_command(lines[i])
+        if command is None:
+            if current is None:
+                current = Step(None, "", i + 1, i + 1, i + 1)
+            output.append(lines[i])
+            current.last = i + 1
+            i += 1
+            continue
+        if current is not None:
+            current.output = "\n".join(output).strip("\n")
+            steps.append(current)
+        first = i + 1
+        while _CONTINUED.search(command) and i + 1 < len(lines):
+            i += 1
+            command = _CONTINUED.sub("", command) + " " + lines[i].strip()
+        current = Step(command.strip(), "", first, i + 1, i + 2)
+        output = []
+        i += 1
+    if current is not None:
+        current.output = "\n".join(output).strip("\n")
+        steps.append(current)
+    return [step for step in steps if step.command is not None or step.output.strip()] or [Step(None, "", 1, 1, 1)]
+
+
+def is_shell(language: str | None) -> bool:
+    """Whether a fence's language names a shell."""
+    return bool(language) and language.strip().lower().split()[0] in SHELL_LANGUAGES
+
+
+def commands_only(text: str) -> list[str]:
+    """The commands of a block that holds only commands (comment lines and blank lines aside;
+    backslash continuations joined), or ``[]`` when some line is not a command: a line of
+    output, a table row, a number."""
+    commands: list[str] = []
+    pending = ""
+    for line in text.splitlines():
+        if not line.strip() or (_COMMENT.match(line) and not pending):
+            continue
+        stripped = line.strip()
+        command = prompt_command(line) or stripped
+        if not pending and (command[:1] in "|+-=[{(<" or command[:1].isdigit()):
+            return []
+        pending = f"{pending} {command}".strip() if pending else command
+        if _CONTINUED.search(pending):
+            pending = _CONTINUED.sub("", pending).strip()
+            continue
+        commands.append(pending)
+        pending = ""
+    if pending:
+        commands.append(pending)
+    return commands
+
+
+_DIGITS = re.compile(r"\d+")
+_RULE_LINE = re.compile(r"^[\s=#*_~+|-]*$")
+
+
+def iterations(text: str, min_gap: int = 3) -> list[tuple[int, int]]:
+    """Where a script that loops over settings starts each pass, in a capture of its output with
+    no prompts: the 1-based ``(first, last)`` line ranges that begin at each occurrence of the line
+    shape that repeats most (digits masked: ``Processing config 1/62: ISL=128`` and ``Processing
+    config 2/62: ISL=128`` are one shape), when it repeats at least twice at least ``min_gap`` lines
+    apart; the lines before the first pass are left out. ``[]`` when no shape repeats so.
+
+    >>> iterations("start\\n== run 1 ==\\na\\nb\\nc\\n== run 2 ==\\nd\\ne\\nf")
+    [(2, 5), (6, 9)]
+    """
+    lines = text.splitlines()
+    places: dict[str, list[int]] = {}
+    for number, line in enumerate(lines, 1):
+        if len(line.strip()) < 8 or _RULE_LINE.match(line) or line.lstrip().startswith("|"):
+            continue
+        places.setdefault(_DIGITS.sub("0", line.strip()), []).append(number)
+    best: list[int] = []
+    for found in places.values():
+        if len(found) < 2 or any(b - a < min_gap for a, b in zip(found, found[1:])):
+            continue
+        if len(found) > len(best) or (len(found) == len(best) and found and best and found[0] < best[0]):
+            best = found
+    if not best:
+        return []
+    ends = [b - 1 for b in best[1:]] + [len(lines)]
+    return list(zip(best, ends))

@@ -1,0 +1,146 @@
+"""What every reader returns, the number syntax they share, and :func:`read_output`, which runs
+them in order over one output.
+
+Shapes:
+
+- :class:`Measure`: one figure as printed: ``text`` the number as written (``"2,156.98"`` is kept
+  as ``"2156.98"``: digits only), ``unit`` a :data:`kb.models.UNITS` spelling, ``spread`` the
+  reported spread as written (llama-bench's ``± 0.23``) or ``None``, ``line`` 1-based within the
+  text read, ``generic`` when its label did not say which kind of figure of its unit it is
+  (:func:`kb.importers.read.labels.qualifies`).
+- :class:`RunReading`: one run an output holds: ``tool``, ``metrics`` (name → :class:`Measure`),
+  ``settings`` (name → value as printed), ``lines`` (first, last; 1-based, inclusive), ``failed``
+  and ``error`` (the headline of its own failure), ``documented`` (``False`` for figures read only
+  from ``name value unit`` lines, which are worth less), ``invocation`` (runs of one invocation of
+  the tool share it: the parameter combinations of one llama-bench table; each result block,
+  table or report is an invocation of its own).
+- :class:`Readout`: the runs of one output and the ``warnings`` (plain sentences, no file name:
+  the caller knows where the output came from).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+
+NUMBER = r"(?:[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[eE][-+]?\d+)?|[-+]?\.\d+)"
+"""A number as benchmark tools and people print it: ``12``, ``2,156.98``, ``1.5e+03``, ``.5``."""
+
+_NUMBER = re.compile(rf"^\s*({NUMBER})\s*$")
+
+
+@dataclass(frozen=True)
+class Measure:
+    """One figure as printed (see the module docstring)."""
+
+    text: str
+    unit: str
+    spread: str | None = None
+    line: int | None = None
+    generic: bool = False
+
+    @property
+    def value(self) -> float:
+        """The figure as a float."""
+        return float(self.text)
+
+
+@dataclass
+class RunReading:
+    """One run read from an output (see the module docstring)."""
+
+    tool: str
+    metrics: dict[str, Measure] = field(default_factory=dict)
+    settings: dict[str, str] = field(default_factory=dict)
+    lines: tuple[int, int] = (1, 1)
+    failed: bool = False
+    error: str | None = None
+    documented: bool = True
+    invocation: int = 0
+
+
+@dataclass
+class Readout:
+    """The runs one output holds, in order, and what was recognised only in half."""
+
+    runs: list[RunReading] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+    def extend(self, other: Readout) -> None:
+        """Add ``other``'s runs and warnings after this one's."""
+        self.runs.extend(other.runs)
+        self.warnings.extend(other.warnings)
+
+
+def number(text: str) -> str | None:
+    """``text`` as a plain number string (thousands separators dropped), or ``None`` when it is
+    not one number, or not a finite one.
+
+    >>> number(" 2,156.98 "), number("1.5e+03"), number("12 tok/s"), number("nan")
+    ('2156.98', '1.5e+03', None, None)
+    """
+    found = _NUMBER.match(text)
+    if not found:
+        return None
+    plain = found.group(1).replace(",", "")
+    return plain if math.isfinite(float(plain)) else None
+
+
+def claimed(readout: Readout) -> set[int]:
+    """The line numbers the runs of ``readout`` span."""
+    return {n for run in readout.runs for n in range(run.lines[0], run.lines[1] + 1)}
+
+
+def read_output(text: str, *, generic: bool = True) -> Readout:
+    """Read one output with every reader, in the order of :mod:`kb.importers.read`: each
+    documented reader reads the text whole and returns the runs it knows; the error reader adds a
+    failure when no run was measured; the generic ``name value unit`` reader (``generic``) reads
+    only the lines no other reader claimed. Never raises."""
+    from kb.importers.read import (
+        aiperf,
+        errors,
+        lines,
+        llama_bench,
+        nccl_tests,
+        printed,
+        sglang_bench,
+        trtllm_bench,
+        vllm_bench,
+    )
+
+    out = Readout()
+    grouped = (llama_bench.read, nccl_tests.read)  # readers that say which runs one invocation gave
+    offset = 0
+    for reader in (vllm_bench.read, sglang_bench.read, llama_bench.read, nccl_tests.read, trtllm_bench.read,
+                   aiperf.read):
+        found = reader(text)
+        taken = claimed(out)
+        found.runs = [run for run in found.runs if not set(range(run.lines[0], run.lines[1] + 1)) & taken]
+        for position, run in enumerate(found.runs):
+            run.invocation = offset + (run.invocation if reader in grouped else position)
+        offset = max((run.invocation + 1 for run in found.runs), default=offset)
+        out.extend(found)
+    failure = errors.read(text)
+    if failure.runs and not any(run.metrics for run in out.runs):
+        out.extend(failure)
+    if generic and not any(run.metrics for run in out.runs):
+        found = printed.read(text)
+        if found.runs:
+            out.extend(found)
+        else:
+            measured = Readout([run for run in out.runs if run.tool != errors.TOOL])
+            out.extend(lines.read(text, skip=claimed(measured)))
+    out.runs.sort(key=lambda run: run.lines)
+    return out
+
+
+def recognises(text: str) -> str | None:
+    """The tool whose documented output ``text`` holds (``"nccl-tests"``, ...), or ``None``: how
+    a file of raw output is told from a Markdown notebook."""
+    from kb.importers.read import aiperf, llama_bench, nccl_tests, sglang_bench, trtllm_bench, vllm_bench
+
+    for module in (vllm_bench, sglang_bench, llama_bench, nccl_tests, trtllm_bench, aiperf):
+        if module.read(text).runs:
+            return str(module.TOOL)
+    return None

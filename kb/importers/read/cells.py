@@ -1,0 +1,144 @@
+"""One table cell, as people fill results tables: a figure (``89.5``, ``**1,234 tok/s**``,
+``16634.04 ± 97.98``, ``~90``), a mark (``✅``, ``❌ garbage``, ``OOM``, ``failed``), a difference
+(``+9.1%``, ``−3.2``, ``1.4x``), or nothing yet (``—``, ``TBD``, ``pending``, ``N/A``).
+
+>>> cell_figure("**16,634.04 ± 97.98**"), cell_figure("38 (PCIe contention)"), cell_figure("tp8")
+(('16634.04', None, '97.98'), ('38', None, None), None)
+>>> cell_figure("54.1 tok/s"), mark("❌ garbage output"), mark("✅"), mark("OOM at 32k"), mark("96.1")
+(('54.1', 'tok/s', None), 'fail', 'pass', 'fail', None)
+>>> is_delta("+9.1%"), is_delta("1.35x"), is_delta("82.0"), is_blank("TBD"), is_blank("—")
+(True, True, False, True, True)
+>>> without_mark("Failed - same error")
+'same error'
+"""
+
+from __future__ import annotations
+
+import re
+
+from kb.importers.read import labels
+from kb.importers.read.base import NUMBER
+
+SOURCES = {"GitHub-flavoured Markdown tables as results tables are written (marks, dashes, emphasis)": ()}
+"""What the rules rest on."""
+
+_FIGURE = re.compile(rf"^[\s*_~≈]*({NUMBER})\s*(?:±\s*({NUMBER}))?\s*([A-Za-zµμ/%]+(?:/[A-Za-z]+)?)?[^\w(\[]*(?:[(\[].*)?$")
+_DELTA = re.compile(rf"^[\s*_(]*(?:[+\-−]\s*{NUMBER}\s*%?|{NUMBER}\s*%|{NUMBER}\s*[x×])[\s*_)]*(?:\(.*\))?\s*$", re.I)
+_BLANK = frozenset({"", "-", "—", "–", "n/a", "na", "tbd", "pending", "?", "...", "…", "todo", "wip", "tba", "none",
+                    "not run", "skipped", "x"})
+_FAIL_MARKS = ("❌", "✗", "✘", "⛔", "🚫", "💥", "🔴")
+_PASS_MARKS = ("✅", "✓", "✔", "☑", "🟢")
+_STRONG_FAIL = frozenset({"fail", "failed", "fails", "failure", "crash", "crashed", "crashes", "oom", "segfault",
+                          "segfaulted", "broken", "abort", "aborted", "killed", "garbage", "gibberish", "nan"})
+_WEAK_FAIL = frozenset({"error", "errored", "timeout", "hang", "hangs", "hung", "unsupported", "incompatible"})
+_PASS_WORDS = frozenset({"ok", "pass", "passed", "works", "working", "success", "succeeded", "yes", "stable"})
+_OUTCOME_WORDS = {
+    "improved": {"improved", "improvement", "winner", "win", "wins", "best", "faster", "better", "fastest", "gain"},
+    "regressed": {"regressed", "regression", "slower", "worse", "slowest", "loss"},
+    "neutral": {"neutral", "same", "unchanged", "flat", "tie", "tied", "equal"},
+    "baseline": {"baseline", "reference"},
+    "failed": _STRONG_FAIL,
+}
+_SUMMARY = frozenset({"total", "totals", "sum", "average", "avg", "mean", "overall", "difference", "diff", "delta",
+                      "change", "target", "goal", "expected", "gain", "improvement", "speedup", "ratio", "net"})
+
+
+def cell_figure(cell: str) -> tuple[str, str | None, str | None] | None:
+    """``(number, unit or None, spread or None)`` when the cell *is* a figure (a number, maybe
+    bold, with a unit and a ``±`` spread, maybe followed by a note in parentheses); ``None``
+    for any other cell (a setting such as ``tp8``, a sentence, a difference)."""
+    if is_delta(cell) and not _FIGURE.match(cell.replace("+", "", 0)):
+        return None
+    text = cell.strip()
+    if text[:1] in "+−" or (text[:1] == "-" and text[1:2].isdigit()):
+        return None
+    found = _FIGURE.match(text)
+    if not found:
+        return None
+    unit_text = found.group(3)
+    unit = labels.unit_of(unit_text) if unit_text else None
+    if unit_text and unit is None:
+        return None  # "3.56 GiB", "8 GPUs": a setting, not a figure of the run
+    if unit in ("%", "x"):
+        return None
+    return found.group(1).replace(",", ""), unit, found.group(2).replace(",", "") if found.group(2) else None
+
+
+def mark(cell: str) -> str | None:
+    """``"pass"`` or ``"fail"`` when the cell marks a run's result (an emoji mark, or a short cell
+    of a word such as ``OOM``, ``failed``, ``crash``, ``ok``: at most two words, or four with a
+    number, as in ``OOM at 32k``), else ``None``: a sentence that mentions a timeout is no mark."""
+    text = cell.strip()
+    if any(m in text for m in _FAIL_MARKS):
+        return "fail"
+    if any(m in text for m in _PASS_MARKS):
+        return "pass"
+    words = re.findall(r"[a-z]+", text.lower())
+    if not words or len(words) > 6:
+        return None
+    short = len(words) <= 2 or (len(words) <= 4 and any(c.isdigit() for c in text))
+    if words[0] in _STRONG_FAIL or (short and any(w in _STRONG_FAIL | _WEAK_FAIL for w in words)):
+        return "fail"
+    if short and words[0] in _PASS_WORDS:
+        return "pass"
+    return None
+
+
+def outcome_word(cell: str) -> str | None:
+    """The outcome a short cell states in words (``Winner`` → ``improved``, ``slower`` →
+    ``regressed``, ``same`` → ``neutral``), or ``None``: a tie-breaker for a run whose figures
+    cannot decide.
+
+    >>> outcome_word("Winner"), outcome_word("regressed"), outcome_word("≈ same"), outcome_word("tp8")
+    ('improved', 'regressed', 'neutral', None)
+    """
+    words = re.findall(r"[a-z]+", cell.lower())
+    if not words or len(words) > 4:
+        return None
+    for outcome, terms in _OUTCOME_WORDS.items():
+        if words[0] in terms or (len(words) <= 2 and any(w in terms for w in words)):
+            return outcome
+    return None
+
+
+def is_summary(cell: str) -> bool:
+    """Whether a row's label says it sums up other rows or states a goal (``Total``, ``Average``,
+    ``Difference``, ``Target``): such a row is no run.
+
+    >>> is_summary("**Total debugging time**"), is_summary("Vllm TP=1")
+    (True, False)
+    """
+    words = re.findall(r"[a-z]+", cell.lower())
+    return bool(words) and words[0] in _SUMMARY
+
+
+def without_mark(cell: str) -> str:
+    """A mark cell's words after its verdict (``Failed - same error`` → ``same error``), or the cell."""
+    text = re.sub(r"^[\s*_]*(?:[❌✗✘⛔🚫💥🔴✅✓✔☑🟢]|\b(?:" + "|".join(sorted(_STRONG_FAIL)) + r")\b)[\s*_:—–-]*", "",
+                  cell.strip(), flags=re.I)
+    return text.strip(" *_") or cell.strip(" *_")
+
+
+
+def is_delta(cell: str) -> bool:
+    """Whether the cell is a difference or ratio (``+9.1%``, ``−3.2``, ``1.35x``, ``12%``)."""
+    return bool(_DELTA.match(cell.replace("**", "")))
+
+
+def is_blank(cell: str) -> bool:
+    """Whether the cell holds nothing measured yet (``—``, ``TBD``, ``pending``, ``N/A``)."""
+    return cell.replace("*", "").replace("_", " ").strip().lower() in _BLANK
+
+
+_BACK = frozenset({"same", "above", "previous", "again", "ditto", "earlier", "before", "likewise", "idem"})
+
+
+def refers_back(text: str) -> bool:
+    """Whether a cell's words point at an error given elsewhere (``same error``, ``as above``)
+    instead of saying one.
+
+    >>> refers_back("same error"), refers_back("incompatible with CUDA graphs")
+    (True, False)
+    """
+    words = re.findall(r"[a-z]+", text.lower())
+    return bool(words) and len(words) <= 4 and any(w in _BACK for w in words)

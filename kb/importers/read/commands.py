@@ -1,0 +1,367 @@
+"""Shell command lines: the program a command runs, its flags and environment, and whether it
+runs a benchmark tool kb has a reader for.
+
+Shell syntax (POSIX word splitting through :mod:`shlex`, ``;``/``&&``/``|`` separators,
+``NAME=value`` assignments before the program, ``export``), launchers and wrappers (``sudo``,
+``time``, ``timeout N``, ``nohup``, ``numactl``, ``mpirun -x NAME=value``, ``torchrun``,
+``python -m``, ``ssh host '...'``, ``bash -c '...'``) and the programs that only inspect, move
+files or install (``ls``, ``cat``, ``pip``, ``nvidia-smi``, ...), whose failure alone is no run.
+
+>>> command_config("NCCL_ALGO=Tree mpirun -np 8 ./build/all_reduce_perf -b 8 -e 1G --tp 8")
+(['--tp 8'], {'NCCL_ALGO': 'Tree'})
+>>> program_of("python3 -m sglang.bench_serving --backend sglang"), program_of("ls -la && cat x")
+('sglang.bench_serving', None)
+>>> benchmark_tool("vllm bench serve --model m"), benchmark_tool("./build/all_reduce_perf -g 8")
+('vllm-bench', 'nccl-tests')
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+
+SOURCES = {"POSIX shell word splitting and the launchers' documented options": ()}
+"""What the rules rest on."""
+
+COMMANDS = {
+    "vllm-bench": ("vllm bench serve", "vllm bench throughput", "vllm bench latency", "benchmark_serving.py",
+                   "benchmark_throughput.py", "benchmark_latency.py"),
+    "sglang-bench": ("sglang.bench_serving", "sglang.bench_one_batch", "sglang.bench_offline_throughput",
+                     "bench_serving.py", "bench_one_batch.py"),
+    "llama-bench": ("llama-bench", "llama-batched-bench"),
+    "nccl-tests": ("_perf",),
+    "trtllm-bench": ("trtllm-bench",),
+    "aiperf": ("aiperf profile", "genai-perf profile", "genai-perf", "aiperf"),
+}
+"""Benchmark programs (as their documentation invokes them) → the reader of their output."""
+
+_FLAG = re.compile(r"(?<![\w-])(--[a-z][a-z0-9-]*[a-z0-9])(?:(?:=|\s+)([A-Z0-9][\w.:/+-]*|\d[\w.]*|/[\w./-]+))?")
+
+
+_ENV = re.compile(r"^([A-Z_][A-Z0-9_]*)=(.*)$")
+def command_config(command: str) -> tuple[list[str], dict[str, str]]:
+    """Flags (``"--tp 8"``, ``"--enable-torch-symm-mem"``) and ``NAME=value`` env of a shell
+    command; quoted inner commands (``ssh host '...'``, ``bash -c '...'``) are opened."""
+    flags: list[str] = []
+    env: dict[str, str] = {}
+    for tokens in _segments(command):
+        i = 0
+        while i < len(tokens):
+            token = tokens[i]
+            if token == "export" or token == "env":
+                i += 1
+                continue
+            match = _ENV.match(token)
+            if match and (not flags or (i > 0 and tokens[i - 1] in ("-x", "--env", "-e"))):
+                env[match.group(1)] = match.group(2)  # before the program, or mpirun's -x NAME=value
+            elif token.startswith("--") and len(token) > 2:
+                if "=" in token:
+                    flags.append(token)
+                elif i + 1 < len(tokens) and not tokens[i + 1].startswith("-") and tokens[i + 1] not in ("|", ">", "<"):
+                    flags.append(f"{token} {tokens[i + 1]}")
+                    i += 1
+                else:
+                    flags.append(token)
+            i += 1
+    return flags, env
+
+
+def _shell_tokens(command: str) -> list[str]:
+    """Shell words of ``command`` with ``;``, ``&`` and ``|`` runs as words of their own (split on
+    whitespace when the quoting is unbalanced)."""
+    try:
+        lexer = shlex.shlex(command, posix=True, punctuation_chars=";&|")
+        lexer.whitespace_split = True
+        return list(lexer)
+    except ValueError:
+        return command.split()
+
+
+def _segments(command: str, depth: int = 0) -> list[list[str]]:
+    tokens = _shell_tokens(command)
+    segments: list[list[str]] = [[]]
+    for token in tokens:
+        if token and set(token) <= set(";&|"):
+            segments.append([])
+        elif " " in token and depth < 3 and ("--" in token or "=" in token):
+            segments.extend(_segments(token, depth + 1))
+            segments.append([])
+        else:
+            segments[-1].append(token)
+    return [s for s in segments if s and not _is_probe(s)]
+
+
+def _is_probe(tokens: list[str]) -> bool:
+    head = " ".join(tokens[:3])
+    return bool(re.search(r"\b(nvidia-smi|nvcc|pip|uv pip|wc|tail|head|cat|ls|cd|grep)\b", head)) and not _runs_benchmark(" ".join(tokens))
+
+
+def text_flags(text: str) -> list[str]:
+    """``--flag VALUE`` written in prose or code spans; a value counts only when it looks like
+    one (a number, an upper-case name, a path), so ``--cuda-graph-max-bs from 512`` gives
+    the flag alone."""
+    flags = []
+    for match in _FLAG.finditer(text):
+        flag = match.group(1) + (f" {match.group(2)}" if match.group(2) else "")
+        flag = flag.rstrip(".,;:")
+        if flag not in flags:
+            flags.append(flag)
+    return flags
+
+
+_NOT_RUNS = frozenset(
+    "ls cat grep egrep rg find head tail sed awk cd git pip pip3 uv conda mamba mkdir rm cp mv ln echo printf which type"
+    " nvidia-smi nvcc curl wget ps kill pkill sleep tmux screen du df free env export source . chmod chown touch tar"
+    " unzip zip wc sort uniq less more diff apt apt-get yum brew jq until while for do done then if fi true false"
+    " hostname uname lscpu lspci whoami id date pwd tee xargs cut tr stat file history clear set unset alias wait"
+    " huggingface-cli hf gh code vim nano open nproc watch top htop journalctl systemctl docker-compose".split())
+"""Commands that inspect, move files or install: a failure of one alone is no run."""
+
+_WRAPPERS = frozenset({"sudo", "time", "nohup", "exec", "stdbuf", "numactl", "taskset", "nice", "caffeinate"})
+
+
+def _program_tokens(tokens: list[str]) -> list[str]:
+    """``tokens`` of one command without env assignments and wrappers (``sudo``, ``time``,
+    ``timeout 600``, ``env``), so the first token is the program run."""
+    i = 0
+    while i < len(tokens):
+        token = tokens[i]
+        if _ENV.match(token) or token in _WRAPPERS or token == "env":
+            i += 1
+        elif token == "timeout":
+            i += 2
+        else:
+            break
+    return tokens[i:]
+
+
+def _raw_segments(command: str) -> list[list[str]]:
+    tokens = _shell_tokens(command)
+    segments: list[list[str]] = [[]]
+    for token in tokens:
+        if token and set(token) <= set(";&|"):
+            segments.append([])
+        else:
+            segments[-1].append(token)
+    return [s for s in segments if s]
+
+
+def program_of(command: str, depth: int = 0) -> str | None:
+    """The program a shell command runs, for grouping runs into families: a script's file name
+    (``python3 tools/sweep.py`` → ``sweep.py``), a module (``python -m sglang.bench_serving`` →
+    ``sglang.bench_serving``), the program a launcher starts (``mpirun ... all_reduce_perf`` →
+    ``all_reduce_perf``), ``vllm bench``/``vllm serve``, or a binary's name; commands inside
+    ``ssh host '...'`` and ``bash -c '...'`` are opened. ``None`` when every part of the command
+    only inspects, moves files or installs (:data:`_NOT_RUNS`)."""
+    for tokens in _raw_segments(command):
+        tokens = _program_tokens(tokens)
+        if not tokens:
+            continue
+        head = tokens[0].rsplit("/", 1)[-1]
+        if head in ("ssh", "bash", "sh", "zsh") and depth < 3:
+            inner = next((t for t in reversed(tokens[1:]) if " " in t), None)
+            if inner:
+                found = program_of(inner, depth + 1)
+                if found:
+                    return found
+            if head == "ssh":
+                continue
+        if head in _NOT_RUNS:
+            continue
+        if re.fullmatch(r"python\d*(?:\.\d+)?|pypy\d*|uv|accelerate|deepspeed", head) or head in ("torchrun", "mpirun", "srun", "mpiexec"):
+            rest = tokens[1:]
+            if rest[:1] == ["-c"]:
+                continue  # inline code: a probe (``python -c 'import torch; ...'``), not a run
+            for j, token in enumerate(rest):
+                if token == "-m" and j + 1 < len(rest):
+                    return rest[j + 1]
+                if token.endswith((".py", ".sh")) or (token.startswith(("/", "./")) and not token.startswith("-")):
+                    if j > 0 and rest[j - 1] in ("-x", "-H", "--hostfile", "-np", "-n"):
+                        continue
+                    return token.rsplit("/", 1)[-1]
+            return head
+        if head == "vllm" and len(tokens) > 1:
+            return f"vllm {tokens[1]}"
+        if head == "docker" and "run" in tokens[1:3]:
+            image = next((t for t in tokens[2:] if "/" in t and not t.startswith("-") and ":" in t or t.startswith("vllm/")), None)
+            return image or "docker run"
+        return head
+    return None
+
+
+def model_of(flags: list[str]) -> str | None:
+    """The model a run serves or benchmarks, from ``--model X``/``--model-path X``/``-m X``."""
+    for flag in flags:
+        name, _, value = flag.partition(" ")
+        name = name.split("=", 1)[0]
+        if name in ("--model", "--model-path", "--model-id") and (value or "=" in flag):
+            return value or flag.split("=", 1)[1]
+    return None
+
+
+_SHAPE_VAR = re.compile(r"(?<![\w-])(TP|DP|PP|EP|tp|dp|pp|ep)\s*=\s*(\d+)\b")
+_ENV_VAR = re.compile(r"(?<![\w-])([A-Z][A-Z0-9]*_[A-Z0-9_]+)=([^\s,`*|]+)")
+
+
+def row_config(cell: str) -> tuple[list[str], dict[str, str]]:
+    """Config written in a notebook's table cell or list item: ``--flags`` (in code spans or
+    not), ``TP=4``/``tp=2``/``DP=2`` as the parallelism flags ``--tp 4`` (written that way,
+    they are the launcher's settings, not environment variables), and environment variables,
+    which are upper-case names with an underscore (``NCCL_PROTO=Simple``). Markdown emphasis is
+    stripped first (``TP=1**`` reads ``TP=1``)."""
+    text = re.sub(r"\*\*|__|`", " ", cell)
+    flags = text_flags(text)
+    for match in _SHAPE_VAR.finditer(text):
+        flag = f"--{match.group(1).lower()} {match.group(2)}"
+        if not any(f.split(" ")[0] == flag.split(" ")[0] for f in flags):
+            flags.append(flag)
+    env = {m.group(1): m.group(2) for m in _ENV_VAR.finditer(text)}
+    return flags, env
+
+
+def _runs_benchmark(command: str) -> bool:
+    return benchmark_tool(command) is not None
+
+
+def benchmark_tool(command: str) -> str | None:
+    """The tool reader whose program ``command`` runs (:data:`COMMANDS`), or ``None``."""
+    for tool, programs in COMMANDS.items():
+        for program in programs:
+            if program.startswith("_"):
+                if re.search(rf"\b\w+{re.escape(program)}\b", command):
+                    return tool
+            elif program in command:
+                return tool
+    return None
+
+_QUIET = re.compile(r"^--?(?:model|model-path|tokenizer|port|host|served-model-name|trust-remote-code|api-key|output-file"
+                    r"|result-dir|allow-run-as-root|np|H|hostfile)$")
+
+
+def command_title(command: str) -> str:
+    """A title from the command when no narration says what a run tries: the program, the
+    arguments and the environment it was given (``all_reduce_perf -b 1G -e 1G NCCL_ALGO=Tree``,
+    ``serve_bench.py --tp 1 --no-spec``), paths shortened to file names, without model paths,
+    ports, hosts and secrets; at most 80 characters."""
+    program = program_of(command) or command.split()[0]
+    _, env = command_config(command)
+    try:
+        tokens = shlex.split(command)
+    except ValueError:
+        tokens = command.split()
+    start = next((i for i, tok in enumerate(tokens) if tok.rsplit("/", 1)[-1] == program.rsplit(" ", 1)[-1]
+                  or tok == program.split(" ")[0]), None)
+    rest: list[str] = []
+    skip = False
+    for token in tokens[start + 1:] if start is not None else []:
+        if token in ("|", "&&", ";", ">", "2>&1"):
+            break
+        if skip:
+            skip = False
+            continue
+        if _QUIET.match(token.split("=", 1)[0]):
+            skip = "=" not in token
+            continue
+        rest.append(token.rsplit("/", 1)[-1] if "/" in token and not token.startswith("-") else token)
+    parts = [program] + rest + [f"{k}={v}" for k, v in env.items() if not re.search(r"TOKEN|KEY|SECRET|PASS|IFNAME|GID", k)]
+    title = " ".join(parts)
+    return title if len(title) <= 80 else title[:80].rsplit(" ", 1)[0]
+
+
+_PAIR = re.compile(r"(?<![\w.-])([A-Za-z][\w.-]*)=([^\s,;]+)")
+
+
+def pairs(text: str) -> list[tuple[str, str]]:
+    """The ``NAME=value`` pairs a line writes (``ISL=128, OSL=128, Requests=30000``), in order."""
+    return _PAIR.findall(text)
+
+
+_LAUNCHERS = frozenset({"python", "python3", "bash", "sh", "torchrun", "mpirun", "mpiexec", "srun", "docker", "podman",
+                        "vllm", "sglang", "trtllm-bench", "trtllm-serve", "llama-bench", "llama-server", "llama-cli",
+                        "aiperf", "genai-perf", "ollama", "accelerate", "deepspeed", "uv", "nsys", "ncu", "sudo",
+                        "numactl", "taskset", "time", "nohup", "export", "env", "cmake", "make", "ninja", "pip",
+                        "pip3", "git", "huggingface-cli", "hf", "curl", "wget", "nvidia-smi", "nvcc", "conda", "apt",
+                        "apt-get", "kubectl", "ssh", "cd"})
+"""Programs a command line starts with (interpreters, launchers, benchmark and build tools)."""
+
+
+def looks_like_command(text: str) -> bool:
+    """Whether a paragraph is a shell command rather than prose: its first word (after ``NAME=value``
+    assignments) is a program path (``./build/bin/llama-bench``, ``/opt/x/bench.py``) or a known
+    launcher or tool (:data:`_LAUNCHERS`, ``*_perf``), and it writes a flag or is one line.
+
+    >>> looks_like_command("python benchmarks/benchmark_serving.py --backend vllm \\\\\\n--port 8081")
+    True
+    >>> looks_like_command("Python is used together with the workers module here.")
+    False
+    """
+    lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
+    if not lines:
+        return False
+    tokens = lines[0].replace("`", "").split()
+    while tokens and _ENV.match(tokens[0]):
+        tokens = tokens[1:]
+    if not tokens:
+        return False
+    head = tokens[0]
+    program = head.rsplit("/", 1)[-1]
+    known = head.startswith(("./", "/", "~/")) or program in _LAUNCHERS or program.endswith(("_perf", ".py", ".sh"))
+    flagged = any(t.startswith("-") for line in lines for t in line.split())
+    continued = all(line.endswith("\\") for line in lines[:-1])
+    return known and (flagged or len(lines) == 1) and continued
+
+
+def commands_only_text(text: str) -> list[str]:
+    """The command lines of a paragraph, backslash continuations joined (code backticks dropped)."""
+    joined: list[str] = []
+    pending = ""
+    for line in text.replace("`", "").splitlines():
+        stripped = line.strip()
+        if not stripped:
+            continue
+        pending = f"{pending} {stripped}".strip()
+        if pending.endswith("\\"):
+            pending = pending[:-1].rstrip()
+            continue
+        joined.append(pending)
+        pending = ""
+    if pending:
+        joined.append(pending)
+    return joined
+
+
+def cell_config(cell: str, known_flags: set[str]) -> tuple[list[str], dict[str, str]]:
+    """Config from a table cell such as ``tp8, cuda-graph-max-bs 128``: ``tpN`` → ``--tp N``;
+    ``name value`` → ``--name value`` when the document writes ``--name`` somewhere."""
+    flags: list[str] = []
+    env: dict[str, str] = {}
+    for item in re.split(r",\s*", cell.replace("**", "").replace("`", "")):
+        item = item.strip()
+        tp = re.fullmatch(r"tp\s*(\d+)", item, re.I)
+        if tp:
+            flags.append(f"--tp {tp.group(1)}")
+            continue
+        pair = re.fullmatch(r"([a-z][a-z0-9-]+)\s+(\S+)", item)
+        if pair and f"--{pair.group(1)}" in known_flags:
+            flags.append(f"--{pair.group(1)} {pair.group(2)}")
+            continue
+        var = re.fullmatch(r"([A-Z][A-Z0-9_]+)=(\S+)", item)
+        if var:
+            env[var.group(1)] = var.group(2)
+    return flags, env
+
+
+_BACKGROUND = re.compile(r"^\s*Command running in background(?: with ID)?|^\s*\[\d+\]\s+\d+\s*$|started in (?:the )?background",
+                         re.I | re.M)
+_INSTALL = re.compile(r"\bpip3?\s+install\s+([^;&|]+)")
+
+
+def runs_in_background(output: str) -> bool:
+    """Whether a tool result says the command went on in the background (Claude Code's ``Command
+    running in background with ID: 3f1a9c``, a shell's ``[1] 12345``): a server the next runs measure."""
+    return bool(_BACKGROUND.search(output))
+
+
+def installs(command: str) -> list[str]:
+    """The packages a command installs with pip (options left out)."""
+    return [" ".join(p for p in spec.split() if not p.startswith("-")) for spec in _INSTALL.findall(command)]

@@ -1,0 +1,140 @@
+"""A failed run's own output: whether it reports a failure, and the error *headline* a person
+would quote.
+
+Facts read (each tool's documented error output): Python's traceback (``Traceback (most recent
+call last):`` ... ``KeyError: 12``; the last line names the exception), PyTorch's
+``torch.OutOfMemoryError: CUDA out of memory``, the CUDA runtime's ``CUDA error: ...`` strings,
+NCCL's ``NCCL error`` / ``NCCL WARN`` lines and nccl-tests' ``Test NCCL failure``, the ROCm runtime's
+``HSA_STATUS_ERROR_*`` and ``hipError*`` codes, ggml's ``GGML_ASSERT`` and ``ggml_abort``, C++'s
+``terminate called after throwing``, nvcc's and gcc's
+``fatal`` lines, make's ``*** [...] Error N``, the shell's ``Segmentation fault`` / ``core dumped``
+/ ``Killed``; and the wrapper lines agents put around an output (Codex's ``Exit code: N`` and
+``Wall time:``, Aider's ``Add the output to the chat?``), which are never a headline.
+
+The headline (:func:`error_headline`) is one line, log prefixes removed (``(VllmWorker rank=6
+pid=3121) ERROR 03-22 10:31:52 [multiproc_executor.py:470]``), picked in this order:
+
+1. the most specific cause: an out-of-memory line, an NCCL error or failure line, a CUDA error
+   line, a compiler's ``fatal`` line; the first one printed (a later ``RuntimeError: Engine core
+   initialization failed`` only reports it);
+2. the last exception line of a traceback (``KeyError: 12``);
+3. the first line logged at error level (``ERROR``, ``CRITICAL``, ``FATAL``), its log prefix removed;
+4. the first line with ``Error``/``error:``/``ERROR``/``failed``/``FAILED``;
+5. the output's last line.
+
+:func:`read` gives one failed :class:`~kb.importers.read.base.RunReading` when the output holds a
+failure signal (a traceback, an exception line, or one of the specific causes), with its headline;
+whether a run *failed* also depends on its exit status, which the caller knows.
+"""
+
+from __future__ import annotations
+
+import re
+
+from kb.importers.read.base import Readout, RunReading
+
+TOOL = "error"
+SOURCES = {
+    "Python traceback module (the traceback header and exception line)": ("Traceback (most recent call last)",),
+    "CUDA runtime and PyTorch error strings": ("CUDA out of memory", "CUDA error", "illegal memory access"),
+    "NCCL and nccl-tests error lines": ("NCCL error", "NCCL failure", "NCCL WARN", "Test NCCL failure"),
+    "agents' wrappers around tool output (Codex exec output, Aider /run)": ("Wall time", "Exit code",
+                                                                             "Add the output to the chat?"),
+}
+"""The documentation of the output this reader knows."""
+
+ERROR_CHARS = 2000
+"""Longest error detail kept (the end is kept: the exception line is last)."""
+
+TRACEBACK = "Traceback (most recent call last)"
+_NOISE_LINE = re.compile(
+    r"^\s*(?:exit[ _]code:?\s*-?\d+|wall time:.*|command:.*|error:\s*\(none\)|signal:.*|process group pgid:.*"
+    r"|background pids:.*|stdout:|stderr:|output:|add the output to the chat\?.*|-{5,}|={5,}|exit\s+-?\d+)\s*$", re.I)
+_LEVEL = r"(?:ERROR|WARNING|WARN|INFO|CRITICAL)\s+\d\d-\d\d\s+\d\d:\d\d:\d\d\s+\[[^\]]*\]\s*"
+_PREFIX = re.compile(rf"^\s*(?:\([^)]{{1,80}}\)\s*(?:{_LEVEL})?|{_LEVEL})")
+_ERROR_LEVEL = re.compile(r"^\s*(?:\([^)]{1,80}\)\s*)?(?:\[[^\]]{1,40}\]\s*)?(?:ERROR|CRITICAL|FATAL)\b[\s:]")
+"""A log line at error level, as Python's logging, vLLM's and SGLang's loggers print it
+(``(EngineCore_0 pid=1321) ERROR 09-06 03:10:08 [core.py:700] EngineCore failed to start.``)."""
+_SPECIFIC = re.compile(r"OutOfMemoryError|out of memory|\bOOM\b|NCCL error|NCCL failure|CUDA error|cudaError\w*|illegal memory access"
+                       r"|HSA_STATUS_ERROR\w*|hipError\w+|\bHIP error\b|\bROCm error\b|GGML_ASSERT|\bfatal\b", re.I)
+_EXCEPTION = re.compile(r"^\s*((?:[A-Za-z_][\w]*\.)*[A-Za-z_]*(?:Error|Exception|Exit|Interrupt|Unsupported|Warning)\b)(?::.*)?$")
+_ERRORISH = re.compile(r"\bError\b|\berror:|\bERROR\b|\bfailed\b|\bFailed\b|\bFAILED\b|^FAIL\b|Segmentation fault|core dumped|NCCL WARN")
+_SIGNAL = re.compile(r"OutOfMemoryError|out of memory|NCCL error|NCCL failure|CUDA error|Segmentation fault|core dumped"
+                     r"|HSA_STATUS_ERROR|hipError|\bHIP error\b|\bROCm error\b|GGML_ASSERT|ggml_abort|terminate called after"
+                     r"|\bfatal\b|^\S*make(?:\[\d+\])?: \*\*\*.*Error \d+", re.M)
+
+
+def is_failure(is_error: bool | None, exit_code: int | None, output: str, has_figures: bool) -> bool:
+    """Whether a tool result reports a failed run (see the module docstring)."""
+    if is_error or exit_code not in (None, 0):
+        return True
+    if has_figures:
+        return False
+    if TRACEBACK in output or _SIGNAL.search(output):
+        return True
+    if any(_ERROR_LEVEL.match(line) for line in output.splitlines()):
+        return True
+    return any(_EXCEPTION.match(line) and ":" in line and "Warning" not in line.split(":")[0] for line in clean_lines(output))
+
+
+def clean_lines(output: str) -> list[str]:
+    """The output's lines without agent wrapper lines, ``Output:`` prefixes and log prefixes."""
+    lines = []
+    for line in output.splitlines():
+        if _NOISE_LINE.match(line):
+            continue
+        line = re.sub(r"^\s*Output:\s?", "", line)
+        line = _PREFIX.sub("", line, count=1)
+        if line.strip():
+            lines.append(line.rstrip())
+    return lines
+
+
+def error_headline(output: str) -> str:
+    """The one line that says what went wrong in ``output`` (see the module docstring);
+    ``"(no output)"`` when there is nothing to quote."""
+    lines = [line.strip() for line in clean_lines(output)]
+    lines = [line for line in lines if not line.startswith(("File \"", "^", "~"))]
+    if not lines:
+        return "(no output)"
+    for line in lines:
+        if _SPECIFIC.search(line) and not line.lower().startswith(("warning", "hint")):
+            return _cap(line)
+    exceptions = [line for line in lines if _EXCEPTION.match(line) and ":" in line]
+    if exceptions:
+        return _cap(exceptions[-1])
+    logged = [_PREFIX.sub("", line, count=1).strip() for line in output.splitlines() if _ERROR_LEVEL.match(line)]
+    if logged and logged[0]:
+        return _cap(logged[0])
+    for line in lines:
+        if _ERRORISH.search(line):
+            return _cap(line)
+    return _cap(lines[-1])
+
+
+def error_detail(output: str) -> str:
+    """The error's context for the record's notes: the traceback (from ``Traceback`` to its
+    end) when there is one, else the last lines; at most ``ERROR_CHARS`` characters (the end
+    is kept)."""
+    text = "\n".join(clean_lines(output))
+    if TRACEBACK in text:
+        text = text[text.index(TRACEBACK):]
+    else:
+        text = "\n".join(text.splitlines()[-8:])
+    text = text.strip() or "(no output)"
+    return text if len(text) <= ERROR_CHARS else "…" + text[-(ERROR_CHARS - 1):]
+
+
+def _cap(line: str, limit: int = 400) -> str:
+    return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
+def read(text: str) -> Readout:
+    """One failed run when ``text`` holds a failure signal (see the module docstring), else nothing."""
+    out = Readout()
+    if not is_failure(None, None, text, has_figures=False):
+        return out
+    lines = text.splitlines()
+    out.runs.append(RunReading(TOOL, lines=(1, max(len(lines), 1)), failed=True, error=error_headline(text),
+                               documented=True))
+    return out

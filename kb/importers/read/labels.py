@@ -1,0 +1,304 @@
+"""Naming a figure from the words of its label: the field's metric terms and unit spellings.
+
+Used wherever a figure comes with a label a person or an unknown script wrote: a table header
+(``Output tok/s``, ``TTFT (ms)``, ``pp512``), a ``name value unit`` line (``decode throughput:
+41.2 tok/s``), a ``key=value`` pair whose key carries its unit (``median_us=69.3``). The terms are
+the field's standard ones (vLLM's and SGLang's benchmark labels, llama-bench's test names,
+nccl-tests' columns, MLPerf's TTFT/TPOT): output throughput is decode, generation, ``tg``, eval;
+input throughput is prefill, prompt processing, ``pp``; a latency is named by its kind (TTFT, TPOT,
+ITL, end-to-end) and statistic (mean, median, p99).
+
+>>> unit_of("tokens/s"), unit_of("t/s"), unit_of("µs"), unit_of("GiB/s"), unit_of("furlongs")
+('tok/s', 'tok/s', 'us', 'GB/s', None)
+>>> name_for("Output tok/s", "tok/s"), name_for("Prompt processing", "tok/s"), name_for("Median TTFT", "ms")
+('output_throughput', 'input_throughput', 'median_ttft')
+>>> header_figure("TTFT (ms)"), header_figure("pp512"), header_figure("Config")
+(('ttft', 'ms'), ('input_throughput', 'tok/s'), None)
+"""
+
+from __future__ import annotations
+
+import re
+
+SOURCES = {
+    "vLLM and SGLang benchmark labels, llama-bench test names, nccl-tests columns (see the tool readers)": (),
+}
+"""Where the terms come from: the documented outputs the tool readers cite."""
+
+UNITS: dict[str, str] = {
+    "tok/s": "tok/s", "tokens/s": "tok/s", "token/s": "tok/s", "tokens/sec": "tok/s", "tok/sec": "tok/s",
+    "t/s": "tok/s", "tps": "tok/s", "tokens per second": "tok/s", "tokens/second": "tok/s", "tk/s": "tok/s",
+    "toks/s": "tok/s", "tokens/sec/user": "tok/s", "tok/s/user": "tok/s", "tps/user": "tok/s",
+    "req/s": "req/s", "requests/s": "req/s", "requests/sec": "req/s", "req/sec": "req/s", "rps": "req/s",
+    "ms": "ms", "msec": "ms", "milliseconds": "ms",
+    "s": "s", "sec": "s", "secs": "s", "seconds": "s",
+    "us": "us", "µs": "us", "μs": "us", "usec": "us", "microseconds": "us",
+    "gb/s": "GB/s", "gib/s": "GB/s", "gbps": None, "gb/sec": "GB/s",
+    "tflops": "TFLOPS", "tflop/s": "TFLOPS", "tflops/s": "TFLOPS",
+    "it/s": "it/s", "its/s": "it/s", "iter/s": "it/s",
+    "%": "%", "x": "x",
+    "gib": "GiB", "gb": "GB", "mib": "MB", "mb": "MB",
+}
+"""Unit spellings (lower case) → the :data:`kb.models.UNITS` spelling (``None``: a unit kb does not
+record, such as Gbps, which is bits)."""
+
+_UNIT_IN_LABEL = re.compile(r"[\(\[]\s*([^()\[\]]{1,20}?)\s*[\)\]]\s*$")
+_TEST = re.compile(r"^(pp|tg)\s*(\d+)$", re.I)
+_WORDS = re.compile(r"[a-z0-9]+")
+_STAT = {"mean": "mean", "avg": "mean", "average": "mean", "median": "median", "med": "median", "p50": "p50",
+         "p90": "p90", "p95": "p95", "p99": "p99", "p999": "p999", "max": "max", "min": "min", "std": "std",
+         "peak": "peak"}
+_LATENCY = {"ttft": "ttft", "tpot": "tpot", "itl": "itl", "e2el": "e2e_latency", "e2e": "e2e_latency",
+            "tbt": "itl"}
+_OUTPUT = {"output", "decode", "decoding", "generation", "gen", "generate", "generating", "tg", "eval", "completion"}
+_INPUT = {"prefill", "prompt", "input", "pp", "pp512", "ingest", "encode"}
+_SUFFIX_UNITS = {"ms": "ms", "us": "us", "s": "s", "tflops": "TFLOPS", "gbps": None, "tps": "tok/s"}
+
+
+def unit_of(text: str) -> str | None:
+    """The kb spelling of a unit as written, or ``None`` when kb records no such unit."""
+    return UNITS.get(text.strip().strip("()[]").strip().lower())
+
+
+def split_unit(label: str) -> tuple[str, str | None]:
+    """``label`` without a trailing unit, and the unit: ``TTFT (ms)`` → ``("TTFT", "ms")``,
+    ``Output tok/s`` → ``("Output", "tok/s")``, ``Config`` → ``("Config", None)``."""
+    found = _UNIT_IN_LABEL.search(label)
+    if found and unit_of(found.group(1)):
+        return label[:found.start()].strip(), unit_of(found.group(1))
+    words = label.split()
+    for size in (3, 2, 1):
+        if len(words) >= size and unit_of(" ".join(words[-size:])):
+            return " ".join(words[:-size]), unit_of(" ".join(words[-size:]))
+    return label.strip(), None
+
+
+def name_for(label: str, unit: str) -> str:
+    """The metric name a figure of ``unit`` takes from its ``label`` (see the module docstring);
+    a label that names no known kind gives the unit's default (``output_throughput`` for tok/s,
+    ``latency`` for ms/us/s, ``bandwidth`` for GB/s, ``tflops``, ``iterations``,
+    ``request_throughput``)."""
+    words = _WORDS.findall(label.lower().replace("time to first token", "ttft").replace("time per output token", "tpot")
+                           .replace("inter token latency", "itl").replace("inter-token latency", "itl")
+                           .replace("end-to-end", "e2e").replace("end to end", "e2e"))
+    stat = next((_STAT[w] for w in words if w in _STAT), None)
+    if unit in ("ms", "us", "s"):
+        kind = next((_LATENCY[w] for w in words if w in _LATENCY), None)
+        if kind is None and "time" in words and unit == "us":
+            kind = "time"
+        kind = kind or ("latency" if "latency" in words or unit != "s" else "time")
+        return f"{stat}_{kind}" if stat and stat != "peak" else kind
+    if unit == "tok/s":
+        if {"user", "per"} <= set(words) or "user" in words:
+            return "per_user_output_throughput"
+        if "total" in words and not set(words) & _OUTPUT:
+            return "total_throughput"
+        if set(words) & _INPUT and not set(words) & _OUTPUT:
+            return "input_throughput"
+        if any(_TEST.match(w) for w in words):
+            return "input_throughput" if any(w.startswith("pp") for w in words) else "output_throughput"
+        return "peak_output_throughput" if stat == "peak" else "output_throughput"
+    if unit == "GB/s":
+        for word in ("busbw", "algbw"):
+            if word in words:
+                return word
+        return "busbw" if "bus" in words else "bandwidth"
+    if unit in ("GiB", "GB", "MB"):
+        return "_".join(w for w in words if w not in ("gib", "gb", "mib", "mb")) or "memory"
+    return {"TFLOPS": "tflops", "it/s": "iterations", "req/s": "request_throughput", "%": "percent",
+            "x": "speedup"}.get(unit, "_".join(words) or "figure")
+
+
+_SPREAD_WORDS = frozenset({"std", "stddev", "stdev", "sd", "sigma", "deviation", "err", "error"})
+
+
+def names_spread(header: str) -> bool:
+    """Whether a column header names the spread of a figure (``stddev_ts``, ``Std (ms)``, ``±``).
+
+    >>> names_spread("stddev_ts"), names_spread("avg_ts"), names_spread("±")
+    (True, False, True)
+    """
+    words = set(_WORDS.findall(header.lower().replace("_", " ")))
+    return bool(words & _SPREAD_WORDS) or header.strip() in ("±", "+/-", "+-")
+
+
+def qualifies(label: str, unit: str) -> bool:
+    """Whether ``label`` says which kind of ``unit`` figure it is (for tok/s: prompt or generation,
+    total, per user; any label for other units, whose default name is unambiguous). An unqualified
+    ``tok/s`` figure is the campaign's own metric when that is in tok/s (the scoring stage renames
+    it).
+
+    >>> qualifies("decode", "tok/s"), qualifies("avg", "tok/s"), qualifies("", "ms")
+    (True, False, True)
+    """
+    if unit != "tok/s":
+        return True
+    words = set(_WORDS.findall(label.lower()))
+    return bool(words & (_OUTPUT | _INPUT | {"total", "user", "request", "requests"})) or any(_TEST.match(w) for w in words)
+
+
+def header_figure(header: str) -> tuple[str, str] | None:
+    """``(name, unit)`` of a table column whose header names a figure (a unit in it, a llama-bench
+    test such as ``pp512``/``tg128``, or a metric term with its implied unit: TTFT in ms); ``None``
+    for a column of settings or text."""
+    label, unit = split_unit(header.replace("**", "").replace("`", "").strip().rstrip(":").strip())
+    if unit is None and "_" in label and " " not in label.strip():
+        parts = label.strip().split("_")
+        if len(parts) >= 3 and unit_of(f"{parts[-2]}/{parts[-1]}"):  # output_tok_s
+            rate = unit_of(f"{parts[-2]}/{parts[-1]}") or ""
+            return name_for(" ".join(parts[:-2]), rate), rate
+        head, _, tail = label.strip().rpartition("_")
+        if head and unit_of(tail):  # avg_pred_t/s
+            return name_for(head.replace("_", " "), unit_of(tail) or ""), unit_of(tail) or ""
+        keyed = key_figure(label.strip())  # a CSV header such as avg_ts or latency_ms
+        if keyed:
+            return keyed
+    test = _TEST.match(label.strip())
+    if unit is None and test:
+        return ("input_throughput" if test.group(1).lower() == "pp" else "output_throughput"), "tok/s"
+    if unit is None:
+        words = _WORDS.findall(label.lower())
+        if words and words[-1] in ("ttft", "tpot", "itl") and len(words) <= 2:
+            return name_for(label, "ms"), "ms"
+        if words and words[-1] in ("busbw", "algbw"):
+            return words[-1], "GB/s"
+        return None
+    if unit in ("%", "x"):
+        return None  # a share or a ratio compares runs; it measures none
+    return name_for(label, unit), unit
+
+
+_PER = {"tokens": "tok/s", "token": "tok/s", "tok": "tok/s", "toks": "tok/s", "requests": "req/s", "request": "req/s",
+        "req": "req/s", "reqs": "req/s", "iterations": "it/s", "iters": "it/s", "it": "it/s", "gb": "GB/s",
+        "gib": "GB/s"}
+_SECOND = {"second", "sec", "s"}
+_RATE_KEYS = {"tps": "tok/s", "toks": "tok/s", "ts": "tok/s", "rps": "req/s", "qps": "req/s", "tflops": "TFLOPS",
+              "gbps": None}
+"""Key suffixes that are rates (``ts`` as llama-bench writes tokens per second: ``avg_ts``)."""
+
+
+def key_figure(key: str) -> tuple[str, str] | None:
+    """``(name, unit)`` of a ``key=value`` or JSON key that carries its unit (``median_us`` →
+    ``("median_us", "us")``, ``tflops_per_sec`` → ``("tflops_per_sec", "TFLOPS")``, ``peer_bw_GBps`` →
+    GB/s, ``tokens_per_second``
+    → ``("output_throughput", "tok/s")``, ``decode_tps`` → ``("output_throughput", "tok/s")``),
+    else ``None``.
+
+    >>> key_figure("median_us"), key_figure("tokens_per_second"), key_figure("prefill_tok_per_s"), key_figure("count")
+    (('median_us', 'us'), ('output_throughput', 'tok/s'), ('input_throughput', 'tok/s'), None)
+    """
+    original = [p for p in re.split(r"[_\-.\s/]+", key) if p]
+    parts = [p.lower() for p in original]
+    if not parts:
+        return None
+    if original[-1] in ("GBps", "GBs", "GiBps"):  # gigabytes per second (Gbps, lower-case b, is bits)
+        return key, "GB/s"
+    if parts[0] == "tflops" or parts[-1] == "tflops":
+        return (key if len(parts) > 1 else "tflops"), "TFLOPS"
+    if parts[-1] in ("busbw", "algbw"):
+        return parts[-1], "GB/s"
+    if len(parts) >= 3 and parts[-2] == "per" and parts[-1] in _SECOND and parts[-3] in _PER:
+        unit = _PER[parts[-3]]
+        return name_for(" ".join(parts[:-3] + [parts[-3]]), unit), unit
+    if parts[-1] in _RATE_KEYS:
+        unit = _RATE_KEYS[parts[-1]]
+        return (name_for(" ".join(parts[:-1]), unit), unit) if unit else None
+    if len(parts) >= 2 and parts[-1] in _SUFFIX_UNITS and _SUFFIX_UNITS[parts[-1]]:
+        return key, _SUFFIX_UNITS[parts[-1]] or ""
+    return None
+
+
+_NAMED_UNIT = re.compile(r"(?<![\w/])(tok/s|tokens/s(?:ec)?|tokens per second|t/s|it/s|req/s|requests/s|ms|µs|μs|us|GB/s|"
+                         r"GiB/s|TFLOPS|TFLOP/s|seconds)(?![\w/])", re.I)
+
+
+def units_named(text: str) -> list[str]:
+    """The units a caption or a sentence above a table names (``All figures are steps per second
+    (it/s)`` → ``["it/s"]``), in kb's spelling, first named first.
+
+    >>> units_named("All figures are UNet steps per second (it/s), batch 1.")
+    ['it/s']
+    """
+    found = []
+    for match in _NAMED_UNIT.finditer(text):
+        unit = unit_of(match.group(1))
+        if unit and unit not in found:
+            found.append(unit)
+    return found
+
+
+_METRIC_TERMS = frozenset({"throughput", "latency", "speed", "ttft", "tpot", "itl", "tbt", "time", "bandwidth", "busbw",
+                           "algbw", "tflops", "rate", "tok", "tokens", "toks", "prefill", "decode", "generation", "gen",
+                           "prompt", "e2e", "e2el", "duration", "qps", "rps", "tps", "fps", "its", "perf", "performance",
+                           "score", "p50", "p90", "p95", "p99", "median", "mean", "avg", "average", "speedup", "memory",
+                           "vram", "utilization", "util", "power", "accuracy", "acceptance", "goodput", "wall",
+                           "elapsed", "runtime", "step", "steps", "iterations", "samples", "images", "requests",
+                           "min", "max", "std", "stddev", "minimum", "maximum"})
+"""Words by which a column header names a measured quantity rather than a configuration."""
+
+
+def names_measure(header: str) -> bool:
+    """Whether a table header names a measured quantity (``Throughput``, ``TTFT``, ``Speed``) rather
+    than a configuration compared (``nightly + compile``, ``FA on``).
+
+    >>> names_measure("Throughput"), names_measure("nightly + compile"), names_measure("pp512")
+    (True, False, True)
+    """
+    words = _WORDS.findall(header.lower())
+    return any(w in _METRIC_TERMS or w in _INPUT or w in _OUTPUT or _TEST.match(w) for w in words) or \
+        header_figure(header) is not None
+
+
+_WORKLOAD = (
+    ({"rate", "request", "requests", "req", "qps", "rps", "arrival", "s"}, "request_rate"),
+    ({"isl"}, "input_len"),
+    ({"osl"}, "output_len"),
+    ({"dataset", "workload", "category", "task"}, "dataset_name"),
+    ({"model", "checkpoint"}, "model"),
+)
+"""Words by which a setting names the workload a run was measured under (the request rate, the
+input and output lengths, the dataset, the model) rather than a knob tried: runs are compared only
+under the same workload. Concurrency, prompt counts and batch sizes are knobs as often as they are
+workloads, so they do not separate runs."""
+
+WORKLOAD_SETTINGS = frozenset({"request_rate", "random_input_len", "random_output_len", "input_len", "output_len",
+                               "sharegpt_output_len", "dataset_name", "model"})
+"""Settings the tool readers name that describe the workload."""
+
+
+def workload(settings: dict[str, str], flags: list[str] = (), columns: bool = False) -> dict[str, str]:  # type: ignore[assignment]
+    """The workload part of a run's settings (names of :data:`WORKLOAD_SETTINGS`; with
+    ``columns``, any name :func:`workload_key` maps, as a table's headers are) and of its
+    ``--flag value`` flags (``--request-rate 5`` → ``request_rate: 5``)."""
+    found: dict[str, str] = {}
+    for name, value in settings.items():
+        key = workload_key(name) if columns else (name if name in WORKLOAD_SETTINGS else None)
+        if key and value:
+            found[key] = value.strip()
+    for flag in flags:
+        name, _, value = flag.partition(" ")
+        name, _, inline = name.partition("=")
+        key = workload_key(name.lstrip("-"))
+        if key and (value or inline):
+            found.setdefault(key, (value or inline).strip())
+    return found
+
+
+def workload_key(name: str) -> str | None:
+    """The workload a setting's name (a column header, a flag, a reader's setting) describes
+    (``request-rate`` → ``request_rate``, ``Batch Size`` → ``batch_size``), or ``None`` for a knob.
+
+    >>> workload_key("request-rate"), workload_key("--random-input-len"), workload_key("Backend")
+    ('request_rate', 'random_input_len', None)
+    """
+    snake = name.strip().lstrip("-").lower().replace("-", "_")
+    if snake in WORKLOAD_SETTINGS:
+        return snake
+    words = set(_WORDS.findall(name.lower().replace("_", " ").replace("-", " ")))
+    if not words or words & {"throughput", "latency", "ttft", "tpot", "speed", "time", "duration", "total", "successful",
+                             "failed", "completed", "peak", "avg", "mean", "median"}:
+        return None
+    for terms, key in _WORKLOAD:
+        if words & terms and words <= terms | {"name", "id"} and (key != "request_rate" or words & {"rate", "qps", "rps"}):
+            return key
+    return None

@@ -1,0 +1,146 @@
+"""Output no tool reader knows: figures from ``name value unit`` lines only.
+
+A run's own script often prints its results one a line: ``throughput: 1234.5 tok/s``,
+``decode 41.2 tokens/s``, ``TTFT (ms): 45.2``, ``median_us=69.3``. A line gives a figure when it is
+*only* a label, a number and a unit (the unit in the label's parentheses or after the number; a
+``key=value`` whose key ends in its unit), so that a sentence mentioning a number is never read.
+Figures named by :mod:`.labels`. These runs are ``documented=False``: worth less than a tool's
+own output.
+
+>>> run = read("step 3/3 done\\nthroughput: 1,234.5 tok/s\\nTTFT (ms): 45.2\\nmedian_us=69.3 tflops=488.2").runs[0]
+>>> {name: (m.text, m.unit) for name, m in run.metrics.items()}
+{'output_throughput': ('1234.5', 'tok/s'), 'ttft': ('45.2', 'ms'), 'median_us': ('69.3', 'us'), 'tflops': ('488.2', 'TFLOPS')}
+>>> read("We got about 40 tok/s after the change, which is nice.").runs
+[]
+"""
+
+from __future__ import annotations
+
+import re
+
+from kb.importers.read import labels
+from kb.importers.read.base import NUMBER, Measure, Readout, RunReading, number
+
+TOOL = "lines"
+SOURCES: dict[str, tuple[str, ...]] = {}
+"""No documented output: the shape of a line alone decides."""
+
+_LABEL = r"[A-Za-z][\w./ =-]{0,48}?"
+_UNIT = r"[A-Za-zµμ%/]+(?:/[A-Za-z]+)*"
+_NAME_VALUE_UNIT = re.compile(rf"^\s*[-*>|]?\s*({_LABEL})\s*(?:[:=]\s*|\s+)({NUMBER})\s*({_UNIT})\s*[|]?\s*$")
+_NAME_UNIT_VALUE = re.compile(rf"^\s*[-*>|]?\s*({_LABEL})\s*[\(\[]\s*({_UNIT})\s*[\)\]]\s*[:=|]?\s*({NUMBER})\s*[|]?\s*$")
+_VALUE_UNIT = re.compile(rf"^\s*({NUMBER})\s*({_UNIT})\s*$")
+_KEY_VALUE = re.compile(rf"(?<![\w.])([A-Za-z][A-Za-z0-9_]*)=({NUMBER})(?![\w.])")
+_PAIR = re.compile(r"(?<![\w.])([A-Za-z][A-Za-z0-9_]*)=([^\s,;=]+)")
+
+
+def read(text: str, skip: set[int] | frozenset[int] = frozenset()) -> Readout:
+    """Figures of an unknown output: a JSON document's keys that carry their unit (see
+    :func:`read_json`), else the ``name value unit`` lines (see :func:`read_lines`)."""
+    stripped = text.strip()
+    if stripped.startswith(("{", "[")):
+        found = read_json(stripped)
+        if found.runs:
+            return found
+    return read_lines(text, skip)
+
+
+def read_json(text: str) -> Readout:
+    """One run from a JSON document no tool reader knows: every key, at any depth, whose name
+    carries its unit (``tokens_per_second``, ``latency_ms``) gives a figure named by the key's
+    words (``summary.tokens_per_second`` → ``output_throughput``); scalar values under other
+    keys of the first two levels are the run's settings (at most 30)."""
+    import json
+
+    try:
+        document = json.loads(text, parse_float=str)
+    except ValueError:
+        return Readout()
+    run = RunReading(TOOL, documented=False, lines=(1, text.count("\n") + 1))
+
+    def walk(value: object, path: list[str]) -> None:
+        if isinstance(value, dict):
+            for key, inner in value.items():
+                walk(inner, path + [str(key)])
+            return
+        if isinstance(value, list) or not path or isinstance(value, bool) or value is None:
+            return
+        named = labels.key_figure(path[-1])
+        plain = number(str(value))
+        if named and plain is not None:
+            run.metrics.setdefault(named[0], Measure(plain, named[1], line=1,
+                                                     generic=not labels.qualifies(" ".join(path), named[1])))
+        elif len(path) <= 2 and len(run.settings) < 30 and len(str(value)) <= 80:
+            run.settings.setdefault(path[-1], str(value))
+
+    walk(document, [])
+    return Readout([run]) if run.metrics else Readout()
+
+
+def read_lines(text: str, skip: set[int] | frozenset[int] = frozenset()) -> Readout:
+    """One run holding every ``name value unit`` figure of ``text`` outside the lines ``skip``
+    (1-based), or nothing when there is none. A name seen twice keeps its last value (progress lines
+    come first, the summary last); lines of
+    ``key=value`` pairs that differ in some keys (``NCCL_ALGO=Ring bytes=4096 median_us=50.4``) also
+    give each figure as a point named by those keys (``median_us[NCCL_ALGO=Ring,bytes=4096]``)."""
+    run = RunReading(TOOL, documented=False)
+    lines_seen: list[int] = []
+    rows: list[tuple[int, dict[str, str], list[tuple[str, str, str]]]] = []
+    for number_, line in enumerate(text.splitlines(), 1):
+        if number_ in skip or len(line) > 200:
+            continue
+        found = _figures(line)
+        pairs = dict(_PAIR.findall(line))
+        if found and len(pairs) > len(found):  # a key=value row: its other keys say which point it is
+            rows.append((number_, {k: v for k, v in pairs.items() if k not in {n for n, *_ in found}}, found))
+        for name, value, unit, generic in found:
+            run.metrics[name] = Measure(value, unit, line=number_, generic=generic)  # the last: a summary ends a log
+            lines_seen.append(number_)
+    varying = [key for key in dict.fromkeys(k for _, dims, _ in rows for k in dims)
+               if len({dims.get(key) for _, dims, _ in rows}) > 1]
+    if len(rows) > 1 and varying:
+        for number_, dims, found in rows:
+            point = ",".join(f"{key}={dims.get(key, '')}" for key in varying)
+            for name, value, unit, generic in found:
+                run.metrics[f"{name}[{point}]"] = Measure(value, unit, line=number_, generic=generic)
+    out = Readout()
+    if run.metrics:
+        run.lines = (min(lines_seen), max(lines_seen))
+        out.runs.append(run)
+    return out
+
+
+def _figures(line: str) -> list[tuple[str, str, str, bool]]:
+    """``(name, value, unit, generic)`` of each figure a line gives."""
+    found = _NAME_UNIT_VALUE.match(line)
+    if found:
+        unit = labels.unit_of(found.group(2))
+        value = number(found.group(3))
+        if unit and value is not None:
+            return [(labels.name_for(found.group(1), unit), value, unit, not labels.qualifies(found.group(1), unit))]
+    found = _NAME_VALUE_UNIT.match(line)
+    if found:
+        unit = labels.unit_of(found.group(3))
+        value = number(found.group(2))
+        if unit and value is not None and not found.group(1).strip()[-1:].isdigit():
+            return [(labels.name_for(found.group(1), unit), value, unit, not labels.qualifies(found.group(1), unit))]
+    figures = []
+    parts = [p for p in re.split(r"[,;]\s+", line) if p.strip()]
+    if len(parts) > 1:  # "prefill 7340.2 t/s, 3.1 req/s": several figures, each with its words
+        for part in parts:
+            found = _NAME_VALUE_UNIT.match(part) or _VALUE_UNIT.match(part)
+            if not found:
+                continue
+            label, value_text, unit_text = (found.group(1), found.group(2), found.group(3)) if found.re is _NAME_VALUE_UNIT \
+                else ("", found.group(1), found.group(2))
+            unit, value = labels.unit_of(unit_text), number(value_text)
+            if unit and value is not None:
+                figures.append((labels.name_for(label, unit), value, unit, not labels.qualifies(label, unit)))
+        if figures:
+            return figures
+    for key, value in _KEY_VALUE.findall(line):
+        named = labels.key_figure(key)
+        plain = number(value)
+        if named and plain is not None:
+            figures.append((named[0], plain, named[1], not labels.qualifies(key.replace("_", " "), named[1])))
+    return figures

@@ -1,0 +1,183 @@
+"""Prose: a paragraph, a list item, a table cell or a chat message, as Markdown writes it.
+
+What the scoring stage needs from text: its plain form (emphasis, code backticks and link targets
+dropped), its sentences and a short title, the figures it quotes (:func:`figures`: a number
+followed by a unit kb records, named by the words just before it; ``from 54.1 to 96.1 tok/s``
+and ``54.1 → 96.1 tok/s`` give both figures, the first as the one changed from), the code spans
+and ``--flags`` it writes (signs of a configuration), and a signed percentage (``+9.1%``).
+
+>>> [(f.name, f.text, f.unit, f.previous) for f in figures("EAGLE-3 went from 54.1 to 96.1 tok/s (+77.6%)")]
+[('output_throughput', '96.1', 'tok/s', '54.1')]
+>>> [(f.name, f.text) for f in figures("prefill **1,234 tokens/s**, decode 41.2 t/s; about 200 µs on PCIe")]
+[('input_throughput', '1234'), ('output_throughput', '41.2'), ('latency', '200')]
+>>> title_of("Now run the baseline again. Then try `--tp 4` with graphs.")
+'Try --tp 4 with graphs'
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from kb.importers.read import labels
+from kb.importers.read.base import NUMBER
+
+SOURCES = {"CommonMark inline syntax (emphasis, code spans, links)": ()}
+"""What the rules rest on."""
+
+_UNIT_WORDS = (r"tok/s|tokens/s(?:ec)?|token/s|tokens per second|tok/sec|t/s|tps|req/s|requests/s(?:ec)?|ms|µs|μs|us|"
+               r"GB/s|GiB/s|TFLOP/?S|TFLOPs|tflops|it/s|s|sec|seconds|x|%")
+_FIGURE = re.compile(rf"(?<![\w.,/])~?\s*({NUMBER})\s*(?:\*\*)?\s*({_UNIT_WORDS})(?![\w/])", re.I)
+_FROM_TO = re.compile(rf"(?<![\w.,])({NUMBER})\s*(?:{_UNIT_WORDS})?\s*(?:\*\*)?\s*(?:→|->|=>|\bto\b)\s*(?:\*\*)?\s*~?({NUMBER})\s*(?:\*\*)?\s*({_UNIT_WORDS})(?![\w/])", re.I)
+_SIGNED = re.compile(rf"(?<![\w.])([+\-−])\s?({NUMBER})\s?%")
+_CLAUSE_END = re.compile(r"[,;:(\[|]|\.\s|—|–")
+_EMPHASIS = re.compile(r"\*\*|__|(?<!\w)\*(?!\s)|(?<!\s)\*(?!\w)|`")
+_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
+_CODE = re.compile(r"`([^`\n]+)`")
+_SENTENCE = re.compile(r"(?<=[.!?])\s+")
+_LEAD = re.compile(r"^(?:now|next|then|so|first|finally|also|ok|okay)\b,?\s*", re.I)
+
+
+@dataclass(frozen=True)
+class ProseFigure:
+    """A figure quoted in text: ``name`` (from :mod:`.labels`), ``text`` (digits as written),
+    ``unit``, ``label`` (the words before it), ``start``/``end`` (its place in the text),
+    ``previous`` (the figure it changed from, in ``from X to Y``) and ``approximate`` (``~``)."""
+
+    name: str
+    text: str
+    unit: str
+    label: str
+    start: int
+    end: int
+    previous: str | None = None
+    approximate: bool = False
+
+    @property
+    def generic(self) -> bool:
+        """Whether its words do not say which kind of figure of its unit it is."""
+        return not labels.qualifies(self.label, self.unit)
+
+
+def plain(text: str) -> str:
+    """``text`` without emphasis markers, code backticks and link targets."""
+    return _EMPHASIS.sub("", _LINK.sub(r"\1", text)).strip()
+
+
+def code_spans(text: str) -> list[str]:
+    """The inline code spans of ``text``, in order."""
+    return _CODE.findall(text)
+
+
+def _label_before(text: str, at: int) -> str:
+    head = text[:at]
+    ends = [m.end() for m in _CLAUSE_END.finditer(head)]
+    start = ends[-1] if ends else 0
+    words = plain(head[start:]).split()
+    return " ".join(words[-6:])
+
+
+def figures(text: str) -> list[ProseFigure]:
+    """The figures ``text`` quotes, in order (see the module docstring); percentages and ratios
+    (``%``, ``x``) are left out: they compare, they do not measure."""
+    found: list[ProseFigure] = []
+    taken: list[tuple[int, int]] = []
+    for match in _FROM_TO.finditer(text):
+        unit = labels.unit_of(match.group(3))
+        if unit is None or unit in ("%", "x"):
+            continue
+        label = _label_before(text, match.start())
+        found.append(ProseFigure(labels.name_for(label, unit), match.group(2).replace(",", ""), unit, label,
+                                 match.start(2), match.end(), previous=match.group(1).replace(",", "")))
+        taken.append((match.start(), match.end()))
+    for match in _FIGURE.finditer(text):
+        if any(a <= match.start(1) < b for a, b in taken):
+            continue
+        before = text[max(0, match.start(1) - 2):match.start(1)]
+        if len(before) == 2 and before[1] in "-–" and before[0].isdigit():
+            continue  # the end of a range ("10-15 ms"): no one figure
+        if before.rstrip()[-1:] in ("<", ">", "≤", "≥"):
+            continue  # a bound ("<1 µs"), not a measurement
+        unit = labels.unit_of(match.group(2))
+        if unit is None or unit in ("%", "x"):
+            continue
+        if unit == "s" and match.group(2).lower() not in ("s", "sec", "seconds"):
+            continue
+        label = _label_before(text, match.start())
+        found.append(ProseFigure(labels.name_for(label, unit), match.group(1).replace(",", ""), unit, label,
+                                 match.start(1), match.end(), approximate="~" in match.group(0)[:2]))
+    found.sort(key=lambda f: f.start)
+    return found
+
+
+def signed_percent(text: str) -> float | None:
+    """The first signed percentage ``text`` writes (``+9.1%`` → 9.1, ``−12 %`` → -12.0), or ``None``."""
+    match = _SIGNED.search(text)
+    if not match:
+        return None
+    value = float(match.group(2).replace(",", ""))
+    return -value if match.group(1) in "-−" else value
+
+
+def sentences(text: str) -> list[str]:
+    """The sentences of ``text``'s plain form."""
+    return [s.strip() for s in _SENTENCE.split(plain(text)) if s.strip()]
+
+
+def first_paragraph(text: str) -> str:
+    """The first paragraph of ``text`` (up to its first blank line)."""
+    return re.split(r"\n\s*\n", text.strip(), maxsplit=1)[0].strip()
+
+
+def title_of(text: str, limit: int = 80) -> str:
+    """A title from a narration: its last sentence (the one just before a run says what runs),
+    without a leading "Now"/"Next"/"Then", at most ``limit`` characters; ``""`` for no text."""
+    parts = sentences(first_paragraph(text) if "\n\n" in text.strip() else text)
+    title = (parts[-1] if parts else "").strip().rstrip(".:")
+    title = _LEAD.sub("", _LEAD.sub("", title))
+    title = title[:1].upper() + title[1:]
+    if len(title) > limit:
+        title = title[:limit].rsplit(" ", 1)[0]
+    return title
+
+
+def first_sentence(text: str, limit: int = 100) -> str:
+    """The first sentence of ``text``'s plain form, at most ``limit`` characters."""
+    parts = sentences(text)
+    return (parts[0].rstrip(".:") if parts else "")[:limit].strip()
+
+
+def words(text: str) -> list[str]:
+    """The lower-case words of ``text`` (letters and digits)."""
+    return re.findall(r"[a-z0-9][a-z0-9+.-]*", text.lower())
+
+
+def normalised(text: str) -> str:
+    """``text`` lower-cased without spaces or punctuation, for matching names as people write
+    them (``Kimi K2.5`` and ``Kimi-K2.5`` are ``kimik25``)."""
+    return re.sub(r"[\W_]+", "", text.lower())
+
+
+_FAILURE_WORDS = re.compile(r"\b(?:failed|fails|failure|crash(?:ed|es)?|segfault(?:ed)?|OOM|out of memory|aborted|"
+                            r"hangs?|hung|timed out|does not (?:build|compile|load|start|run)|won't (?:build|start|load)|"
+                            r"error(?=:))", re.I)
+_LEAD_LABEL = re.compile(r"^\s*(?:[A-Za-z][\w ]{0,20}:\s+)")
+
+
+def failure_clause(text: str) -> str | None:
+    """The line of a note that says a try failed (``outcome: build failed while compiling
+    kernel-cpu``), its label and Markdown removed, or ``None`` when no line says so.
+
+    >>> failure_clause("- outcome: build failed while compiling `kernel-cpu`; option mismatch.")
+    'build failed while compiling kernel-cpu; option mismatch'
+    >>> failure_clause("compact decode was about 7.7 tok/s") is None
+    True
+    """
+    for line in text.splitlines():
+        clean = plain(line.strip().lstrip("-*+ ").strip())
+        for found in _FAILURE_WORDS.finditer(clean):
+            before = clean[:found.start()].lower().split()[-2:]
+            if any(w in ("no", "not", "without", "never", "didn't", "doesn't", "won't", "nor") for w in before):
+                continue  # "no crash": the line says it did not fail
+            return _LEAD_LABEL.sub("", clean).strip().rstrip(".")
+    return None

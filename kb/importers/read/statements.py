@@ -1,0 +1,123 @@
+"""What notebooks and plans say about decisions and about what was *not* run.
+
+The conventions FORMATS.md names for lab notebooks and plan documents ("Decision" or "Conclusion"
+sections, lists of rejected knobs, "we will", to-do lists), and MADR's section names ("Decision
+Outcome", "Considered Options"): a decision statement (:func:`decision`), a heading whose section
+holds a decision (:func:`decision_heading`), a heading whose section lists what was not done or
+is still to do (:func:`not_done_heading`: its items are options, never attempts), and a
+paragraph listing rejected options (:func:`rejected`).
+
+>>> decision("Decision: upgrade the stack to CUDA 13."), decision("We will keep --tp 8."), decision("It ran.")
+(True, True, False)
+>>> not_done_heading("Next steps"), not_done_heading("2026-02-23 — allreduce experiments")
+(True, False)
+>>> rejected("Rejected for now: installing DeepEP, MSCCL++, fewer NCCL channels.")
+['installing DeepEP', 'MSCCL++', 'fewer NCCL channels']
+"""
+
+from __future__ import annotations
+
+import re
+
+SOURCES = {
+    "FORMATS.md (lab notebooks and plan documents) and MADR's template (adr.github.io/madr)": (
+        "Decision", "Conclusion", "Decision Outcome", "Considered Options", "Rejected", "Not tried", "Next steps"),
+}
+"""The conventions read."""
+
+_DECISION = re.compile(r"^\s*(?:\*\*)?Decision(?:\*\*)?\s*:|\bwe(?:'ll| will| decided| have decided)\b|\bdecided to\b", re.I)
+_DECISION_HEADING = re.compile(r"\b(Decision|Decided|Decision Outcome)\b", re.I)
+_CONCLUSION = re.compile(r"^\s*(?:\*\*)?(?:Conclusion|Result)s?(?:\*\*)?\s*:", re.I)
+_REJECTED = re.compile(r"^\s*(?:\*\*)?(?:Rejected|Not tried|Ruled out|Dropped)\b[^:]*:\s*(.+)$", re.I | re.S)
+_NOT_DONE = re.compile(r"\b(?:not tried|alternatives?|next steps?|try next|would try|ideas?|todo|to do|to-do|backlog|"
+                       r"rejected|ruled out|open questions?|future(?: work)?|plans?|roadmap|considered options|"
+                       r"projected|projections?|estimated?|estimates|theoretical|what-if)\b", re.I)
+
+
+def decision(text: str) -> bool:
+    """Whether a paragraph states a decision."""
+    return bool(_DECISION.search(text))
+
+
+def decision_heading(title: str) -> bool:
+    """Whether a heading opens a section that holds a decision."""
+    return bool(_DECISION_HEADING.search(title))
+
+
+def conclusion(text: str) -> bool:
+    """Whether a paragraph is a section's conclusion (``Conclusion: keep --cuda-graph-max-bs 128``)."""
+    return bool(_CONCLUSION.match(text))
+
+
+def not_done_heading(title: str) -> bool:
+    """Whether a heading opens a section of what was not done or is still to do, or of figures that
+    were projected or estimated rather than measured."""
+    return bool(_NOT_DONE.search(title))
+
+
+def rejected(text: str) -> list[str] | None:
+    """The options a ``Rejected ...: a, b, c`` paragraph lists, or ``None`` for any other text."""
+    found = _REJECTED.match(text)
+    if not found:
+        return None
+    parts = re.split(r",\s*(?:and\s+|or\s+)?|;\s*", found.group(1).strip().rstrip("."))
+    return [" ".join(p.split()) for p in parts if p.strip()]
+
+
+_REFERENCE = re.compile(r"\b(?:for reference|as (?:a )?reference|reference only|for comparison|just to compare)\b", re.I)
+
+
+def reference_only(narration: str, label: str) -> bool:
+    """Whether the narration says an arm is printed only as a reference (``BF16 is printed for
+    reference only``): a sentence that says so names one of the arm's words (three letters or
+    more). Such an arm is not an attempt.
+
+    >>> reference_only("Running both FP8 paths; BF16 is printed for reference only.", "torch-bf16")
+    True
+    """
+    words = {w for w in re.split(r"[\W_]+", label.lower()) if len(w) >= 3}
+    for sentence in re.split(r"(?<=[.;!?])\s+", narration):
+        if _REFERENCE.search(sentence) and words & set(re.split(r"[\W_]+", sentence.lower())):
+            return True
+    return False
+
+
+_NAMES_REFERENCE = re.compile(r"\b(?:baseline|reference|default|stock|compared (?:to|with|against))\b", re.I)
+
+
+def named_references(text: str) -> set[str]:
+    """The names a note designates as the reference runs are compared with (``FlashInfer is the
+    default here, so it is the reference in every table`` → ``{"flashinfer"}``): the capitalised or
+    digit-bearing words of a sentence that says baseline, reference or default, lower-cased.
+
+    >>> sorted(named_references("FlashInfer is the default here, so it is the reference in every table."))
+    ['flashinfer']
+    """
+    found: set[str] = set()
+    for sentence in re.split(r"(?<=[.;!?])\s+", text):
+        if not _NAMES_REFERENCE.search(sentence):
+            continue
+        for word in re.findall(r"[A-Za-z][\w.+-]*", sentence):
+            if (word[0].isupper() and len(word) > 2 and word.lower() not in _COMMON) or any(c.isdigit() for c in word):
+                found.add(word.lower().rstrip("."))
+    return found
+
+
+_COMMON = frozenset({"the", "this", "that", "these", "those", "baseline", "reference", "default", "stock", "all", "every",
+                     "each", "here", "we", "our", "it", "its", "for", "and", "but", "so", "with", "against", "compared",
+                     "runs", "run", "table", "tables", "results", "note", "values", "figures", "numbers"})
+
+
+_CALLS_BASELINE = re.compile(r"\b(?:re-?measur\w*|measur\w*|establish\w*|record\w*|run\w*|get\w*|tak\w*)\s+"
+                             r"(?:the\s+|a\s+|our\s+|today's\s+|a\s+fresh\s+)?baseline\b|^\s*baseline\b", re.I)
+
+
+def calls_baseline(text: str) -> str | None:
+    """The words by which an agent says the run it is about to start measures the baseline
+    (``Measure the baseline first``, ``Baseline: ...``), or ``None``.
+
+    >>> calls_baseline("Now measure the baseline with --tp 8."), calls_baseline("Compare it with the baseline.")
+    ('measure the baseline', None)
+    """
+    found = _CALLS_BASELINE.search(text.strip())
+    return found.group(0).strip() if found else None

@@ -1,0 +1,554 @@
+"""Stage 3 of import, *score*: segments and what the readers made of them become attempts.
+
+:func:`score` reads the segments of a log (:mod:`kb.importers.segment`) one at a time, keeping
+only what later steps need (candidates, facts, statements), so that a long transcript is scored
+in bounded memory:
+
+1. *candidates*: a run or an output the readers measured (:mod:`.runs`), a results-table row or
+   arm (:mod:`.tables`), a note quoting a figure (:mod:`.notes`); sections of what was not done
+   give options instead, decision sections and statements give decisions;
+2. *restatements* (:mod:`.restate`): a candidate repeating one already drafted links to it;
+3. *outcomes* (:mod:`.outcomes`): from figures against the group's baseline, beyond the noise;
+4. *confidence*: each attempt carries its candidate's confidence and the reason; those below
+   :data:`THRESHOLD` are *possible* attempts (listed, written only when asked);
+5. *context*: each attempt takes the latest stack and platform facts seen before it in its own
+   section or the sections above it (never another section's), and the date of its event, of its
+   heading, of the last short dated line above it, of the document, or of the file's name.
+
+A log that shows no inference or benchmarking at all (no run of a known benchmark tool, no stack
+probe, no GPU named, no throughput, bandwidth, TFLOPS or it/s figure) yields no attempts, and
+:attr:`~kb.importers.model.Extraction.about_inference` says so.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+from collections.abc import Iterable
+
+from kb.importers.events import Session
+from kb.importers.model import (
+    Evidence,
+    ExtractedAttempt,
+    Extraction,
+    Fact,
+    Headline,
+    Statement,
+    locator_text,
+    run_date,
+    short_quote,
+)
+from kb.importers.read import cells, dates, labels, prose, stack, statements
+from kb.importers.read import commands as shell
+from kb.importers.read import errors as error_output
+from kb.importers.score.candidate import Candidate, headline_name
+from kb.importers.score.notes import note_candidates
+from kb.importers.score.outcomes import decide
+from kb.importers.score.restate import link
+from kb.importers.score.runs import run_candidates, variant_candidate
+from kb.importers.score.tables import table_candidates
+from kb.importers.segment import DOCUMENT_FORMATS, RESULT_FORMATS, Segment, segments
+
+THRESHOLD = 0.5
+"""Candidates at or above this confidence are drafted; those below are listed as possible attempts."""
+
+INFERENCE_UNITS = frozenset({"tok/s", "TFLOPS", "it/s", "GB/s"})
+"""Units whose figures alone show inference or benchmarking work (a millisecond or a request per
+second may be a web server's)."""
+
+_DATED_LINE_WORDS = 12
+"""A note of at most this many words that holds a date dates what follows it (``Date: 2025-12-11``)."""
+
+
+class _State:
+    """What scoring keeps while the segments stream by."""
+
+    def __init__(self, out: Extraction, headline: Headline, chat: bool) -> None:
+        self.out = out
+        self.headline = headline
+        self.chat = chat
+        self.candidates: list[Candidate] = []
+        self.facts: list[tuple[Fact, tuple[str, ...]]] = []
+        self.running_date: tuple[dt.date, str] | None = None
+        self.first_date: tuple[dt.date, str] | None = None
+        self.dates: dict[int, tuple[dt.date, str]] = {}
+        self.pending: Candidate | None = None
+        self.failures: list[Candidate] = []
+        self.inference = False
+        self.errors: list[tuple[int, tuple[str, ...], str, str]] = []  # (ordinal, path, headline, locator)
+        self.recent: list[tuple[tuple[str, ...], str]] = []  # the last notes: (path, text)
+        self.references: set[str] = set()  # names the notes call the reference
+        self.decision_section: Segment | None = None  # the heading of the decision section we are in
+        self.conclusions: list[tuple[tuple[str, ...], Segment]] = []  # "Conclusion: ..." notes, by section
+        self.known_flags: set[str] = set()  # --flags the log writes anywhere (a table cell's "name value" is one)
+        self.families: dict[str, Candidate] = {}  # a transcript's last attempt of each program and model
+        self.edits: list[str] = []  # files edited since the last run
+        self.server: str | None = None  # the command of a server started in the background
+
+    def warn(self, segment: Segment, message: str) -> None:
+        where = segment.first_line
+        self.out.warnings.append(f"{self.out.file}:{where}: {message}" if where else f"{self.out.file}: {message}")
+
+    def fact(self, found: stack.StackFact, segment: Segment) -> None:
+        where = segment.output_locator or segment.locator  # a transcript's fact is where its output is
+        fact = Fact(found.scope, found.name, found.value,
+                    Evidence(f"{found.scope}.{found.name}", locator_text(where), short_quote(found.quote)),
+                    segment.ordinal, found.until)
+        self.out.facts.append(fact)
+        self.facts.append((fact, segment.path))
+        self.inference = True
+
+    def feed(self, segment: Segment) -> None:
+        if segment.kind == "heading":
+            self.decision_section = segment if statements.decision_heading(segment.text) else (
+                self.decision_section if self.decision_section is not None
+                and self.decision_section.text in segment.path else None)
+            if segment.when is None:
+                found = dates.find_date(segment.text)
+                if found:
+                    self._date(found, f"the heading \"{short_quote(segment.text, 60)}\"")
+            return
+        if segment.kind == "edit":
+            self.edits.append(segment.text.rsplit("/", 1)[-1])
+            return
+        not_done = any(statements.not_done_heading(title) for title in segment.path)
+        deciding = any(statements.decision_heading(title) for title in segment.path)
+        if segment.kind == "note":
+            self._note(segment, not_done, deciding)
+            return
+        if segment.kind in ("run", "output"):
+            for found in stack.output_facts(segment.command, segment.output or ""):
+                self.fact(found, segment)
+            if segment.when is None and not self.chat:
+                printed = dates.find_date("\n".join((segment.output or "").splitlines()[:100]))
+                if printed:
+                    self._date(printed, "the date the output prints")
+            found_candidates = run_candidates(segment, self.headline, self.warn)
+            if self.chat and segment.command and shell.runs_in_background(segment.output or "") and \
+                    not any(c.figures for c in found_candidates):
+                self.server = segment.command  # a server the next runs measure
+                return
+            if self.chat and not found_candidates and segment.command:
+                family = _family(segment.command)
+                variant = variant_candidate(segment) if family in self.families else None
+                found_candidates = [variant] if variant else []
+            if stack.mentions_gpu((segment.command or "") + "\n" + (segment.output or "")[:20000]):
+                self.inference = True
+        elif segment.kind == "table":
+            above = [text for path, text in self.recent[-2:] if path == segment.path]
+            units = [u for text in reversed(above) for u in labels.units_named(text)]
+            units += labels.units_named(segment.path[-1]) if segment.path else []
+            found_candidates = [] if not_done else table_candidates(segment, units)
+            if stack.mentions_gpu(segment.text[:4000]):
+                self.inference = True
+        else:
+            return
+        if segment.command:
+            self.known_flags |= {flag.split(" ")[0] for flag in shell.command_config(segment.command)[0]}
+        for candidate in found_candidates:
+            self._add(candidate, segment)
+
+    def _note(self, segment: Segment, not_done: bool, deciding: bool) -> None:
+        text = segment.text
+        self.recent = (self.recent + [(segment.path, text)])[-3:]
+        self.known_flags |= {flag.split(" ")[0] for flag in shell.text_flags(text)}
+        if not self.chat:
+            self.references |= statements.named_references(prose.plain(text))
+        for span in prose.code_spans(text):
+            failure = error_output.read(span)
+            if failure.runs and failure.runs[0].error:
+                self.errors.append((segment.ordinal, segment.path, failure.runs[0].error, locator_text(segment.locator)))
+        if segment.role in (None, "assistant", "user"):
+            if deciding and self.decision_section is not None and not segment.attrs.get("task"):
+                heading = self.decision_section
+                if self.out.decisions and self.out.decisions[-1].evidence.locator == locator_text(heading.locator):
+                    held = self.out.decisions[-1]
+                    held.text = f"{held.text}\n\n{text.strip()}"
+                else:
+                    self.out.decisions.append(Statement("decision", text.strip(), Evidence(
+                        "decision", locator_text(heading.locator), short_quote(text))))
+                return
+            if statements.decision(text):
+                self.out.decisions.append(Statement("decision", text.strip(), Evidence(
+                    "decision", locator_text(segment.locator), short_quote(text))))
+        if not self.chat and statements.conclusion(text):
+            self.conclusions.append((segment.path, segment))
+            return
+        options = statements.rejected(text)
+        if options:
+            for option in options:
+                self.out.options.append(Statement("option", option, Evidence(
+                    "option", locator_text(segment.locator), short_quote(text))))
+            return
+        for found in stack.prose_facts(text) if not self.chat or segment.role == "user" else ():
+            self.fact(found, segment)
+        if stack.mentions_gpu(text):
+            self.inference = True
+        if not self.chat:
+            for line in text.splitlines():
+                when = dates.find_date(line) if len(line.split()) <= _DATED_LINE_WORDS else None
+                if when:
+                    self._date(when, f"the line \"{short_quote(line, 60)}\"")
+                    break
+        if not_done:
+            if segment.attrs.get("item"):
+                self.out.options.append(Statement("option", prose.plain(text), Evidence(
+                    "option", locator_text(segment.locator), short_quote(text))))
+            return
+        found_candidates = note_candidates(segment, self.chat)
+        if self.chat and found_candidates and self.pending is not None and segment.role == "assistant":
+            held = self.pending
+            held.figures = {**found_candidates[0].figures}
+            held.reason += "; its figures from the narration that follows"
+            held.evidence_list.append(Evidence("metrics", locator_text(segment.locator), short_quote(text)))
+            self.pending = None
+            return
+        for candidate in found_candidates:
+            self._add(candidate, segment)
+
+    def _date(self, when: dt.date, basis: str) -> None:
+        self.running_date = (when, f"dated {when.isoformat()} from {basis}")
+        if self.first_date is None:
+            self.first_date = self.running_date
+
+    def _add(self, candidate: Candidate, segment: Segment) -> None:
+        _name_generic(candidate, self.headline)
+        if candidate.figures and any(f.unit in INFERENCE_UNITS for f in candidate.figures.values()):
+            self.inference = True
+        if candidate.tool:
+            self.inference = True
+        if candidate.failed and candidate.error:
+            self.failures.append(candidate)
+            if candidate.evidence == "failure":
+                self.errors.append((candidate.ordinal, candidate.path, candidate.error, locator_text(candidate.locator)))
+        if self.running_date is not None and candidate.when is None:
+            self.dates[id(candidate)] = self.running_date
+        self.candidates.append(candidate)
+        if self.chat and segment.kind == "run":
+            self.pending = candidate if not candidate.figures and not candidate.failed else None
+            if self.server and candidate.command:
+                _with_server(candidate, self.server)
+            if candidate.family:
+                _note_changes(candidate, self.families.get(candidate.family), self.edits)
+                self.families[candidate.family] = candidate
+            self.edits = []
+
+
+def score(windows: Iterable[Session], headline: Headline | None = None) -> Extraction:
+    """The attempts, possible attempts, facts and statements of a log read as consecutive windows
+    (:func:`kb.importers.sessions.iter_windows`); see the module docstring. ``headline`` is the
+    campaign's metric, direction, baseline value and noise (default: output throughput, higher
+    is better, 2 %). Raises what iterating ``windows`` raises (:class:`kb.importers.LogFormatError`);
+    an empty iterable gives ``ValueError``."""
+    headline = headline or Headline()
+    state: _State | None = None
+    last: Session | None = None
+
+    def stream() -> Iterable[Session]:
+        nonlocal state, last
+        for window in windows:
+            if state is None:
+                out = Extraction(window.path.name, window.format, window.sha256, window.tool_version)
+                state = _State(out, headline, window.format not in DOCUMENT_FORMATS + RESULT_FORMATS)
+            if headline.terms:
+                _look_for_terms(window, headline, state.out)
+            last = window
+            yield window
+
+    for segment in segments(stream()):
+        assert state is not None
+        state.feed(segment)
+    if state is None or last is None:
+        raise ValueError("score needs at least one window")
+    out = state.out
+    out.file, out.format, out.sha256, out.tool_version = last.path.name, last.format, last.sha256, last.tool_version
+    out.session_id = last.session_id
+    out.matches_campaign = _matches(out, headline)
+    out.about_inference = state.inference
+    _fill_errors(state)
+    _mark_named_references(state)
+    _cell_flags(state)
+    _demote_commentary(state.candidates)
+    _demote_side_figures(state.candidates, headline)
+    _demote_failure_mentions(state.candidates)
+    attempts = link(state.candidates, headline)
+    if not state.inference:
+        attempts = []
+    drafted = [c for c in attempts if c.confidence >= THRESHOLD]
+    possible = [c for c in attempts if c.confidence < THRESHOLD]
+    campaign_value = headline.value if out.matches_campaign else None
+    verdicts = decide(drafted, headline, campaign_value)
+    file_date = dates.file_date(out.file)
+    keys: dict[str, int] = {}
+    out.attempts = [_attempt(c, state, verdicts.get(i, ("inconclusive", None)), file_date, keys)
+                    for i, c in enumerate(drafted)]
+    possible_verdicts = decide(possible, headline, None)
+    out.possible = [_attempt(c, state, possible_verdicts.get(i, ("inconclusive", None)), file_date, keys, offset=False)
+                    for i, c in enumerate(possible)]
+    _distinct_titles(out.attempts)
+    _attach_conclusions(state, drafted, out)
+    return out
+
+
+def _attach_conclusions(state: _State, drafted: list[Candidate], out: Extraction) -> None:
+    """A section's ``Conclusion:`` paragraph is a note of each attempt of that section; a section
+    with no attempt makes it a decision statement."""
+    for path, segment in state.conclusions:
+        mine = [a for c, a in zip(drafted, out.attempts) if c.path == path]
+        for attempt in mine:
+            attempt.notes.append(segment.text.strip())
+            attempt.evidence.append(Evidence("notes", locator_text(segment.locator), short_quote(segment.text)))
+        if not mine:
+            out.decisions.append(Statement("decision", segment.text.strip(), Evidence(
+                "decision", locator_text(segment.locator), short_quote(segment.text))))
+
+
+def _attempt(c: Candidate, state: _State, verdict: tuple[str, int | None], file_date: dt.date | None,
+             keys: dict[str, int], offset: bool = True) -> ExtractedAttempt:
+    """One candidate as an :class:`ExtractedAttempt`, with its date, facts, key and outcome."""
+    outcome, reference = verdict
+    date, basis = None, None
+    if c.when is not None:
+        date, basis = run_date(c.when)
+        if c.when.tzinfo is None and c.path:
+            heading = next((t for t in reversed(c.path) if dates.find_date(t)), c.path[-1])
+            basis = f"dated {date.isoformat()} from the heading \"{short_quote(heading, 60)}\""
+    elif id(c) in state.dates:
+        date, basis = state.dates[id(c)]
+    elif state.first_date is not None:
+        date, basis = state.first_date
+    elif file_date is not None:
+        date, basis = file_date, f"dated {file_date.isoformat()} from the log's file name"
+    if c.source_id:  # the source's own id of the call: stable whatever the log's bytes around it
+        digest = c.source_id + (f"|{c.label}" if c.arm or (c.label and c.label != c.title and c.sub) else "")
+    else:
+        text = c.key or c.quote or locator_text(c.locator)
+        digest = hashlib.sha256(" ".join(text.split()).encode("utf-8")).hexdigest()[:16]
+    keys[digest] = keys.get(digest, 0) + 1
+    key = digest if keys[digest] == 1 else f"{digest}#{keys[digest]}"  # the same text twice: two passages
+    name = headline_name(c.figures, state.headline) if c.figures else None
+    evidence = list(c.evidence_list)
+    if outcome == "failed" and c.error and not any(e.field == "error" for e in evidence):
+        evidence.append(Evidence("error", locator_text(c.locator), short_quote(c.error)))
+    ordered = {**({name: c.figures[name]} if name else {}),
+               **{k: v for k, v in c.figures.items() if "[" not in k}, **c.figures}
+    attempt = ExtractedAttempt(
+        anchor=Evidence("attempt", locator_text(c.locator), c.quote or short_quote(c.title)),
+        title=(c.title or c.label or (c.path[-1] if c.path else "") or "Imported attempt")[:100],
+        approach=(c.approach or c.title or "")[:2000], date=date, outcome=outcome, command=c.command,
+        flags=c.flags, env=c.env, metrics=ordered, error=c.error, cause=c.cause, notes=list(c.notes), evidence=evidence,
+        facts=_facts_for(c, state, date), reference=reference if offset else None, explicit_outcome=True,
+        key=key, family=c.family, error_detail=c.error_detail, change=c.change, date_basis=basis,
+        settings=c.settings, confidence=round(c.confidence, 2), reason=c.reason, restated=c.restated, headline=name,
+    )
+    section = dates.without_date(c.path[-1]) if c.path else ""
+    if section and c.evidence in ("row", "item", "note", "tool", "lines") and section not in attempt.title:
+        attempt.approach = f"{section}: {attempt.approach}" if attempt.approach else section
+    return attempt
+
+
+def _family(command: str) -> str | None:
+    program = shell.program_of(command)
+    if not program:
+        return None
+    model = shell.model_of(shell.command_config(command)[0])
+    return f"{program}|{model or ''}"
+
+
+def _with_server(candidate: Candidate, server: str) -> None:
+    """A run against a server started in the background: the server's environment and flags are part
+    of what was tried (``SGLANG_SUPPORT_CUTLASS_BLOCK_FP8=1``), noted with its command."""
+    flags, env = shell.command_config(server)
+    candidate.env = {**env, **candidate.env}
+    mine = {f.split(" ")[0] for f in candidate.flags}
+    candidate.flags = candidate.flags + [f for f in flags if f.split(" ")[0] not in mine]
+    candidate.notes.append(f"Measured against the server started with: `{server[:300]}`")
+
+
+def _note_changes(candidate: Candidate, before: Candidate | None, edits: list[str]) -> None:
+    """Add to the approach what changed since the family's previous run: flags and env set, changed
+    or dropped, files edited, packages installed in the same command."""
+    changes: list[str] = []
+    if before is not None:
+        old = {f.split(" ")[0].split("=")[0]: f for f in before.flags}
+        new = {f.split(" ")[0].split("=")[0]: f for f in candidate.flags}
+        for name, flag in new.items():
+            if name not in old:
+                changes.append(f"added {flag}")
+            elif old[name] != flag:
+                changes.append(f"{old[name]} → {flag}")
+        changes += [f"dropped {old[name]}" for name in old if name not in new]
+        for name, value in candidate.env.items():
+            if before.env.get(name) != value:
+                changes.append(f"{name}={value}")
+        changes += [f"unset {name}" for name in before.env if name not in candidate.env]
+    changes += [f"edited {name}" for name in dict.fromkeys(edits)]
+    changes += [f"installed {spec}" for spec in shell.installs(candidate.command or "")]
+    if changes:
+        candidate.approach = (candidate.approach + "\n\n" if candidate.approach else "") + \
+            "Changed since the previous run: " + "; ".join(changes) + "."
+
+
+def _cell_flags(state: _State) -> None:
+    """A results row that writes its settings as ``tp8, cuda-graph-max-bs 128`` gets the flags they
+    stand for (``--tp 8``; ``--cuda-graph-max-bs 128`` when the log writes that flag somewhere)."""
+    for candidate in state.candidates:
+        if candidate.evidence == "row" and not candidate.flags and candidate.label:
+            flags, env = shell.cell_config(candidate.label, state.known_flags)
+            candidate.flags, candidate.env = flags, {**env, **candidate.env}
+
+
+def _mark_named_references(state: _State) -> None:
+    """Mark as its group's reference a row or arm whose label is a name the notes call the
+    baseline, reference or default (``FlashInfer is the default here``)."""
+    if not state.references:
+        return
+    for candidate in state.candidates:
+        words = set(prose.words(candidate.label))
+        if candidate.evidence in ("row", "tool", "lines") and words and words <= state.references | {"-", "+"}:
+            candidate.marked = True
+
+
+def _name_generic(candidate: Candidate, headline: Headline) -> None:
+    """A figure named from its unit alone (``avg_ts``, a column ``t/s``) is the campaign's own
+    metric when that is in the same unit: it takes the campaign's metric name."""
+    for name, figure in list(candidate.figures.items()):
+        if not figure.generic or headline.unit != figure.unit or name.split("[", 1)[0] == headline.name:
+            continue
+        renamed = headline.name + name[len(name.split("[", 1)[0]):]
+        if renamed in candidate.figures:
+            continue
+        figure.name = renamed
+        candidate.figures = {renamed if k == name else k: v for k, v in candidate.figures.items()}
+
+
+SIDE_PENALTY = 0.15
+"""How much less a note is worth when none of its figures is in the campaign's headline unit."""
+
+COMMENTARY_PENALTY = 0.2
+"""How much less a note is worth when its section holds a run's output or a results table: there,
+prose mostly comments on or restates what they measured."""
+
+
+def _demote_commentary(candidates: list[Candidate]) -> None:
+    """Lower the confidence of notes in sections that hold stronger evidence (see
+    :data:`COMMENTARY_PENALTY`)."""
+    strong = {c.path for c in candidates if c.strength >= 3}
+    for candidate in candidates:
+        if candidate.evidence in ("item", "note") and candidate.path in strong:
+            candidate.confidence -= COMMENTARY_PENALTY
+            candidate.reason += "; beside a run's output or a results table in its section"
+
+
+def _demote_failure_mentions(candidates: list[Candidate]) -> None:
+    """A list item that only says something failed is worth less where a results row or a run's
+    output already records failures: there it mostly comments on them."""
+    if not any(c.failed and c.strength >= 3 for c in candidates):
+        return
+    for candidate in candidates:
+        if candidate.evidence == "item" and candidate.failed and not candidate.figures:
+            candidate.confidence -= COMMENTARY_PENALTY
+            candidate.reason += "; failures are recorded by stronger evidence in the log"
+
+
+def _demote_side_figures(candidates: list[Candidate], headline: Headline) -> None:
+    """Lower the confidence of a note whose figures are all in units other than the campaign's
+    headline unit (a build time, a spec sheet's bandwidth beside a throughput campaign): such a
+    figure is seldom what a run was for."""
+    if not headline.unit:
+        return
+    for candidate in candidates:
+        if candidate.evidence in ("item", "note") and candidate.figures and \
+                all(f.unit != headline.unit for f in candidate.figures.values()):
+            candidate.confidence -= SIDE_PENALTY
+            candidate.reason += f"; no figure in the campaign's unit ({headline.unit})"
+
+
+def _fill_errors(state: _State) -> None:
+    """Give a failed candidate without an error of its own (a row marked ❌) the error printed
+    nearest to it in its own section (a traceback above, a quoted exception below); failing that,
+    the words of the row itself."""
+    for candidate in state.candidates:
+        if not candidate.failed or candidate.error:
+            continue
+        near = [e for e in state.errors if e[1] == candidate.path and e[0] != candidate.ordinal]
+        if candidate.fallback_error and not cells.refers_back(candidate.fallback_error):
+            candidate.error = candidate.fallback_error  # the row says what failed in its own words
+        elif near:
+            ordinal, _, error, where = min(near, key=lambda e: (abs(e[0] - candidate.ordinal), e[0] > candidate.ordinal))
+            candidate.error = error
+            candidate.notes.append(f"Error: the one the log prints at {where}, in the same section.")
+        else:
+            candidate.error = candidate.fallback_error or prose.plain(candidate.quote) or "failed (the log prints no error)"
+
+
+def _facts_for(c: Candidate, state: _State, date: dt.date | None) -> list[Fact]:
+    """The latest fact of each kind seen before ``c`` in its own section or a section above it,
+    holding on its date."""
+    latest: dict[tuple[str, str], Fact] = {}
+    for fact, path in state.facts:
+        if fact.position > c.ordinal or path != c.path[:len(path)]:
+            continue
+        if fact.until is not None and (date is None or date >= fact.until):
+            continue
+        latest[(fact.scope, fact.name)] = fact
+    return list(latest.values())
+
+
+def _look_for_terms(window: Session, headline: Headline, out: Extraction) -> None:
+    """Note which of the campaign's terms the window's texts name."""
+    wanted = {prose.normalised(t): t for t in headline.terms if prose.normalised(t)}
+    for event in window.events:
+        if len(out.terms_seen) == len(wanted):
+            return
+        text = prose.normalised(event.text[:200_000] + " " + str(event.tool_input or "")[:20_000])
+        for key, term in wanted.items():
+            if key in text:
+                out.terms_seen.add(term)
+
+
+def _matches(out: Extraction, headline: Headline) -> bool:
+    """Whether the log is the campaign's: it names the model (a term) and no other GPU."""
+    if not headline.terms:
+        return True
+    if not out.terms_seen:
+        return False
+    if headline.gpu:
+        gpus = [f.value for f in out.facts if f.scope == "platform" and f.name == "gpu"]
+        wanted = prose.normalised(headline.gpu.replace("NVIDIA", ""))
+        if gpus and not any(prose.normalised(g) in wanted or wanted in prose.normalised(g) for g in gpus):
+            return False
+    return True
+
+
+def _distinct_titles(attempts: list[ExtractedAttempt]) -> None:
+    """Make titles distinct: a title shared by several attempts gets what sets each apart (its
+    flags, env and settings that differ from the others', else its headline figure, else its place)."""
+    by_title: dict[str, list[ExtractedAttempt]] = {}
+    for attempt in attempts:
+        by_title.setdefault(attempt.title, []).append(attempt)
+    for title, group in by_title.items():
+        if len(group) < 2:
+            continue
+
+        def marks(a: ExtractedAttempt) -> list[str]:
+            return a.flags + [f"{k}={v}" for k, v in a.env.items()] + [f"{k}={v}" for k, v in a.settings.items()]
+
+        common = set.intersection(*(set(marks(a)) for a in group))
+        for attempt in group:
+            own = [m for m in marks(attempt) if m not in common]
+            if own:
+                extra = " ".join(own)
+            elif attempt.outcome == "failed":
+                extra = "failed"
+            elif attempt.headline and attempt.headline in attempt.metrics:
+                figure = attempt.metrics[attempt.headline]
+                extra = f"{figure.text} {figure.unit}"
+            else:
+                extra = attempt.anchor.locator
+            attempt.title = f"{title} ({extra[:60]})"
+
+
+def score_session(session: Session, headline: Headline | None = None) -> Extraction:
+    """:func:`score` of a session read whole (:func:`kb.importers.sessions.read_session`)."""
+    return score([session], headline)

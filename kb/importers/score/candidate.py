@@ -1,0 +1,133 @@
+"""A candidate attempt: what one segment (or one row, or one arm of a list item) claims was run,
+before the scoring stage decides whether it is an attempt, a restatement of one, or nothing.
+
+Figures are compared as people round them (:func:`same_figure`: ``89.5`` restates ``89.52``,
+``82`` restates ``82.0``), and every candidate names its headline figure
+(:func:`headline_name`): the campaign's metric when it has it, else a figure in the campaign's
+unit, else the first figure of the most telling kind.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass, field
+from decimal import Decimal, InvalidOperation
+
+from kb.importers.events import Locator
+from kb.importers.model import Evidence, Figure, Headline
+
+STRENGTH = {"tool": 5, "row": 4, "failure": 4, "lines": 3, "item": 2, "note": 1, "narration": 0}
+"""How much a kind of evidence weighs when two candidates claim the same run: a benchmark tool's own
+output, a results-table row, a failed run's output, ``name value unit`` lines, a list item, a
+paragraph, an agent's narration."""
+
+PRIORITY = ("output_throughput", "total_throughput", "input_throughput", "request_throughput", "busbw", "tflops",
+            "iterations", "bandwidth", "algbw")
+"""Figure names in the order that best tells what a run achieved, when the campaign's metric is
+not among them."""
+
+LOWER_IS_BETTER = frozenset({"ms", "s", "us"})
+"""Units whose figures are better lower (latencies, times)."""
+
+
+@dataclass
+class Candidate:
+    """One claim that something was run. ``evidence``: a key of :data:`STRENGTH`. ``figures``:
+    name → :class:`~kb.importers.model.Figure`. ``verdict``: ``pass``/``fail`` as the log marks it.
+    ``marked``: the log calls it the reference (baseline, default, before). ``group``: what it is
+    compared within. ``label``: a short description (a row's settings, an arm's words).
+    ``confidence``/``reason``: how sure, and why. ``ordinal``: its segment's position; ``sub``: its
+    position within the segment (row, arm). ``workload``: what the run was measured under (request
+    rate, concurrency, lengths, dataset, model: :func:`kb.importers.read.labels.workload`); runs are
+    compared only under the same workload. ``said``: the outcome the log states in words (a tie-breaker
+    when figures cannot decide)."""
+
+    evidence: str
+    locator: Locator
+    ordinal: int
+    sub: int = 0
+    figures: dict[str, Figure] = field(default_factory=dict)
+    settings: dict[str, str] = field(default_factory=dict)
+    command: str | None = None
+    flags: list[str] = field(default_factory=list)
+    env: dict[str, str] = field(default_factory=dict)
+    failed: bool = False
+    error: str | None = None
+    error_detail: str | None = None
+    verdict: str | None = None
+    marked: bool = False
+    group: str = ""
+    label: str = ""
+    approach: str = ""
+    title: str = ""
+    quote: str = ""
+    when: dt.datetime | None = None
+    path: tuple[str, ...] = ()
+    confidence: float = 0.5
+    reason: str = ""
+    change: float | None = None
+    key: str = ""
+    tool: str | None = None
+    restated: list[Evidence] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    evidence_list: list[Evidence] = field(default_factory=list)
+    family: str | None = None
+    workload: dict[str, str] = field(default_factory=dict)
+    said: str | None = None
+    fallback_error: str | None = None
+    arm: bool = False
+    cause: str | None = None
+    source_id: str | None = None
+
+    @property
+    def strength(self) -> int:
+        """The weight of this candidate's kind of evidence (:data:`STRENGTH`)."""
+        return STRENGTH[self.evidence]
+
+
+def decimals(text: str) -> int:
+    """Digits after the decimal point of a number as written (``"89.50"`` → 2)."""
+    return len(text.split(".", 1)[1]) if "." in text and "e" not in text.lower() else 0
+
+
+def same_figure(a: Figure, b: Figure) -> bool:
+    """Whether two figures are one figure written twice: the same unit, and the more precise one
+    rounds to the other (``89.52`` and ``89.5``; ``82`` and ``82.0``)."""
+    if a.unit != b.unit:
+        return False
+    try:
+        x, y = Decimal(a.text), Decimal(b.text)
+    except InvalidOperation:
+        return False
+    places = min(decimals(a.text), decimals(b.text))
+    quantum = Decimal(1).scaleb(-places)
+    return x.quantize(quantum) == y.quantize(quantum) and (x != 0 or y == 0)
+
+
+MEMORY_UNITS = frozenset({"GiB", "GB", "MB", "KB"})
+"""Units of memory sizes: kept as metrics, never a run's headline (a model's weights in GiB say
+what it needed, not how well it ran)."""
+
+
+def headline_name(figures: dict[str, Figure], headline: Headline) -> str | None:
+    """The name of the figure that is ``figures``' headline (see the module docstring); ``None``
+    when every figure is a memory size."""
+    plain = [name for name in figures if "[" not in name] or list(figures)
+    plain = [name for name in plain if figures[name].unit not in MEMORY_UNITS]
+    if not plain:
+        return None
+    if headline.name in plain and (headline.unit is None or figures[headline.name].unit == headline.unit):
+        return headline.name
+    if headline.unit:
+        same_unit = [name for name in plain if figures[name].unit == headline.unit]
+        if same_unit:
+            return min(same_unit, key=lambda n: PRIORITY.index(n) if n in PRIORITY else len(PRIORITY))
+    ranked = [name for name in PRIORITY if name in plain]
+    return ranked[0] if ranked else plain[0]
+
+
+def better(unit: str, headline: Headline, name: str) -> str:
+    """``higher`` or ``lower``: the campaign's direction for its own metric, else by the unit."""
+    if name == headline.name and headline.direction in ("higher", "lower"):
+        return headline.direction
+    return "lower" if unit in LOWER_IS_BETTER else "higher"

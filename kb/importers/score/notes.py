@@ -1,0 +1,119 @@
+"""Candidates from notes: a list item or paragraph that quotes a figure.
+
+A note is weaker evidence than a run's output or a results row: a list item with a figure is a
+candidate at 0.55, a paragraph at 0.4, and each gains 0.15 when it also writes what was run (a
+``--flag``, an ``ENV=value``, a code span). An open to-do item (``- [ ]``) never is. A note that
+quotes several figures of one kind under different words (``FA on: 41 tok/s, FA off: 38 tok/s``)
+holds several arms, one candidate each; figures of different kinds (prefill and decode) are
+metrics of one. An agent's narration in a transcript is the weakest (0.3): it mostly repeats what
+a run printed, and such repeats are linked to that run (:mod:`.restate`).
+"""
+
+from __future__ import annotations
+
+from kb.importers.model import Evidence, Figure, locator_text, short_quote
+from kb.importers.read import commands as shell
+from kb.importers.read import dates, labels, prose
+from kb.importers.score.candidate import Candidate
+from kb.importers.score.tables import REFERENCE_WORDS
+from kb.importers.segment import Segment
+
+
+def note_candidates(segment: Segment, chat: bool) -> list[Candidate]:
+    """The candidates of one ``note`` segment (see the module docstring)."""
+    if segment.attrs.get("task") == "open":
+        return []
+    quoted = prose.figures(segment.text)
+    failure = prose.failure_clause(segment.text) if not chat and segment.attrs.get("item") else None
+    if not quoted and failure is None:
+        return []
+    if not quoted:
+        return [_failed_item(segment, failure or "")]
+    item = bool(segment.attrs.get("item"))
+    flags, env = shell.row_config(segment.text)
+    spans = prose.code_spans(segment.text)
+    configured = bool(flags or env or spans)
+    if chat:
+        evidence, confidence, reason = "narration", 0.3, "figures in an agent's narration"
+    elif item:
+        evidence, confidence, reason = "item", 0.55, "a list item quoting a figure"
+    else:
+        evidence, confidence, reason = "note", 0.4, "a paragraph quoting a figure"
+    if configured and not chat:
+        confidence += 0.15
+        reason += " and what was run"
+    where = locator_text(segment.locator)
+    quoted = _the_runs_figures(quoted)
+    arms = _arms(quoted)
+    found = []
+    for position, group in enumerate(arms):
+        figures: dict[str, Figure] = {}
+        for fig in group:
+            name = fig.name if fig.name not in figures else f"{fig.name}[{len(figures)}]"
+            figures[name] = Figure(name, fig.text, fig.unit, Evidence(f"metrics.{name}", where,
+                                                                      short_quote(segment.text[max(0, fig.start - 60):fig.end])),
+                                   generic=fig.generic)
+        label = group[0].label if len(arms) > 1 else ""
+        text = prose.plain(segment.text)
+        title = (label or prose.first_sentence(text, 80) or text[:80]).strip()
+        section = dates.without_date(segment.path[-1]) if segment.path else ""
+        if not segment.attrs.get("item") and len(arms) == 1 and len(section.split()) >= 2:
+            title = section  # a paragraph is the run of its section: the heading says what ran
+        parent = segment.attrs.get("parent")
+        if parent:  # a result under the item that says what was tried
+            title = prose.first_sentence(prose.plain(parent), 80) + (f" ({label})" if label else "")
+            text = f"{prose.plain(parent)}\n{text}"
+        candidate = Candidate(evidence, segment.locator, segment.ordinal, sub=position, figures=figures, flags=flags,
+                              env=env, label=label, title=title, approach=prose.first_paragraph(text)[:600],
+                              quote=short_quote(segment.text), when=segment.when, path=segment.path,
+                              confidence=confidence, reason=reason, key=f"{segment.text}|{position}",
+                              change=prose.signed_percent(segment.text))
+        candidate.marked = any(w in REFERENCE_WORDS for w in prose.words(label or text)[:12])
+        candidate.workload = labels.workload({}, flags)
+        previous = {fig.name: fig.previous for fig in group if fig.previous}
+        if previous:
+            candidate.notes.append("The note gives the figure it changed from: "
+                                   + ", ".join(f"{k} {v}" for k, v in previous.items()) + ".")
+        found.append(candidate)
+    return found
+
+
+_RATES = frozenset({"tok/s", "req/s", "it/s", "TFLOPS", "GB/s"})
+_GENERIC_TIMES = frozenset({"latency", "time"})
+
+
+def _the_runs_figures(quoted: list[prose.ProseFigure]) -> list[prose.ProseFigure]:
+    """The figures of a note that measure its run: those in the unit of its first rate (a throughput)
+    or, with none, of its first figure; a time in another unit stays only when its words name it
+    (``TTFT 45 ms``), not when the prose explains a cost (``about 200 µs on PCIe``)."""
+    lead = next((f for f in quoted if f.unit in _RATES), quoted[0] if quoted else None)
+    if lead is None:
+        return quoted
+    return [f for f in quoted if f.unit == lead.unit or f.name.split("_")[-1] not in _GENERIC_TIMES]
+
+
+def _failed_item(segment: Segment, failure: str) -> Candidate:
+    """A list item (or the sub-item of one) that says the try failed, with no figure."""
+    parent = segment.attrs.get("parent")
+    text = prose.plain(segment.text)
+    title = prose.first_sentence(prose.plain(parent) if parent else text, 80)
+    candidate = Candidate("item", segment.locator, segment.ordinal, title=title or failure[:80],
+                          approach=(f"{prose.plain(parent)}\n{text}" if parent else text)[:600],
+                          quote=short_quote(segment.text), when=segment.when, path=segment.path, failed=True,
+                          error=failure, confidence=0.55, reason="a list item that says the try failed",
+                          key=f"{segment.text}|failed")
+    return candidate
+
+
+def _arms(quoted: list[prose.ProseFigure]) -> list[list[prose.ProseFigure]]:
+    """The figures of one note split into arms: a new arm starts at a figure whose name an earlier
+    figure of the current arm already has, under other words."""
+    arms: list[list[prose.ProseFigure]] = [[]]
+    for fig in quoted:
+        current = arms[-1]
+        if any(f.name == fig.name and f.unit == fig.unit for f in current) and fig.label and \
+                all(f.label != fig.label for f in current if f.name == fig.name):
+            arms.append([fig])
+        else:
+            current.append(fig)
+    return [arm for arm in arms if arm]

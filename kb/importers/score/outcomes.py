@@ -1,0 +1,174 @@
+"""Outcomes from figures: each attempt against the baseline of its comparison group, on the same
+metric in the same unit, beyond the noise.
+
+Groups: the rows of a results table with at least two measured rows (and, within it, one block of
+a repeated setting: :mod:`.tables`); in a transcript, the runs of one program and model (its
+*family*); everything else in a document (list items, paragraphs, outputs, one-row tables) is one
+group per headline metric. A group's baseline is the attempt the log calls the reference
+(baseline, default, before), else its first measured attempt; a log that is the campaign's, when
+the campaign has a baseline value in the headline's unit, compares its first group with that value
+instead (``reference`` -1).
+
+Verdict: ``failed`` for a failed run or a row marked failed, whatever its figures; else the
+headline's change against the baseline's, in the metric's direction (the campaign's for its own
+metric; lower for times, higher otherwise) is ``improved`` or ``regressed`` only beyond the noise:
+the larger of the spreads either run reported (relative), and the campaign's ``noise`` (2 %
+unless set); within it ``neutral``. No comparable figure: a stated change (``+9.1%``) or
+``from X to Y`` decides by its sign; else a run that printed no figure is ``neutral`` when it ran,
+``inconclusive`` otherwise.
+"""
+
+from __future__ import annotations
+
+from kb.importers.model import Headline
+from kb.importers.score.candidate import Candidate, better, headline_name
+
+
+def decide(attempts: list[Candidate], headline: Headline, campaign_value: float | None) -> dict[int, tuple[str, int | None]]:
+    """``{position: (outcome, reference)}`` for each attempt (by position in ``attempts``);
+    ``reference`` is the position of the baseline it was compared with, ``-1`` for the campaign's
+    baseline, ``None`` for none."""
+    table_sizes: dict[str, int] = {}
+    for candidate in attempts:
+        if candidate.group.startswith("table:") and candidate.figures:
+            table_sizes[candidate.group] = table_sizes.get(candidate.group, 0) + 1
+    keys = [_group_of(c, table_sizes, headline) for c in attempts]
+    decided: dict[int, tuple[str, int | None]] = {}
+    used_campaign = False
+    for position, candidate in enumerate(attempts):
+        if not _measured(candidate):
+            decided[position] = _verdict(attempts, position, None, headline, None)
+            continue
+        key, comparable = keys[position], _comparable(candidate, headline)
+        if key.startswith(("table:", "family:")):
+            pool = [p for p in range(len(attempts)) if keys[p] == key and _comparable(attempts[p], headline) == comparable]
+        else:  # a document's notes and outputs: any earlier attempt measured under the same workload
+            pool = [p for p in range(len(attempts)) if _comparable(attempts[p], headline) == comparable
+                    and (p <= position or keys[p] == key)]
+        pool = [p for p in pool if _measured(attempts[p])]
+        marked = [p for p in pool if attempts[p].marked]
+        base = marked[0] if marked else (pool[0] if pool else None)
+        use_campaign = campaign_value is not None and not marked and not candidate.marked and not key.startswith("table:") and \
+            (base == position or used_campaign) and not used_campaign_block(decided, attempts, key, keys)
+        if use_campaign:
+            used_campaign = True
+        decided[position] = _verdict(attempts, position, base, headline, campaign_value if use_campaign else None)
+    return decided
+
+
+def used_campaign_block(decided: dict[int, tuple[str, int | None]], attempts: list[Candidate], key: str,
+                        keys: list[str]) -> bool:
+    """Whether an attempt of another group already had its own baseline (then the campaign's value
+    is not this group's reference)."""
+    return any(outcome == "baseline" for p, (outcome, _) in decided.items() if keys[p] != key)
+
+
+def _measured(candidate: Candidate) -> bool:
+    return bool(candidate.figures) and not candidate.failed and candidate.verdict != "fail"
+
+
+def _comparable(candidate: Candidate, headline: Headline) -> tuple:
+    """What two attempts must share to be compared: the headline's name and unit, the model, and the
+    workload (request rate, concurrency, lengths, dataset)."""
+    name = headline_name(candidate.figures, headline) if candidate.figures else None
+    unit = candidate.figures[name].unit if name else ""
+    workload = dict(candidate.workload)
+    model = workload.pop("model", candidate.settings.get("model", ""))
+    return name, unit, model, tuple(sorted(workload.items()))
+
+
+def _group_of(candidate: Candidate, table_sizes: dict[str, int], headline: Headline) -> str:
+    if candidate.group.startswith("table:") and table_sizes.get(candidate.group, 0) >= 2:
+        return candidate.group
+    if candidate.family is not None and candidate.evidence in ("tool", "lines", "failure") and candidate.command:
+        return f"family:{candidate.family}"
+    return "doc"
+
+
+def _verdict(attempts: list[Candidate], position: int, base: int | None, headline: Headline,
+             campaign_value: float | None) -> tuple[str, int | None]:
+    candidate = attempts[position]
+    if candidate.failed or candidate.verdict == "fail":
+        return "failed", None
+    name = headline_name(candidate.figures, headline) if candidate.figures else None
+    if name is None:
+        if candidate.said in ("improved", "regressed", "neutral", "baseline"):
+            return candidate.said, None
+        if candidate.verdict == "pass" or (candidate.evidence in ("tool", "lines") and candidate.command):
+            return "neutral", None
+        return "inconclusive", None
+    figure = candidate.figures[name]
+    direction = better(figure.unit, headline, name)
+    if campaign_value is not None and name == headline.name and (headline.unit is None or figure.unit == headline.unit):
+        return _compare(figure.value, campaign_value, direction, _spread(candidate, name), 0.0, headline), -1
+    if base is None or base == position:
+        if candidate.change is not None:
+            return _signed(candidate.change, direction), None
+        if candidate.said in ("improved", "regressed", "neutral") and not candidate.marked:
+            return candidate.said, None
+        return "baseline", None
+    pointwise = _pointwise(candidate, attempts[base], name, direction, headline)
+    if pointwise is not None:
+        return pointwise, base
+    reference = attempts[base].figures.get(name)
+    if reference is None or reference.unit != figure.unit:
+        if candidate.change is not None:
+            return _signed(candidate.change, direction), None
+        return "inconclusive", None
+    return _compare(figure.value, reference.value, direction, _spread(candidate, name), _spread(attempts[base], name),
+                    headline), base
+
+
+def _pointwise(candidate: Candidate, base: Candidate, name: str, direction: str, headline: Headline) -> str | None:
+    """A sweep against its baseline, point by point (the points both have of the headline's
+    series): ``improved`` when it wins clearly at some point (beyond the noise), else
+    ``regressed`` when it loses clearly at some point, else ``neutral``; ``None`` when the two
+    share fewer than two points. An arm that wins in one regime (decode-sized M, long contexts)
+    is worth keeping, so a clear win counts first."""
+    prefix = name + "["
+    shared = [(f, base.figures[key]) for key, f in candidate.figures.items()
+              if key.startswith(prefix) and key in base.figures and base.figures[key].unit == f.unit]
+    if len(shared) < 2:
+        return None
+    noise = headline.noise / 100
+    gains = []
+    for mine, theirs in shared:
+        if theirs.value == 0:
+            continue
+        change = (mine.value - theirs.value) / abs(theirs.value)
+        gains.append(change if direction == "higher" else -change)
+    if not gains:
+        return None
+    if max(gains) > noise:
+        return "improved"
+    if min(gains) < -noise:
+        return "regressed"
+    return "neutral"
+
+
+def _spread(candidate: Candidate, name: str) -> float:
+    """The relative spread a run reported for its figure ``name`` (0 when none)."""
+    figure = candidate.figures.get(name)
+    if figure is None or not figure.spread or not figure.value:
+        return 0.0
+    try:
+        return abs(float(figure.spread) / figure.value)
+    except ValueError:
+        return 0.0
+
+
+def _compare(value: float, reference: float, direction: str, spread: float, reference_spread: float,
+             headline: Headline) -> str:
+    if reference == 0:
+        return "neutral"
+    noise = max(headline.noise / 100, spread, reference_spread)
+    change = (value - reference) / abs(reference)
+    if abs(change) <= noise:
+        return "neutral"
+    gained = change > 0 if direction == "higher" else change < 0
+    return "improved" if gained else "regressed"
+
+
+def _signed(change: float, direction: str) -> str:
+    gain = change if direction == "higher" else -change
+    return "improved" if gain > 0 else "regressed" if gain < 0 else "neutral"

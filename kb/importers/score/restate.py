@@ -1,0 +1,89 @@
+"""Restatements: a candidate that repeats a run already drafted links to that attempt instead of
+making another one.
+
+Candidates are taken strongest first (:data:`~kb.importers.score.candidate.STRENGTH`: a tool's
+output before a results row, a row before a list item, a list item before a paragraph), then in
+the order of the log. A command that ran never restates (it is a run of its own). A candidate restates an
+accepted one when its headline figure is one of the
+accepted candidate's figures as people round them (:func:`~kb.importers.score.candidate.same_figure`,
+the same kind of figure, or one named only by its unit), and every other figure of the same kind it
+gives agrees too; a note restates when each of its figures repeats a figure of some accepted
+candidate. A failed candidate without figures restates an accepted failure with the same error.
+The restatement's place is kept in the attempt's ``restated`` list.
+"""
+
+from __future__ import annotations
+
+from kb.importers.model import Evidence, Figure, Headline, locator_text
+from kb.importers.score.candidate import Candidate, headline_name, same_figure
+
+_GENERIC = frozenset({"output_throughput", "latency", "time", "bandwidth", "figure"})
+"""Names a figure gets from its unit alone when its words name no kind (:func:`kb.importers.read.labels.name_for`)."""
+
+_NOTES = frozenset({"item", "note", "narration"})
+
+
+def link(candidates: list[Candidate], headline: Headline) -> list[Candidate]:
+    """The candidates that are attempts, in log order; restatements are added to the
+    ``restated`` list of the attempt they repeat."""
+    accepted: list[Candidate] = []
+    for candidate in sorted(candidates, key=lambda c: (-c.strength, c.ordinal, c.sub)):
+        same_arm = _same_arm(candidate, accepted)
+        if same_arm is not None:  # the same configuration measured again in another table of the log
+            for name, figure in candidate.figures.items():
+                same_arm.figures.setdefault(name, figure)
+            same_arm.restated.append(Evidence("restated", locator_text(candidate.locator), candidate.quote))
+            continue
+        target = _restates(candidate, accepted, headline)
+        if target is None:
+            accepted.append(candidate)
+            continue
+        target.restated.append(Evidence("restated", locator_text(candidate.locator), candidate.quote))
+    return sorted(accepted, key=lambda c: (c.ordinal, c.sub))
+
+
+def _same_arm(candidate: Candidate, accepted: list[Candidate]) -> Candidate | None:
+    """An accepted arm of another comparison table of the same section with the same label: the
+    tables compare the same configurations on other measures, so they hold one attempt each."""
+    if not candidate.arm or not candidate.label:
+        return None
+    return next((a for a in accepted if a.arm and a.ordinal != candidate.ordinal and a.label == candidate.label
+                 and a.path[:1] == candidate.path[:1] and not (a.failed or candidate.failed)), None)
+
+
+def _compatible(a: str, b: str) -> bool:
+    base_a, base_b = a.split("[", 1)[0], b.split("[", 1)[0]
+    return base_a == base_b or base_a in _GENERIC or base_b in _GENERIC
+
+
+def _repeats(figure: Figure, other: Candidate) -> bool:
+    return any(same_figure(figure, theirs) and _compatible(figure.name, name) for name, theirs in other.figures.items())
+
+
+def _restates(candidate: Candidate, accepted: list[Candidate], headline: Headline) -> Candidate | None:
+    if candidate.command and candidate.evidence in ("tool", "lines", "failure"):
+        return None  # a command that ran is a run of its own, whatever it printed
+    if not candidate.figures:
+        if candidate.failed and candidate.error and candidate.evidence in _NOTES | {"row"}:
+            wanted = " ".join(candidate.error.split()).lower()
+            return next((a for a in accepted if a.failed and a.error and " ".join(a.error.split()).lower() == wanted
+                         and a.ordinal != candidate.ordinal), None)
+        return None
+    if candidate.evidence in _NOTES:
+        plain = [f for name, f in candidate.figures.items() if "[" not in name] or list(candidate.figures.values())
+        owners = [next((a for a in accepted if _repeats(f, a)), None) for f in plain]
+        if owners and all(owner is not None for owner in owners):
+            return owners[0]
+        return None
+    name = headline_name(candidate.figures, headline)
+    if name is None:
+        return None
+    wanted = candidate.figures[name]
+    for other in accepted:
+        if other.ordinal == candidate.ordinal or not _repeats(wanted, other):
+            continue
+        agree = all(_repeats(f, other) for n, f in candidate.figures.items()
+                    if any(_compatible(n, m) for m in other.figures) and "[" not in n)
+        if agree:
+            return other
+    return None

@@ -1,0 +1,387 @@
+"""Candidates from tables: a results table's rows (or, in a table whose columns are the arms, its
+columns), by the shape of the table alone.
+
+Columns are told apart by their header and their cells (:mod:`kb.importers.read.labels`,
+:mod:`kb.importers.read.cells`): *figure* columns (a unit or a metric term in the header, or cells
+that are figures with a unit), *mark* columns (most cells mark a result: ✅, ❌, OOM), *difference*
+columns (signed or ``x`` cells: they compare, they measure nothing), *text* columns (long cells:
+notes and error text) and *setting* columns (the rest: what was run).
+
+A row is a candidate when it has a figure or marks a failure, and names what was run. Rows that
+are not runs are left out by their shape: rows with nothing measured yet (``TBD``, ``—``), and
+rows whose every figure is the sum, mean or difference of other rows' (totals, averages,
+differences). Rows are compared within their table, and within the blocks of a setting column
+whose values repeat (one model's rows, then another's): a row marked as the reference, else the
+first measured row of its block, is the baseline.
+"""
+
+from __future__ import annotations
+
+from kb.importers.events import Locator, Table, TableRow
+from kb.importers.model import Evidence, Figure, locator_text, short_quote
+from kb.importers.read import cells, labels, prose
+from kb.importers.read import commands as shell
+from kb.importers.read import errors as error_output
+from kb.importers.score.candidate import MEMORY_UNITS, Candidate
+from kb.importers.segment import Segment
+
+REFERENCE_WORDS = frozenset({"baseline", "base", "default", "defaults", "stock", "before", "reference", "vanilla",
+                             "original", "unoptimized", "unoptimised", "naive", "upstream"})
+"""Words by which a row or arm calls itself the reference its group is compared with (a tie-breaker:
+without one the first measured row is the baseline)."""
+
+_TEXT_WORDS = 5
+"""Cells of at least this many words on average make a column of text (notes, error messages)."""
+
+
+def table_candidates(segment: Segment, context_units: list[str] | None = None) -> list[Candidate]:
+    """The candidates of one ``table`` segment (see the module docstring). ``context_units``: the
+    units the text just above the table names (``All figures are it/s``), for number columns whose
+    header has none."""
+    table = segment.table
+    if table is None or not table.rows or not table.headers:
+        return []
+    roles = _roles(table, (context_units or [None])[0])
+    if _transposed(table):
+        transposed = _arms(segment, table, (context_units or [None])[0])
+        if transposed:
+            return transposed
+    if any(role[0] == "arm" for role in roles.values()):
+        return _arm_columns(segment, table, roles)
+    rows = [_row(segment, table, roles, row, position) for position, row in enumerate(table.rows)]
+    found = [c for c in rows if c is not None]
+    _drop_derived(found, roles)
+    _group(found, table, roles)
+    return found
+
+
+def _roles(table: Table, context_unit: str | None) -> dict[str, tuple[str, str | None, str | None]]:
+    """Each column's role: ``("figure", name, unit)``, ``("arm", name, unit)`` (number columns
+    whose headers name configurations, not measures, in a unit the text above gives: each cell is
+    a run), ``("mark", None, None)``, ``("delta", ...)``, ``("text", ...)`` or ``("setting", ...)``."""
+    roles: dict[str, tuple[str, str | None, str | None]] = {}
+    for header in table.headers:
+        values = [row.cells.get(header, "") for row in table.rows]
+        filled = [v for v in values if not cells.is_blank(v)]
+        named = labels.header_figure(header)
+        figures = [cells.cell_figure(v) for v in filled]
+        with_unit = [f for f in figures if f is not None and f[1]]
+        numeric = [f for f in figures if f is not None]
+        marks = [cells.mark(v) for v in filled]
+        if numeric and len(numeric) >= max(1, len(filled) // 2) and labels.names_spread(header) and \
+                any(r[0] == "figure" for r in roles.values()):
+            roles[header] = ("spread", None, None)
+        elif named and numeric and len(numeric) >= max(1, len(filled) // 2):
+            roles[header] = ("figure", named[0], named[1])
+        elif filled and len(with_unit) >= max(1, (2 * len(filled)) // 3):
+            unit = max({f[1] for f in with_unit}, key=lambda u: sum(1 for f in with_unit if f[1] == u))
+            roles[header] = ("figure", labels.name_for(header, unit or ""), unit)
+        elif filled and sum(1 for v in filled if cells.is_delta(v)) >= max(1, (2 * len(filled)) // 3):
+            roles[header] = ("delta", None, None)
+        elif context_unit and numeric and len(numeric) >= max(1, (2 * len(filled)) // 3) and header != table.headers[0]:
+            kind = "figure" if labels.names_measure(header) else "arm"
+            roles[header] = (kind, labels.name_for(header, context_unit), context_unit)
+        elif filled and sum(1 for m in marks if m) >= max(1, len(filled) // 2):
+            roles[header] = ("mark", None, None)
+        elif filled and sum(len(v.split()) for v in filled) / len(filled) >= _TEXT_WORDS and header != table.headers[0]:
+            roles[header] = ("text", None, None)  # the first column names the row, however long
+        else:
+            roles[header] = ("setting", None, None)
+    by_unit: dict[str | None, list[str]] = {}
+    for header, role in roles.items():
+        if role[0] == "figure" and not labels.names_measure(labels.split_unit(prose.plain(header))[0]):
+            by_unit.setdefault(role[2], []).append(header)
+    for unit, headers in by_unit.items():
+        if len(headers) >= 2 and unit not in MEMORY_UNITS:  # "master (t/s) | branch (t/s)": the configurations compared
+            for header in headers:
+                roles[header] = ("arm", labels.name_for("", unit or ""), unit)
+    return roles
+
+
+def _row(segment: Segment, table: Table, roles: dict, row: TableRow, position: int) -> Candidate | None:
+    where = Locator(segment.locator.file, line_start=row.line, line_end=row.line)
+    source = segment.text.splitlines()
+    at = row.line - (segment.locator.line_start or 1)
+    line_text = source[at].strip() if 0 <= at < len(source) else " | ".join(row.cells.values())
+    figures: dict[str, Figure] = {}
+    last: str | None = None
+    for header, (role, name, unit) in roles.items():
+        value = row.cells.get(header, "")
+        if role == "spread" and last is not None and cells.cell_figure(value) is not None:
+            figures[last].spread = (cells.cell_figure(value) or ("",))[0]
+            continue
+        if role != "figure" or cells.is_blank(value):
+            continue
+        found = cells.cell_figure(value)
+        if found is None or name is None:
+            continue
+        number, cell_unit, spread = found
+        figure_unit = cell_unit or unit
+        if figure_unit is None:
+            continue
+        key = name if name not in figures else f"{name}[{header}]"
+        figures[key] = Figure(key, number, figure_unit, Evidence(f"metrics.{key}", locator_text(where),
+                                                                  short_quote(f"{header}: {value}")), spread,
+                              not labels.qualifies(header, figure_unit))
+        last = key
+    verdicts = [cells.mark(row.cells.get(h, "")) for h, r in roles.items() if r[0] in ("mark", "setting")]
+    verdict = "fail" if "fail" in verdicts else ("pass" if "pass" in verdicts else None)
+    first_setting = next((h for h in table.headers if roles[h][0] == "setting"), None)
+    said = next((w for h, r in roles.items() if r[0] in ("mark", "setting", "text") and h != first_setting
+                 for w in [cells.outcome_word(row.cells.get(h, ""))] if w), None)
+    settings = [prose.plain(row.cells.get(h, "")) for h, r in roles.items() if r[0] == "setting"
+                and (h == first_setting or (cells.mark(row.cells.get(h, "")) is None
+                                            and cells.outcome_word(row.cells.get(h, "")) is None))]
+    settings = [s for s in settings if s and not cells.is_blank(s)]
+    if not figures and verdict != "fail" and said is None:
+        return None  # a row marked only as working (a feature matrix's ✅) measured nothing
+    if not settings and not figures:
+        return None
+    first = next((row.cells.get(h, "") for h in table.headers if roles[h][0] == "setting"
+                  and not cells.is_blank(row.cells.get(h, ""))), "")
+    if cells.is_summary(first) or (not figures and first.strip().startswith("**") and first.strip().endswith("**")
+                                    and verdict is None and said is None):
+        return None  # a total, an average, a target: a summary of other rows, no run
+    label = _title(settings, table, roles, row)
+    flags, env = shell.row_config(" ".join(row.cells.get(h, "") for h, r in roles.items() if r[0] in ("setting", "text")))
+    candidate = Candidate("row", where, segment.ordinal, sub=position, figures=figures, flags=flags, env=env,
+                          label=label, title=label, approach=label, quote=short_quote(line_text), when=segment.when,
+                          path=segment.path, verdict=verdict, key=line_text,
+                          settings={h: prose.plain(row.cells.get(h, "")) for h, r in roles.items()
+                                    if r[0] == "setting" and not cells.is_blank(row.cells.get(h, ""))})
+    candidate.workload = labels.workload(candidate.settings, flags, columns=True)
+    candidate.said = said
+    candidate.confidence = 0.8 if figures else 0.6
+    candidate.reason = "a results-table row" + ("" if figures else " marked with its result")
+    candidate.marked = any(w in REFERENCE_WORDS for s in settings for w in prose.words(s))
+    if verdict == "fail":
+        candidate.failed = True
+        texts = [row.cells.get(h, "") for h, r in roles.items() if r[0] in ("text", "mark", "setting")]
+        error = next((t for t in texts if _error_like(t)), None)
+        if error:
+            candidate.error = prose.plain(error).strip()
+        else:
+            marked = next((t for t in texts if cells.mark(t) == "fail"), "")
+            causes = [row.cells.get(h, "") for h, r in roles.items() if (r[0] == "text" or (
+                r[0] == "setting" and h != first_setting and len(row.cells.get(h, "").split()) >= 3))
+                and not cells.is_blank(row.cells.get(h, "")) and cells.mark(row.cells.get(h, "")) is None
+                and cells.outcome_word(row.cells.get(h, "")) is None]
+            after_mark = cells.without_mark(marked) if marked else ""
+            said_error = prose.plain(after_mark if after_mark and after_mark != marked.strip(" *_")
+                                     else (causes[-1] if causes else after_mark)).strip()
+            candidate.fallback_error = said_error if said_error and said_error.lower() not in ("failed", "fail") else None
+        candidate.reason += " (marked failed)"
+    if not candidate.failed:
+        notes = [prose.plain(row.cells.get(h, "")) for h, r in roles.items() if r[0] == "text"
+                 and not cells.is_blank(row.cells.get(h, ""))]
+        candidate.cause = notes[-1] if notes else None
+    delta = next((row.cells.get(h, "") for h, r in roles.items() if r[0] == "delta"
+                  and not cells.is_blank(row.cells.get(h, ""))), None)
+    candidate.change = prose.signed_percent(delta) if delta else None
+    return candidate
+
+
+def _arm_columns(segment: Segment, table: Table, roles: dict) -> list[Candidate]:
+    """A table whose number columns are the configurations compared (``| Pipeline | torch 2.0 |
+    nightly, eager | nightly + compile |``): each cell of an arm column (and of a mark column beside
+    them) is a run; the runs of one row are compared with each other."""
+    arms = [h for h, r in roles.items() if r[0] == "arm" or (r[0] == "mark" and h != table.headers[0])]
+    unit = next(r[2] for r in roles.values() if r[0] == "arm")
+    labels_ = [h for h, r in roles.items() if r[0] == "setting"]
+    if len(labels_) == 1 and len(table.rows) >= 2 and all(
+            cells.cell_figure(row.cells.get(labels_[0], "")) is not None
+            or labels.names_measure(prose.plain(row.cells.get(labels_[0], ""))) for row in table.rows):
+        return _swept_arms(segment, table, roles, arms, labels_[0], unit)  # rows sweep a number, or are measures
+    found = []
+    for position, row in enumerate(table.rows):
+        where = Locator(segment.locator.file, line_start=row.line, line_end=row.line)
+        row_label = ", ".join(prose.plain(row.cells.get(h, "")) for h in labels_ if row.cells.get(h, "").strip())
+        for column, header in enumerate(arms):
+            value = row.cells.get(header, "")
+            if cells.is_blank(value):
+                continue
+            figure = cells.cell_figure(value)
+            verdict = cells.mark(value)
+            if figure is None and verdict != "fail":
+                continue
+            label = f"{prose.plain(header)} ({row_label})" if row_label else prose.plain(header)
+            name = roles[header][1] or labels.name_for(header, unit or "")
+            figures = {}
+            if figure is not None and unit:
+                figures[name] = Figure(name, figure[0], figure[1] or unit, Evidence(
+                    f"metrics.{name}", locator_text(where), short_quote(f"{header}: {value}")), figure[2],
+                    not labels.qualifies(header, figure[1] or unit))
+            candidate = Candidate("row", where, segment.ordinal, sub=position * 100 + column, figures=figures,
+                                  label=label, title=label, approach=label, quote=short_quote(f"{row_label} | {header}: {value}"),
+                                  when=segment.when, path=segment.path, key=f"{row_label}|{header}|{value}",
+                                  group=f"table:{segment.ordinal}:{row_label}", verdict=verdict,
+                                  confidence=0.75 if figures else 0.65,
+                                  reason="a cell of a comparison table whose columns are the configurations", arm=True)
+            candidate.failed = verdict == "fail"
+            candidate.marked = any(w in REFERENCE_WORDS for w in prose.words(header))
+            candidate.settings = {h: prose.plain(row.cells.get(h, "")) for h in labels_ if row.cells.get(h, "").strip()}
+            found.append(candidate)
+    return found
+
+
+def _swept_arms(segment: Segment, table: Table, roles: dict, arms: list[str], dimension: str,
+                unit: str | None) -> list[Candidate]:
+    """Arm columns over rows that sweep one number (``M``, batch size, message size): each arm is
+    one attempt, its cells the points of a series named by the swept column
+    (``latency[M=16]``), the first row's figure also under the plain name."""
+    found = []
+    dim = prose.plain(dimension).strip() or "x"
+    numbers = [cells.cell_figure(row.cells.get(dimension, "")) for row in table.rows]
+    last = max(range(len(numbers)), key=lambda i: float(numbers[i][0]) if numbers[i] else float("-inf")) \
+        if all(numbers) else len(table.rows) - 1
+    for column, header in enumerate(arms):
+        figures: dict[str, Figure] = {}
+        failed = False
+        for position, row in enumerate(table.rows):
+            value = row.cells.get(header, "")
+            figure = cells.cell_figure(value)
+            if figure is None:
+                failed = failed or cells.mark(value) == "fail"
+                continue
+            label = prose.plain(row.cells.get(dimension, "")).strip()
+            figure_unit = figure[1] or unit or ""
+            name = labels.name_for(label, figure_unit) if labels.names_measure(label) and not numbers[position] \
+                else (roles[header][1] or labels.name_for(header, figure_unit))
+            where = Locator(segment.locator.file, line_start=row.line, line_end=row.line)
+            point = f"{name}[{dim}={label}]"
+            named_by_row = labels.names_measure(label) and not numbers[position]
+            made = Figure(point, figure[0], figure_unit, Evidence(
+                f"metrics.{point}", locator_text(where), short_quote(f"{header}: {value}")), figure[2],
+                not labels.qualifies(label if named_by_row else header, figure_unit))
+            figures[point] = made
+            if position == last or name not in figures:  # the plain name: the largest swept number, else the last row
+                figures[name] = Figure(name, made.text, made.unit, made.evidence, made.spread, made.generic)
+        if not figures and not failed:
+            continue
+        label = prose.plain(labels.split_unit(header)[0]) or prose.plain(header)
+        candidate = Candidate("row", segment.locator, segment.ordinal, sub=column, figures=figures, label=label,
+                              title=label, approach=f"{label} over {dim}", quote=short_quote(f"{header}"),
+                              when=segment.when, path=segment.path, key=f"{segment.text}|{header}",
+                              group=f"table:{segment.ordinal}:", confidence=0.75,
+                              reason=f"an arm (column) of a table that sweeps {dim}", arm=True)
+        candidate.failed = failed and not figures
+        candidate.marked = any(w in REFERENCE_WORDS for w in prose.words(label))
+        found.append(candidate)
+    return found
+
+
+def _title(settings: list[str], table: Table, roles: dict, row: TableRow) -> str:
+    """A row's title: its first setting, with the other settings that set it apart from rows that
+    share its first one."""
+    if not settings:
+        return ""
+    first_header = next((h for h in table.headers if roles[h][0] == "setting"), None)
+    same = [r for r in table.rows if first_header and r.cells.get(first_header, "") == row.cells.get(first_header, "")]
+    if len(same) > 1:
+        return ", ".join(settings)[:120]
+    return settings[0][:120]
+
+
+def _error_like(text: str) -> bool:
+    """Whether a cell quotes an error (an exception line, a CUDA or NCCL error), not a description."""
+    return bool(error_output.read(prose.plain(text)).runs)
+
+
+def _drop_derived(found: list[Candidate], roles: dict) -> None:
+    """Remove rows whose every figure is derived from other rows of its column: their sum, their
+    mean, or the difference or ratio of two of them (a total, an average, a delta row)."""
+    derived = []
+    for candidate in found:
+        if not candidate.figures or candidate.failed:
+            continue
+        others = [c for c in found if c is not candidate]
+        if all(_is_derived(name, fig.value, others) for name, fig in candidate.figures.items()):
+            derived.append(candidate)
+    for candidate in derived:
+        found.remove(candidate)
+
+
+def _is_derived(name: str, value: float, others: list[Candidate]) -> bool:
+    column = [c.figures[name].value for c in others if name in c.figures]
+    if len(column) < 2:
+        return False
+
+    def close(a: float, b: float) -> bool:
+        return abs(a - b) <= max(abs(b) * 0.005, 0.006)
+
+    total = sum(column)
+    if close(value, total) or close(value, total / len(column)):
+        return True
+    return any(close(value, a - b) or close(value, b - a) for i, a in enumerate(column) for b in column[i + 1:])
+
+
+def _group(found: list[Candidate], table: Table, roles: dict) -> None:
+    """Name each row's comparison group: the table, and the block of a setting column whose values
+    come in runs of repeated values (one model's rows, then the next's) when another setting
+    varies within the blocks."""
+    settings = [h for h, r in roles.items() if r[0] == "setting"]
+    block_column = None
+    for header in settings:
+        values = [c.settings.get(header, "") for c in found]
+        distinct = list(dict.fromkeys(values))
+        if 1 < len(distinct) < len(values) and all(values.count(v) >= 2 for v in distinct):
+            runs = sum(1 for i, v in enumerate(values) if i == 0 or values[i - 1] != v)
+            others = [h for h in settings if h != header]
+            if runs == len(distinct) and any(len({c.settings.get(h) for c in found}) > 1 for h in others):
+                block_column = header
+                break
+    for candidate in found:
+        block = candidate.settings.get(block_column, "") if block_column else ""
+        candidate.group = f"table:{candidate.ordinal}:{block}"
+
+
+def _transposed(table: Table) -> bool:
+    """Whether the table's first column names the measures (``Mean``, ``P99``, ``TTFT (ms)``) and
+    its other headers the configurations compared (``| Metric | PyTorch | TensorRT EP |``)."""
+    first = table.headers[0]
+    named = [labels.names_measure(prose.plain(row.cells.get(first, ""))) for row in table.rows]
+    others = table.headers[1:]
+    return bool(others) and sum(named) >= max(1, (len(named) + 1) // 2) and \
+        not any(labels.names_measure(prose.plain(h)) for h in others)
+
+
+def _arms(segment: Segment, table: Table, context_unit: str | None = None) -> list[Candidate]:
+    """A table whose first column names measures and whose other columns are the arms compared
+    (``| metric | before | after |``): one candidate per arm column, one figure per measure row."""
+    first = table.headers[0]
+    found = []
+    for position, header in enumerate(table.headers[1:], 1):
+        if cells.is_delta(header) or labels.names_spread(header):
+            continue
+        figures: dict[str, Figure] = {}
+        failed = False
+        for row in table.rows:
+            label = prose.plain(row.cells.get(first, ""))
+            value = row.cells.get(header, "")
+            figure = cells.cell_figure(value)
+            if figure is None:
+                failed = failed or cells.mark(value) == "fail"
+                continue
+            named = labels.header_figure(label)
+            unit = figure[1] or (named[1] if named else None) or context_unit
+            if unit is None:
+                continue
+            name = named[0] if named and named[1] == unit else labels.name_for(label, unit)
+            if name in figures:
+                continue
+            where = Locator(segment.locator.file, line_start=row.line, line_end=row.line)
+            figures[name] = Figure(name, figure[0], unit, Evidence(f"metrics.{name}", locator_text(where),
+                                                                   short_quote(f"{label} | {header}: {value}")),
+                                   figure[2], not labels.qualifies(label, unit))
+        if not figures and not failed:
+            continue
+        label = prose.plain(header)
+        candidate = Candidate("row", segment.locator, segment.ordinal, sub=position, figures=figures, label=label,
+                              title=label, approach=label, quote=short_quote(f"{first} | {header}"),
+                              when=segment.when, path=segment.path, key=f"{segment.text}|{header}",
+                              group=f"table:{segment.ordinal}:", confidence=0.75,
+                              reason="an arm (column) of a comparison table", arm=True)
+        candidate.failed = failed and not figures
+        candidate.marked = any(w in REFERENCE_WORDS for w in prose.words(label))
+        found.append(candidate)
+    return found

@@ -1,0 +1,316 @@
+"""Stage 1 of import, *segment*: a read :class:`~kb.importers.events.Session` as structural segments.
+
+Every format's reader (``formats/``) gives events; this module turns them into the few shapes an
+attempt can be made of, by structure alone (no words are looked at):
+
+- ``run``: a command with its output and exit status: a shell tool call and its result in a
+  transcript; in a document, a fenced block of a shell session (prompts), or a block of commands
+  followed by the block of their output; in a raw capture, each prompt's command;
+- ``output``: a fenced block (or a whole result file, or a capture without prompts) with no
+  command of its own;
+- ``table``: a Markdown table;
+- ``note``: a paragraph, a list item (with its nesting depth and task state), a chat message;
+- ``heading``: a section boundary; every segment carries the path of headings above it;
+- ``edit``: a transcript's file edit (what changed before the next run).
+
+Each segment has an ``ordinal`` (its position), a :class:`~kb.importers.events.Locator`, a
+``when`` (its own timestamp, else the nearest dated heading above it), and for runs the notes
+that narrate it (``narration``: the assistant's texts since the previous run in a transcript, the
+note just above in a document).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import shlex
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from kb.importers.events import Event, Locator, Session, Table
+from kb.importers.formats import console
+from kb.importers.read import commands as shell
+
+DOCUMENT_FORMATS = ("markdown",)
+"""Formats read as documents (headings, tables, lists, blocks), not as chats."""
+
+RESULT_FORMATS = ("vllm-bench", "sglang-bench", "llama-bench", "text", "csv")
+"""Formats that are one tool output (a result file, a raw console capture)."""
+
+
+@dataclass
+class Segment:
+    """One structural piece of a log (see the module docstring).
+
+    ``text``: a note's text, a heading's title, an output's text, a table's source. ``command``,
+    ``output``, ``exit_code``, ``is_error``: a run's. ``output_at``: the 1-based line in the file
+    where the output's first line is, when the output is located by lines (documents), so that a
+    reader's line number maps to the file. ``path``: the titles of the headings above, outermost
+    first. ``table``: a table's rows. ``attrs``: ``language``, ``depth`` and ``task`` of list items,
+    ``description`` and ``tool`` of a tool call, ``file`` of an edit, ``level`` of a heading.
+    ``key``: the source's own id of the event (a Claude uuid, a call id), when it has one.
+    """
+
+    kind: str
+    locator: Locator
+    ordinal: int = 0
+    text: str = ""
+    command: str | None = None
+    output: str | None = None
+    output_locator: Locator | None = None
+    output_at: int | None = None
+    exit_code: int | None = None
+    is_error: bool | None = None
+    role: str | None = None
+    path: tuple[str, ...] = ()
+    when: dt.datetime | None = None
+    table: Table | None = None
+    attrs: dict[str, Any] = field(default_factory=dict)
+    narration: list[Segment] = field(default_factory=list)
+    key: str | None = None
+
+    @property
+    def first_line(self) -> int | None:
+        """The segment's first line in the file (``None`` for id-located events)."""
+        return self.locator.line if self.locator.line is not None else self.locator.line_start
+
+
+def command_of(event: Event) -> str | None:
+    """The shell command of a tool call: its input's ``command`` or ``cmd`` (a string, or an argv
+    list; ``bash -lc SCRIPT`` gives the script), or a plain-string input. ``None`` for a tool call
+    that runs no command (a file edit, a search)."""
+    data = event.tool_input
+    if isinstance(data, str):
+        try:
+            data = json.loads(data)
+        except ValueError:
+            return data.strip() or None
+    if not isinstance(data, dict):
+        return None
+    command = data.get("command", data.get("cmd"))
+    if isinstance(command, list):
+        parts = [str(p) for p in command]
+        if len(parts) >= 3 and parts[0] in ("bash", "sh", "zsh") and parts[1] in ("-lc", "-c"):
+            return parts[2]
+        return shlex.join(parts)
+    return command if isinstance(command, str) and command.strip() else None
+
+
+def edited_file(event: Event) -> str | None:
+    """The file a tool call edits (its input's ``file_path``, ``path`` or ``filePath``), or ``None``."""
+    data = event.tool_input
+    if not isinstance(data, dict) or command_of(event) is not None:
+        return None
+    path = data.get("file_path") or data.get("path") or data.get("filePath")
+    return path if isinstance(path, str) and path else None
+
+
+def segments(windows: Iterable[Session]) -> Iterator[Segment]:
+    """The segments of a log read as consecutive windows (:func:`kb.importers.sessions.iter_windows`),
+    in order, numbered from 0."""
+    ordinal = 0
+    state = _ChatState()
+    for window in windows:
+        if window.format in DOCUMENT_FORMATS:
+            produced: Iterable[Segment] = _document(window)
+        elif window.format in RESULT_FORMATS:
+            produced = _capture(window)
+        else:
+            produced = state.feed(window)
+        for segment in produced:
+            segment.ordinal = ordinal
+            ordinal += 1
+            yield segment
+
+
+# --------------------------------------------------------------------------- transcripts
+
+
+_NO_IDS = ("aider", "specstory", "claude-export")
+"""Transcript formats that keep no ids of their own (their readers number calls by line)."""
+
+
+class _ChatState:
+    """What a transcript carries from one window to the next: the narration since the last run."""
+
+    def __init__(self) -> None:
+        self.narration: list[Segment] = []
+        self.last_user: Segment | None = None
+        self.started: dt.datetime | None = None  # an Aider run's "chat started at" time
+
+    def feed(self, session: Session) -> Iterator[Segment]:
+        ids = session.format not in _NO_IDS  # formats whose events carry the source's own ids
+        for event in session.events:
+            if event.kind == "heading" and event.timestamp is not None:
+                self.started = event.timestamp
+                continue
+            if event.kind == "text" and event.role in ("assistant", "user") and event.text.strip():
+                note = Segment("note", event.locator, text=event.text, role=event.role, when=event.timestamp,
+                               key=event.locator.uuid, attrs=dict(event.attrs))
+                if event.role == "user":
+                    self.last_user = note
+                    self.narration = []
+                else:
+                    self.narration.append(note)
+                yield note
+                continue
+            if event.kind != "tool_call":
+                continue
+            result = session.result_for(event)
+            command = command_of(event)
+            if command is None:
+                path = edited_file(event)
+                if path:
+                    yield Segment("edit", event.locator, text=path, when=event.timestamp, attrs={"file": path})
+                continue
+            output = result.text if result is not None else None
+            description = event.tool_input.get("description") if isinstance(event.tool_input, dict) else None
+            narration = self.narration or ([self.last_user] if self.last_user is not None else [])
+            yield Segment("run", event.locator, command=command, output=output,
+                          output_locator=result.locator if result is not None else None,
+                          exit_code=result.exit_code if result is not None else None,
+                          is_error=result.is_error if result is not None else None,
+                          role="assistant", when=event.timestamp or (result.timestamp if result is not None else None)
+                          or self.started,
+                          narration=list(narration), key=(event.locator.uuid or event.call_id) if ids else None,
+                          attrs={"tool": event.tool_name, "description": description if isinstance(description, str)
+                                 else None})
+            self.narration = []
+
+
+# --------------------------------------------------------------------------- documents
+
+
+def _document(session: Session) -> Iterator[Segment]:
+    """A Markdown document's segments: headings give the path and the date; a block of commands
+    followed by a block without a shell language becomes one run."""
+    path: list[tuple[int, str, dt.datetime | None]] = []
+    events = session.events
+    held: Segment | None = None  # a block of commands waiting for the block of its output
+    last_note: Segment | None = None
+    items: list[Event] = []  # the list items enclosing the current one, outermost first
+    for event in events:
+        if event.kind == "heading":
+            if held is not None:
+                yield _unheld(held)
+                held = None
+            level = event.level or 1
+            while path and path[-1][0] >= level:
+                path.pop()
+            path.append((level, event.text, event.timestamp))
+            last_note = None
+            yield Segment("heading", event.locator, text=event.text, path=tuple(p[1] for p in path[:-1]),
+                          when=_dated(path), attrs={"level": level})
+            continue
+        titles = tuple(p[1] for p in path)
+        when = _dated(path)
+        if event.kind == "code":
+            language = str(event.attrs.get("language") or "")
+            content_at = (event.locator.line_start or 1) + (1 if event.attrs.get("fenced", True) else 0)
+            if held is not None and not console.is_shell(language) and event.text.strip():
+                held.output, held.output_locator, held.output_at = event.text, event.locator, content_at
+                held.locator = Locator(event.locator.file, line_start=held.locator.line_start,
+                                       line_end=event.locator.line_end)
+                yield held
+                held = None
+                continue
+            if held is not None:
+                yield _unheld(held)
+                held = None
+            steps = console.split(event.text)
+            if any(step.command for step in steps) and any(step.output.strip() for step in steps):
+                for step in steps:
+                    if step.command is None:
+                        if step.output.strip():
+                            yield _output(event, step.output, content_at + step.first - 1, content_at + step.last - 1,
+                                          titles, when, language)
+                        continue
+                    first, last = content_at + step.first - 1, content_at + step.last - 1
+                    yield Segment("run", Locator(event.locator.file, line_start=first, line_end=last),
+                                  command=step.command, output=step.output, output_at=content_at + step.output_first - 1,
+                                  path=titles, when=when, narration=[last_note] if last_note else [],
+                                  attrs={"language": language})
+                continue
+            commands = console.commands_only(event.text) if console.is_shell(language) or not language else []
+            if commands and (console.is_shell(language) or all(console.prompt_command(ln) for ln in
+                                                               event.text.splitlines() if ln.strip())):
+                held = Segment("run", event.locator, command="\n".join(commands), path=titles, when=when,
+                               narration=[last_note] if last_note else [], attrs={"language": language})
+                continue
+            yield _output(event, event.text, content_at, event.locator.line_end or content_at, titles, when, language)
+            last_note = None
+            continue
+        if held is not None:
+            yield _unheld(held)
+            held = None
+        if event.kind == "table":
+            last_note = None
+            yield Segment("table", event.locator, text=event.text, table=event.table, path=titles, when=when)
+        elif event.kind == "text" and shell.looks_like_command(event.text):
+            held = Segment("run", event.locator, command=" ".join(shell.commands_only_text(event.text)),
+                           path=titles, when=when, narration=[last_note] if last_note else [],
+                           attrs={"language": "", "paragraph": event.text})
+        elif event.kind in ("text", "list_item") and event.text.strip():
+            attrs = {**event.attrs, "item": event.kind == "list_item"}
+            if event.kind == "list_item":
+                depth = int(event.attrs.get("depth", 0))
+                del items[depth:]
+                if items:
+                    attrs["parent"] = items[0].text
+                    attrs["parent_at"] = items[0].locator.line_start
+                items.append(event)
+            else:
+                items = []
+            note = Segment("note", event.locator, text=event.text, path=titles, when=when, attrs=attrs)
+            last_note = note
+            yield note
+    if held is not None:
+        yield _unheld(held)
+
+
+def _unheld(held: Segment) -> Segment:
+    """A command that no output followed: a command block is a run without output; a paragraph
+    that read as a command is a note again."""
+    paragraph = held.attrs.get("paragraph")
+    if paragraph is None:
+        return held
+    return Segment("note", held.locator, text=paragraph, path=held.path, when=held.when, attrs={"item": False})
+
+
+def _output(event: Event, text: str, first: int, last: int, titles: tuple[str, ...], when: dt.datetime | None,
+            language: str) -> Segment:
+    return Segment("output", Locator(event.locator.file, line_start=first, line_end=max(first, last)), text=text,
+                   output=text, output_at=first, path=titles, when=when, attrs={"language": language})
+
+
+def _dated(path: list[tuple[int, str, dt.datetime | None]]) -> dt.datetime | None:
+    for _, _, when in reversed(path):
+        if when is not None:
+            return when
+    return None
+
+
+# --------------------------------------------------------------------------- captures and result files
+
+
+def _capture(session: Session) -> Iterator[Segment]:
+    """A result file or a raw console capture: each prompt's command with its output is a run; a
+    capture without prompts (or a result file) is one output."""
+    for event in session.events:
+        if event.kind == "table":
+            yield Segment("table", event.locator, text=event.text, table=event.table, when=event.timestamp)
+            continue
+        start = event.locator.line_start or 1
+        steps = console.split(event.text) if session.format == "text" else [console.Step(None, event.text, 1, 1, 1)]
+        for step in steps:
+            if step.command is None:
+                if step.output.strip():
+                    first = start + step.first - 1
+                    last = event.locator.line_end or first if len(steps) == 1 else start + step.last - 1
+                    yield Segment("output", Locator(event.locator.file, line_start=first, line_end=max(first, last)),
+                                  text=step.output, output=step.output, output_at=first, when=event.timestamp)
+                continue
+            first, last = start + step.first - 1, start + step.last - 1
+            yield Segment("run", Locator(event.locator.file, line_start=first, line_end=last), command=step.command,
+                          output=step.output, output_at=start + step.output_first - 1, when=event.timestamp)
