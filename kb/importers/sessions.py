@@ -42,7 +42,7 @@ from typing import Callable
 
 from kb.importers.events import FORMATS, Event, LogFormatError, Session, link_tool_results
 from kb.importers.formats import aider, claude, claude_export, codex, gemini, markdown, opencode, results, specstory
-from kb.importers.read import recognises
+from kb.importers.read import read_output, recognises
 from kb.importers.formats._common import (
     MAX_DOCUMENT_BYTES,
     MAX_LINE_BYTES,
@@ -162,7 +162,9 @@ def detect_format(path: str | Path, head_bytes: bytes) -> str:
             return "markdown"
     if "\x00" not in head and "\ufffd" not in head[:4096] and not stripped.startswith(("{", "[")) and \
             not lowered.endswith((".json", ".jsonl")):
-        return "text"  # a console capture under any name; JSON kb cannot place is no capture
+        return "text"  # a console capture under any name; JSON kb cannot place is no capture ...
+    if stripped.startswith(("{", "[")) and any(run.metrics for run in read_output(head).runs):
+        return "text"  # ... unless it is a results file whose keys name figures (a script's own JSON report)
     raise LogFormatError(
         name,
         None,

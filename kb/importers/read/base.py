@@ -13,7 +13,8 @@ Shapes:
   and ``error`` (the headline of its own failure), ``documented`` (``False`` for figures read only
   from ``name value unit`` lines, which are worth less), ``invocation`` (runs of one invocation of
   the tool share it: the parameter combinations of one llama-bench table; each result block,
-  table or report is an invocation of its own).
+  table or report is an invocation of its own), ``role`` (``warmup`` for a pass the tool runs before
+  it measures: the score stage leaves it out when the measured pass is there).
 - :class:`Readout`: the runs of one output and the ``warnings`` (plain sentences, no file name:
   the caller knows where the output came from).
 """
@@ -58,6 +59,7 @@ class RunReading:
     error: str | None = None
     documented: bool = True
     invocation: int = 0
+    role: str | None = None
 
 
 @dataclass
@@ -68,9 +70,10 @@ class Readout:
     warnings: list[str] = field(default_factory=list)
 
     def extend(self, other: Readout) -> None:
-        """Add ``other``'s runs and warnings after this one's."""
+        """Add ``other``'s runs and warnings after this one's (a warning already given once is not
+        repeated: two readers may know the same excerpt)."""
         self.runs.extend(other.runs)
-        self.warnings.extend(other.warnings)
+        self.warnings.extend(w for w in other.warnings if w not in self.warnings)
 
 
 def number(text: str) -> str | None:

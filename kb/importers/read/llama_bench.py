@@ -42,7 +42,7 @@ SOURCES = {
 """The documentation of the output this reader knows."""
 
 _ROW = re.compile(r"^\s*\|(.*)\|\s*$")
-_RULE = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$")
+_RULE = re.compile(r"^\s*\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?\s*$")
 _TS = re.compile(rf"^\s*\**({NUMBER})\**\s*(?:±\s*({NUMBER}))?\s*$")
 _BUILD = re.compile(r"^\s*build:\s*([0-9a-f]{6,40})\s*\((\d+)\)")
 _TEST = re.compile(r"^(pp|tg)\s*(\d+)(?:\s*\+\s*tg\s*(\d+))?(\s*@\s*d\s*\d+)?$")
@@ -51,10 +51,14 @@ _SETTING_NAMES = {"type_k": "ctk", "type_v": "ctv", "n_gpu_layers": "ngl", "flas
 _TEST_KEYS = {"n_prompt", "n_gen", "n_depth", "test_time", "avg_ns", "stddev_ns", "avg_ts", "stddev_ts", "samples_ns",
               "samples_ts", "test"}
 _RECORD_KEYS = ("avg_ts", "n_prompt", "n_gen")
-_UNKEPT = {"build_commit", "build_number", "cpu_info", "model_filename", "gpu_info", "cuda", "vulkan", "kompute",
-           "metal", "sycl", "rpc", "gpu_blas", "blas", "cpu_mask", "cpu_strict", "poll", "tensor_split", "main_gpu",
-           "no_kv_offload", "use_mmap", "embeddings", "split_mode", "devices", "tensor_buft_overrides",
-           "n_cpu_moe", "no_op_offload"}
+_MEASURED = re.compile(r"^(?:avg|stddev|samples)_")
+
+
+def _measured_key(key: str) -> bool:
+    """Whether a record key is a measurement of the test (``avg_ts``, ``stddev_ns``, and the
+    ``avg_*``/``stddev_*``/``samples_*`` keys forks add) or the test itself, not a setting."""
+    return key in _TEST_KEYS or bool(_MEASURED.match(key))
+_UNKEPT = {"samples_ns", "samples_ts"}
 
 
 def read(text: str) -> Readout:
@@ -64,7 +68,23 @@ def read(text: str) -> Readout:
         return _records(text)
     if stripped.startswith(("build_commit", '"build_commit"')):
         return _csv(text)
-    return _tables(text)
+    out = _tables(text)
+    if not out.runs:
+        out.extend(_records_after_log(text))
+    return out
+
+
+def _records_after_log(text: str) -> Readout:
+    """``-o json`` captured with its standard error: the backend's start-up lines (``ggml_cuda_init:
+    found 1 ROCm devices:``) before the array. The records from the first line that opens JSON."""
+    lines = text.splitlines()
+    for at, line in enumerate(lines):
+        if line.strip().startswith(("[", "{")):
+            found = _records("\n".join(lines[at:]))
+            for run in found.runs:
+                run.lines = (run.lines[0] + at, run.lines[1] + at)
+            return found
+    return Readout()
 
 
 def test_metric(test: str) -> str | None:
@@ -85,8 +105,14 @@ def _tables(text: str) -> Readout:
     tables = 0
     while i < len(lines):
         header = _cells(lines[i])
-        if header is None or "test" not in header or i + 1 >= len(lines) or not _RULE.match(lines[i + 1]):
+        if header is None or i + 1 >= len(lines) or not _RULE.match(lines[i + 1]):
             i += 1
+            continue
+        if "test" not in header:
+            if "t/s" in header and ({"n_prompt", "n_gen"} & set(header)):
+                out.warnings.append(f"the llama-bench table at line {i + 1} has no test column (n_prompt/n_gen "
+                                    "instead, an early layout); skipped")
+            i += 2
             continue
         if "t/s" not in header:
             out.warnings.append(f"the llama-bench table at line {i + 1} has a test column but no t/s column; skipped")
@@ -108,13 +134,14 @@ def _tables(text: str) -> Readout:
             if build:
                 run.settings["build"] = build
         tables += 1
-        if not runs and rows:
+        if not rows:
+            out.warnings.append(f"the llama-bench table at line {first} has a header and no rows (the run stopped?)")
+            runs = [RunReading(TOOL, lines=(first, first + 1), failed=True, invocation=tables - 1)]
+        elif not runs:
             out.warnings.append(f"the llama-bench table at line {first} has rows kb could not read")
-        out.runs.extend(runs)
-        if rows and not runs:
-            continue
         if runs:
             runs[0].lines = (min(first, runs[0].lines[0]), runs[0].lines[1])
+        out.runs.extend(runs)
     return out
 
 
@@ -141,7 +168,8 @@ def _group(rows: list[tuple[dict[str, str], int]], test_of, ts_of, columns: list
         figure = _TS.match(ts_of(row))
         if metric is None or figure is None:
             continue
-        settings = {_SETTING_NAMES.get(k, k): v for k, v in row.items() if k not in ("test", "t/s") and k not in _TEST_KEYS}
+        settings = {_SETTING_NAMES.get(k, k): v for k, v in row.items()
+                    if k not in ("test", "t/s") and not _measured_key(k)}
         key = tuple(sorted(settings.items()))
         run = runs.get(key)
         if run is None:
@@ -152,7 +180,7 @@ def _group(rows: list[tuple[dict[str, str], int]], test_of, ts_of, columns: list
 
 
 def _record_test(record: dict) -> str:
-    prompt, gen, depth = (int(float(str(record.get(k) or 0))) for k in ("n_prompt", "n_gen", "n_depth"))
+    prompt, gen, depth = (int(float(number(str(record.get(k) or 0)) or 0)) for k in ("n_prompt", "n_gen", "n_depth"))
     test = f"pp{prompt}+tg{gen}" if prompt and gen else (f"pp{prompt}" if prompt else f"tg{gen}")
     return test + (f" @ d{depth}" if depth else "")
 
@@ -175,8 +203,9 @@ def _record_rows(records: list[tuple[dict, int]]) -> list[RunReading]:
 
 
 def _scalar(value: object) -> str:
-    if isinstance(value, bool):
-        return "1" if value else "0"
+    """A JSON value as llama-bench wrote it (``true``, ``false``, numbers as written)."""
+    if isinstance(value, bool) or value is None:
+        return json.dumps(value)
     return str(value)
 
 
@@ -184,20 +213,23 @@ def _records(text: str) -> Readout:
     out = Readout()
     try:
         document = json.loads(text, parse_float=str)
-        items = document if isinstance(document, list) else [document]
-        records = [(item, 1) for item in items if isinstance(item, dict)]
         last = text.rstrip().count("\n") + 1
+        records = [(item, 1) for item in (document if isinstance(document, list) else [document]) if isinstance(item, dict)]
     except ValueError:
-        records, last = [], 1
+        document, records, last = None, [], 1
         for line_number, line in enumerate(text.splitlines(), 1):
             try:
                 item = json.loads(line, parse_float=str)
             except ValueError:
+                if line.lstrip().startswith("{") and '"build_commit"' in line:
+                    out.warnings.append(f"llama-bench record at line {line_number} is not valid JSON; skipped")
                 continue
             if isinstance(item, dict):
                 records.append((item, line_number))
                 last = line_number
-    if not any(all(key in record for key in _RECORD_KEYS) for record, _ in records):
+    if isinstance(document, dict) and not _is_record(document):
+        return _wrapped(document, out)
+    if not any(_is_record(record) for record, _ in records):
         return out
     out.runs = _record_rows(records)
     if len(records) == 1 and records[0][1] == 1 and out.runs:
@@ -205,15 +237,94 @@ def _records(text: str) -> Readout:
     return out
 
 
+def _is_record(value: object) -> bool:
+    return isinstance(value, dict) and all(key in value for key in _RECORD_KEYS)
+
+
+def _wrapped(document: dict, out: Readout) -> Readout:
+    """llama-bench's JSON arrays nested in a harness's own object (``{"default": {"raw_output":
+    [...]}, "scx_flash": {...}}``): one group of runs per key, the key as setting ``scheduler``; an
+    entry without records (``{"error": "Command timed out"}``) is warned about."""
+    for key, entry in document.items():
+        arrays = [v for v in entry.values() if isinstance(v, list) and any(_is_record(r) for r in v)] \
+            if isinstance(entry, dict) else []
+        if not arrays:
+            if isinstance(entry, dict):
+                out.warnings.append(f"the entry {key!r} holds no llama-bench records"
+                                    + (f" ({entry.get('error')})" if entry.get("error") else ""))
+            continue
+        for run in _record_rows([(r, 1) for r in arrays[0] if _is_record(r)]):
+            run.settings["scheduler"] = str(key)
+            out.runs.append(run)
+    return out
+
+
+_NUMERIC = re.compile(r"^(n_|avg_|stddev_|model_size|model_n_params|build_number|main_gpu)")
+_FLAGS = {"cuda", "opencl", "vulkan", "kompute", "metal", "sycl", "rpc", "gpu_blas", "blas", "no_kv_offload", "use_mmap",
+          "embeddings", "cpu_strict", "flash_attn", "repack", "no_host", "no_op_offload", "use_direct_io", "f16_kv",
+          "mul_mat_q"}
+_TEXT = {"cpu_info", "gpu_info", "model_filename", "model_type", "backends", "type_k", "type_v", "split_mode", "devices"}
+
+
+def _plausible(key: str, value: str) -> bool:
+    """Whether ``value`` looks like a value of llama-bench's column ``key``."""
+    if key in _FLAGS:
+        return value.lower() in ("0", "1", "true", "false", "-1")
+    if key in _TEXT:
+        return bool(re.search(r"[A-Za-z]", value)) and value.lower() not in ("true", "false")
+    if key == "test_time":
+        return bool(re.match(r"\d{4}-\d{2}-\d{2}", value))
+    if _NUMERIC.match(key):
+        return number(value) is not None
+    return True
+
+
+def _realigned(header: list[str], row: list[str], tail_at: int) -> dict[str, str]:
+    """A row with a field more or fewer than the header, mapped with the header's first ``p``
+    columns from the left and the rest from the right end, for the ``p`` under which most values
+    look like their columns' (a flag is 0 or 1, a CPU name has letters, a count is a number); the
+    gap lies before ``tail_at``, the first of the test's own columns, which always end the row."""
+    best, best_score = None, -1
+    d = len(row) - len(header)
+    for p in range(max(0, min(len(header), len(row), tail_at + min(d, 0))) + 1):
+        if d >= 0:  # a field more in the row: drop d values at p
+            mapped = dict(zip(header[:p], row[:p])) | dict(zip(header[p:], row[p + d:]))
+        else:  # a column more in the header: leave -d columns at p without a value
+            mapped = dict(zip(header[:p], row[:p])) | dict(zip(header[p - d:], row[p:]))
+        score = sum(_plausible(k, v) for k, v in mapped.items())
+        if score >= best_score:  # ties: the gap as far right as it can be (a column added or dropped late)
+            best, best_score = mapped, score
+    return best or dict(zip(header, row))
+
+
 def _csv(text: str) -> Readout:
+    """``-o csv``: one row a test. A row with more or fewer fields than the header (a column added
+    or dropped in one of them) is read with the settings aligned from the left and the test and its
+    timings from the right end, and warned about; a row cut off (an unterminated quote) gives a run
+    of its settings only."""
     out = Readout()
     rows = list(csv.reader(io.StringIO(text)))
     if not rows or "avg_ts" not in rows[0]:
         return out
     header = rows[0]
-    records = [(dict(zip(header, row)), number_) for number_, row in enumerate(rows[1:], 2) if len(row) == len(header)]
-    skipped = len(rows) - 1 - len(records)
-    out.runs = _record_rows(records)
-    if skipped:
-        out.warnings.append(f"{skipped} llama-bench CSV row(s) do not have the header's {len(header)} fields; skipped")
+    tail = [k for k in header if k in _TEST_KEYS or k in ("n_prompt", "n_gen", "n_depth")]
+    tail_at = min(header.index(k) for k in tail) if tail else len(header)
+    records = []
+    uneven = 0
+    for number_, row in enumerate(rows[1:], 2):
+        if len(row) == len(header):
+            records.append((dict(zip(header, row)), number_))
+            continue
+        uneven += 1
+        width = len(header) - tail_at
+        if len(row) >= width + 1 and all(number(v) is not None for v in row[-4:]):
+            records.append((_realigned(header, row, tail_at), number_))
+        else:
+            partial = dict(zip(header, row))
+            run = RunReading(TOOL, settings={k: v for k, v in partial.items() if k not in _TEST_KEYS}, lines=(number_, number_))
+            out.runs.append(run)
+    out.runs = _record_rows(records) + out.runs
+    if uneven:
+        out.warnings.append(f"{uneven} llama-bench CSV row(s) do not have the header's {len(header)} fields; "
+                            "read with the timings aligned from the right end")
     return out

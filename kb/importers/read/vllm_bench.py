@@ -18,23 +18,42 @@ failed.
 
 from __future__ import annotations
 
+import re
+
 from kb.importers.read import serving
 from kb.importers.read.base import Readout
 
 TOOL = "vllm-bench"
+_UNITLESS_STAT = re.compile(r"^(mean|median|std|p\d+)_(ttft|tpot|itl|e2el)$")
 SOURCES = {key: value for key, value in serving.SOURCES.items() if key.startswith("vllm-project")}
 """The documentation of the output this reader knows (see :mod:`.serving`)."""
+
+
+SETTING_KEYS: dict[str, str] = {"max_concurrent_requests": "peak_concurrent_requests"}
+"""Saved-result setting keys named as vLLM's result block labels them (``Peak concurrent requests``)."""
 
 
 def read(text: str) -> Readout:
     """The runs of vLLM's serving benchmark in ``text`` (see the module docstring)."""
     out = Readout()
-    records = serving.json_records(text)
+    records, partial = serving.json_records(text)
     if records:
         for record, first, last in records:
             if _is_vllm_record(record):
                 run = serving.record_run(TOOL, record, first, last)
+                for key, name in SETTING_KEYS.items():
+                    if key in run.settings:
+                        run.settings[name] = run.settings.pop(key)
                 out.runs.append(run)
+                if run.failed:
+                    out.warnings.append(f"the saved vLLM result at line {first} has no successful request "
+                                        f"({run.settings.get('failed', '?')} failed); its zeros are no measurement")
+                loose = [k for k in record if _UNITLESS_STAT.match(k)]
+                if loose:
+                    out.warnings.append("a saved vLLM result has latency keys without a unit (" + ", ".join(loose[:3])
+                                        + "); they are not read")
+        if partial and out.runs:
+            out.warnings.append("a saved vLLM result is cut off; only its complete lines were read")
         return out
     lines = text.splitlines()
     start = 0
@@ -42,27 +61,29 @@ def read(text: str) -> Readout:
         if any(label.lower() == "backend" for label, _, _ in block.entries):
             start = block.last
             continue  # SGLang's block
-        settings = serving.preamble_settings(lines[start:block.first - 1])
+        settings = serving.preamble_settings(block.preamble(lines, start)) if block.banner else {}
         run = serving.block_run(TOOL, block, settings)
         start = block.last
-        if not any(name.endswith("_throughput") for name in run.metrics):
+        if not block.banner:
+            out.warnings.append(f"latency figures at line {block.first} without their 'Serving Benchmark Result' block "
+                                "(an excerpt?); read as a run of their own")
+        elif not any(name.endswith("_throughput") for name in run.metrics):
             out.warnings.append(f"a vLLM result block at line {block.first} has no throughput line; "
                                 "its other figures are kept")
         elif not block.closed:
             out.warnings.append(f"the vLLM result block at line {block.first} is cut off before its closing rule; "
                                 "figures after line " + str(block.last) + " may be missing")
-        if block.unknown:
-            out.warnings.append(f"the vLLM result block at line {block.first} has lines kb does not know: "
-                                + ", ".join(block.unknown[:5]))
         out.runs.append(run)
+    for line in serving.cut_banners(lines):
+        out.warnings.append(f"a result block's banner at line {line} is cut short; what followed it is missing")
     return out
 
 
 def _is_vllm_record(record: dict) -> bool:
-    """A saved result of vLLM's (its keys, not SGLang's ``input_throughput`` or
-    ``total_output_tokens_retokenized``)."""
+    """A saved result of vLLM's: its own keys (``date``, ``model_id``, ``total_token_throughput``,
+    ``endpoint_type``), not SGLang's ``total_output_tokens_retokenized``."""
     if "output_throughput" not in record and "completed" not in record:
         return False
-    if "total_output_tokens_retokenized" in record or "input_throughput" in record:
+    if "total_output_tokens_retokenized" in record:
         return False
-    return any(key in record for key in ("total_token_throughput", "model_id", "endpoint_type", "request_throughput"))
+    return any(key in record for key in ("model_id", "tokenizer_id", "date", "total_token_throughput", "endpoint_type"))

@@ -5,9 +5,10 @@ Groups: the rows of a results table with at least two measured rows (and, within
 a repeated setting: :mod:`.tables`); in a transcript, the runs of one program and model (its
 *family*); everything else in a document (list items, paragraphs, outputs, one-row tables) is one
 group per headline metric. A group's baseline is the attempt the log calls the reference
-(baseline, default, before), else its first measured attempt; a log that is the campaign's, when
-the campaign has a baseline value in the headline's unit, compares its first group with that value
-instead (``reference`` -1).
+(baseline, default, before), else its first measured attempt. An attempt with no baseline in its
+log (the only measured run of its group, under its workload) is compared with the campaign's
+baseline value instead, when the log is the campaign's and the value is in the headline's unit
+(``reference`` -1): runs measured side by side in one log are compared with each other first.
 
 Verdict: ``failed`` for a failed run or a row marked failed, whatever its figures; else the
 headline's change against the baseline's, in the metric's direction (the campaign's for its own
@@ -34,7 +35,6 @@ def decide(attempts: list[Candidate], headline: Headline, campaign_value: float 
             table_sizes[candidate.group] = table_sizes.get(candidate.group, 0) + 1
     keys = [_group_of(c, table_sizes, headline) for c in attempts]
     decided: dict[int, tuple[str, int | None]] = {}
-    used_campaign = False
     for position, candidate in enumerate(attempts):
         if not _measured(candidate):
             decided[position] = _verdict(attempts, position, None, headline, None)
@@ -48,19 +48,9 @@ def decide(attempts: list[Candidate], headline: Headline, campaign_value: float 
         pool = [p for p in pool if _measured(attempts[p])]
         marked = [p for p in pool if attempts[p].marked]
         base = marked[0] if marked else (pool[0] if pool else None)
-        use_campaign = campaign_value is not None and not marked and not candidate.marked and not key.startswith("table:") and \
-            (base == position or used_campaign) and not used_campaign_block(decided, attempts, key, keys)
-        if use_campaign:
-            used_campaign = True
+        use_campaign = campaign_value is not None and not candidate.marked and pool == [position]
         decided[position] = _verdict(attempts, position, base, headline, campaign_value if use_campaign else None)
     return decided
-
-
-def used_campaign_block(decided: dict[int, tuple[str, int | None]], attempts: list[Candidate], key: str,
-                        keys: list[str]) -> bool:
-    """Whether an attempt of another group already had its own baseline (then the campaign's value
-    is not this group's reference)."""
-    return any(outcome == "baseline" for p, (outcome, _) in decided.items() if keys[p] != key)
 
 
 def _measured(candidate: Candidate) -> bool:

@@ -28,6 +28,10 @@ from kb.importers.score.tables import REFERENCE_WORDS
 from kb.importers.segment import Segment
 
 
+_SERVING = ("vllm-bench", "sglang-bench")
+"""The tools whose result lines share their labels (:mod:`kb.importers.read.serving`)."""
+
+
 def run_candidates(segment: Segment, headline: Headline, warn, passes: bool = True) -> list[Candidate]:
     """The candidates of one ``run`` or ``output`` segment (see the module docstring). ``warn``
     (``warn(segment, message)``) receives what a reader recognised only in half. An output of no
@@ -47,6 +51,8 @@ def run_candidates(segment: Segment, headline: Headline, warn, passes: bool = Tr
     flags, env = shell.command_config(command) if command else ([], {})
     runs = readout.runs if readout else []
     measured = [run for run in runs if run.documented and run.metrics and run.tool != error_output.TOOL]
+    if any(run.role != "warmup" for run in measured):
+        measured = [run for run in measured if run.role != "warmup"]  # the tool's warm-up pass measures nothing kept
     generic = [run for run in runs if not run.documented and run.metrics]
     failures = [run for run in runs if run.failed and not run.metrics]
     exit_failed = segment.exit_code not in (None, 0) or bool(segment.is_error)
@@ -64,8 +70,11 @@ def run_candidates(segment: Segment, headline: Headline, warn, passes: bool = Tr
             candidate = _copy(base, position)
             documented = group[0].documented
             candidate.evidence, candidate.confidence = ("tool", 0.9) if documented else ("lines", 0.65)
-            candidate.tool = group[0].tool if documented else tool
-            candidate.reason = f"{group[0].tool} output" if documented else "a table the run printed"
+            read_by = group[0].tool
+            if tool in _SERVING and read_by in _SERVING and not group[0].settings.get("backend"):
+                read_by = tool  # a result excerpt both serving benchmarks print alike: the command says whose
+            candidate.tool = read_by if documented else tool
+            candidate.reason = f"{read_by} output" if documented else "a table the run printed"
             arm = _arm_label(group, measured)
             if arm and statements.reference_only(" ".join(n.text for n in segment.narration), arm):
                 continue  # an arm the narration prints only for reference
@@ -83,7 +92,10 @@ def run_candidates(segment: Segment, headline: Headline, warn, passes: bool = Tr
     if generic and not exit_failed:
         failures = []  # it printed its figures: a warning or a late error line does not undo them
     if failures or exit_failed:
-        signal = failures[0] if failures else None
+        own = [run for run in failures if run.tool != error_output.TOOL]
+        signal = (own or failures or [None])[0]
+        if signal is not None and signal.tool != error_output.TOOL:
+            tool = tool or signal.tool  # a benchmark tool's own report of its failure: it was run
         if not program and not tool:
             return []  # a probe, an inspection or an install that failed: no run was tried
         candidate = base
