@@ -226,7 +226,7 @@ def import_logs(root: str | Path, paths: list[str | Path], *, format: str = "aut
                         camp.baseline.value if camp.baseline and camp.baseline.unit == camp.metric.unit else None,
                         unit=camp.metric.unit, terms=() if campaign else campaign_terms(camp),
                         gpu=platform.gpu if isinstance(platform, Platform) else None,
-                        noise=camp.noise if camp.noise is not None else 2.0)
+                        noise=camp.noise if camp.noise is not None else 2.0, model_terms=campaign_terms(camp))
     problems: list[Problem] = []
     suffixes: dict[str, int] = {}
     for path in paths:

@@ -135,7 +135,9 @@ class Headline:
     campaign's model (``Kimi-K2.5``); the campaign's
     baseline is a reference only for a log that names one of them (compared without case,
     spaces or punctuation) and no other GPU than ``gpu`` (when given). With no terms the
-    caller vouches that the log belongs to the campaign."""
+    caller vouches that the log belongs to the campaign. ``model_terms``: the same words whether or
+    not the caller vouched: a run that names another model is never compared with the campaign's
+    baseline."""
 
     name: str = "output_throughput"
     direction: str = "higher"
@@ -144,6 +146,7 @@ class Headline:
     terms: tuple[str, ...] = ()
     gpu: str | None = None
     noise: float = 2.0
+    model_terms: tuple[str, ...] = ()
 
 
 @dataclass

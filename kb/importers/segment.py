@@ -190,7 +190,11 @@ def _document(session: Session) -> Iterator[Segment]:
     held: Segment | None = None  # a block of commands waiting for the block of its output
     last_note: Segment | None = None
     items: list[Event] = []  # the list items enclosing the current one, outermost first
+    lead: Event | None = None  # the paragraph just before the current list
+    list_at: int | None = None  # the line of the current list's first item
     for event in events:
+        if event.kind != "list_item" and not (event.kind == "text" and event.text.strip()):
+            items, lead, list_at = [], None, None  # a heading, a table or a block ends the list and its lead
         if event.kind == "heading":
             if held is not None:
                 yield _unheld(held)
@@ -259,9 +263,13 @@ def _document(session: Session) -> Iterator[Segment]:
                 if items:
                     attrs["parent"] = items[0].text
                     attrs["parent_at"] = items[0].locator.line_start
+                list_at = list_at if list_at is not None else event.locator.line_start
+                attrs["list_at"] = list_at
+                if lead is not None:
+                    attrs["lead"] = lead.text
                 items.append(event)
             else:
-                items = []
+                items, lead, list_at = [], event, None
             note = Segment("note", event.locator, text=event.text, path=titles, when=when, attrs=attrs)
             last_note = note
             yield note

@@ -84,6 +84,16 @@ def mark(cell: str) -> str | None:
     return None
 
 
+def fail_marked(text: str) -> str | None:
+    """The words after a failure mark in a note (``92.1 tok/s ❌ garbage output`` → ``garbage
+    output``), or ``None`` when the note carries no failure mark (an emoji cross)."""
+    for sign in _FAIL_MARKS:
+        if sign in text:
+            after = text.split(sign, 1)[1].strip(" *_:—–-")
+            return after.splitlines()[0].strip() if after else sign
+    return None
+
+
 def outcome_word(cell: str) -> str | None:
     """The outcome a short cell states in words (``Winner`` → ``improved``, ``slower`` →
     ``regressed``, ``same`` → ``neutral``), or ``None``: a tie-breaker for a run whose figures

@@ -112,6 +112,20 @@ def error_headline(output: str) -> str:
     return _cap(lines[-1])
 
 
+_SPAN = re.compile(r"`([^`\n]+)`")
+
+
+def quoted_error(text: str) -> str | None:
+    """The printed error a note quotes (``crashed: `RuntimeError: CUDA error: ...` ``): the first
+    inline code span, else line, that is an exception line (``Name: message``); ``None`` when the
+    note quotes none (its own words then say how the try failed)."""
+    for candidate in [*_SPAN.findall(text), *text.splitlines()]:
+        line = candidate.strip().lstrip("-*+ ").strip().strip("`")
+        if _EXCEPTION.match(line) and ":" in line:
+            return _cap(line)
+    return None
+
+
 def error_detail(output: str) -> str:
     """The error's context for the record's notes: the traceback (from ``Traceback`` to its
     end) when there is one, else the last lines; at most ``ERROR_CHARS`` characters (the end

@@ -89,7 +89,7 @@ def name_for(label: str, unit: str) -> str:
         kind = kind or ("latency" if "latency" in words or unit != "s" else "time")
         return f"{stat}_{kind}" if stat and stat != "peak" else kind
     if unit == "tok/s":
-        if {"user", "per"} <= set(words) or "user" in words:
+        if "user" in words or {"per", "request"} <= set(words) or {"per", "seq"} <= set(words):
             return "per_user_output_throughput"
         if "total" in words and not set(words) & _OUTPUT:
             return "total_throughput"
@@ -243,7 +243,11 @@ def names_measure(header: str) -> bool:
 
     >>> names_measure("Throughput"), names_measure("nightly + compile"), names_measure("pp512")
     (True, False, True)
+    >>> names_measure("--max-num-batched-tokens")
+    False
     """
+    if header.strip().startswith("--"):
+        return False  # a command-line flag: the setting a row tried
     words = _WORDS.findall(header.lower())
     return any(w in _METRIC_TERMS or w in _INPUT or w in _OUTPUT or _TEST.match(w) for w in words) or \
         header_figure(header) is not None

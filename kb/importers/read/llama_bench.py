@@ -52,6 +52,10 @@ _TEST_KEYS = {"n_prompt", "n_gen", "n_depth", "test_time", "avg_ns", "stddev_ns"
               "samples_ts", "test"}
 _RECORD_KEYS = ("avg_ts", "n_prompt", "n_gen")
 _MEASURED = re.compile(r"^(?:avg|stddev|samples)_")
+_MODEL_DESC = re.compile(r"^(\S+ (?:\d+x)?(?:\d+(?:\.\d+)?|\?)[KMBT](?:\.A\d+(?:\.\d+)?[KMBT])?)\s+\S.*$")
+"""llama.cpp's model description, ``<arch> <size> <file type>`` (``llama_model_desc``: ``llama 8B
+Q4_K - Medium``): the arch and size name the model, the file type its quantization; ``base_model``
+is the first two, so that quantizations of one model compare."""
 
 
 def _measured_key(key: str) -> bool:
@@ -173,6 +177,9 @@ def _group(rows: list[tuple[dict[str, str], int]], test_of, ts_of, columns: list
         key = tuple(sorted(settings.items()))
         run = runs.get(key)
         if run is None:
+            described = _MODEL_DESC.match(settings.get("model", ""))
+            if described:
+                settings["base_model"] = described.group(1)
             run = runs[key] = RunReading(TOOL, settings=settings, lines=(line, line))
         run.lines = (run.lines[0], line)
         run.metrics[metric] = Measure(figure.group(1).replace(",", ""), "tok/s", spread=figure.group(2), line=line)

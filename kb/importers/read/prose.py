@@ -70,10 +70,16 @@ def code_spans(text: str) -> list[str]:
 
 
 def _label_before(text: str, at: int) -> str:
+    """The words that name the figure at ``at``: those since the last clause break, or, for
+    ``FA on: 41 tok/s``, the clause the colon ends."""
     head = text[:at]
-    ends = [m.end() for m in _CLAUSE_END.finditer(head)]
-    start = ends[-1] if ends else 0
+    ends = [m for m in _CLAUSE_END.finditer(head)]
+    start = ends[-1].end() if ends else 0
     words = plain(head[start:]).split()
+    if not words and ends and ends[-1].group(0) == ":":
+        clause = head[:ends[-1].start()]
+        breaks = [m.end() for m in _CLAUSE_END.finditer(clause) if m.group(0) not in "(["]
+        words = plain(clause[breaks[-1] if breaks else 0:]).split()
     return " ".join(words[-6:])
 
 

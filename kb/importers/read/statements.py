@@ -49,6 +49,20 @@ def conclusion(text: str) -> bool:
     return bool(_CONCLUSION.match(text))
 
 
+_SUMMARY_HEADING = re.compile(r"\b(?:summary|summaries|results?|conclusions?|lessons?(?:\s+learned)?|takeaways?|tl;?dr|"
+                              r"recap|findings|overview|wrap-?up|what\s+we\s+learned|outcomes?|verdict)\b", re.I)
+
+
+def summary_heading(title: str) -> bool:
+    """Whether a heading opens a section that sums up runs given elsewhere (``Results``,
+    ``Lessons learned``, ``TL;DR``): its figures repeat them.
+
+    >>> summary_heading("## Lessons learned"), summary_heading("Evening (after reboot)")
+    (True, False)
+    """
+    return bool(_SUMMARY_HEADING.search(title))
+
+
 def not_done_heading(title: str) -> bool:
     """Whether a heading opens a section of what was not done or is still to do, or of figures that
     were projected or estimated rather than measured."""
@@ -82,6 +96,37 @@ def reference_only(narration: str, label: str) -> bool:
     return False
 
 
+_REFERENCE_LEAD = re.compile(r"\b(?:reference\s+(?:points?|numbers|figures|results)|for\s+reference|prior\s+(?:art|results|work)|"
+                             r"published|reported\s+(?:numbers|figures|results)|what\s+others\s+\w+|upstream\s+numbers|"
+                             r"claimed|from\s+the\s+(?:paper|docs|blog|literature))\b", re.I)
+_ATTRIBUTED = re.compile(r"(?:'s|’s)\s+(?:[\w-]+\s+){0,2}(?:blog|paper|report|docs|documentation|article|announcement|"
+                         r"numbers|figures|results|model\s+card|leaderboard|slides|talk)\b|"
+                         r"\b(?:paper|report|blog|docs|documentation|article|model\s+card)\s+(?:quotes|reports|claims|says|"
+                         r"lists|shows|cites)\b|\b(?:quotes|claims|advertises|cites)\b", re.I)
+
+
+def introduces_references(lead: str | None) -> bool:
+    """Whether the paragraph before a list says its items are references, not runs (``Reference
+    points before we start:``, ``Published numbers:``): a lead-in that ends with a colon and names
+    reference, published or claimed figures.
+
+    >>> introduces_references("Reference points before we start:"), introduces_references("What we ran:")
+    (True, False)
+    """
+    text = (lead or "").strip()
+    return text.endswith(":") and bool(_REFERENCE_LEAD.search(text))
+
+
+def attributed(text: str) -> bool:
+    """Whether a note gives its figure as someone else's (``SGLang's blog: 1,850 tok/s``, ``the
+    tech report quotes 20 tok/s``): a publication named with a possessive, or a verb of quoting.
+
+    >>> attributed("The DeepSeek-V3 tech report quotes 20 tok/s per user."), attributed("FA on: 41 tok/s")
+    (True, False)
+    """
+    return bool(_ATTRIBUTED.search(text))
+
+
 _NAMES_REFERENCE = re.compile(r"\b(?:baseline|reference|default|stock|compared (?:to|with|against))\b", re.I)
 
 
@@ -109,7 +154,9 @@ _COMMON = frozenset({"the", "this", "that", "these", "those", "baseline", "refer
 
 
 _CALLS_BASELINE = re.compile(r"\b(?:re-?measur\w*|measur\w*|establish\w*|record\w*|run\w*|get\w*|tak\w*)\s+"
-                             r"(?:the\s+|a\s+|our\s+|today's\s+|a\s+fresh\s+)?baseline\b|^\s*baseline\b", re.I)
+                             r"(?:the\s+|a\s+|our\s+|today's\s+|a\s+fresh\s+)?baseline\b|"
+                             r"^\s*baseline\b(?!\s+(?:is\s+|was\s+)?(?:done|finished|complete\w*|in\b|measured|recorded))",
+                             re.I)
 
 
 def calls_baseline(text: str) -> str | None:
@@ -118,6 +165,8 @@ def calls_baseline(text: str) -> str | None:
 
     >>> calls_baseline("Now measure the baseline with --tp 8."), calls_baseline("Compare it with the baseline.")
     ('measure the baseline', None)
+    >>> calls_baseline("Baseline done. Now with the draft model.") is None  # the run before it was the baseline
+    True
     """
     found = _CALLS_BASELINE.search(text.strip())
     return found.group(0).strip() if found else None

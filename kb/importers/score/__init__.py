@@ -56,6 +56,10 @@ INFERENCE_UNITS = frozenset({"tok/s", "TFLOPS", "it/s", "GB/s"})
 """Units whose figures alone show inference or benchmarking work (a millisecond or a request per
 second may be a web server's)."""
 
+INFERENCE_FIGURES = ("ttft", "tpot", "itl", "acceptance_length")
+"""Figure names (their ending: ``median_ttft``) only inference measures: time to first token, time
+per output token, inter-token latency, speculative acceptance length."""
+
 _DATED_LINE_WORDS = 12
 """A note of at most this many words that holds a date dates what follows it (``Date: 2025-12-11``)."""
 
@@ -100,6 +104,8 @@ class _State:
 
     def feed(self, segment: Segment) -> None:
         if segment.kind == "heading":
+            if stack.mentions_gpu(segment.text):
+                self.inference = True
             self.decision_section = segment if statements.decision_heading(segment.text) else (
                 self.decision_section if self.decision_section is not None
                 and self.decision_section.text in segment.path else None)
@@ -213,7 +219,8 @@ class _State:
 
     def _add(self, candidate: Candidate, segment: Segment) -> None:
         _name_generic(candidate, self.headline)
-        if candidate.figures and any(f.unit in INFERENCE_UNITS for f in candidate.figures.values()):
+        if candidate.figures and any(f.unit in INFERENCE_UNITS or f.name.split("[")[0].endswith(INFERENCE_FIGURES)
+                                     for f in candidate.figures.values()):
             self.inference = True
         if candidate.tool:
             self.inference = True
@@ -465,15 +472,22 @@ def _demote_side_figures(candidates: list[Candidate], headline: Headline) -> Non
 
 
 def _fill_errors(state: _State) -> None:
-    """Give a failed candidate without an error of its own (a row marked ❌) the error printed
-    nearest to it in its own section (a traceback above, a quoted exception below); failing that,
-    the words of the row itself."""
-    for candidate in state.candidates:
+    """Give a failed candidate without an error of its own (a row marked ❌) its own words when they
+    say what failed; the error given before it when they point back (``same error``, ``see
+    above``); else the error printed nearest to it in its own section (a traceback above, a quoted
+    exception below); failing that, the words of the row itself."""
+    ordered = sorted(state.candidates, key=lambda c: (c.ordinal, c.sub))
+    for position, candidate in enumerate(ordered):
         if not candidate.failed or candidate.error:
             continue
         near = [e for e in state.errors if e[1] == candidate.path and e[0] != candidate.ordinal]
+        earlier = next((c for c in reversed(ordered[:position]) if c.failed and c.error), None)
         if candidate.fallback_error and not cells.refers_back(candidate.fallback_error):
             candidate.error = candidate.fallback_error  # the row says what failed in its own words
+        elif candidate.fallback_error and earlier is not None:
+            candidate.error = earlier.error  # "same error", "see above": the failure given before it
+            candidate.notes.append(f"Error: the row says {candidate.fallback_error!r}; this is the error given "
+                                   f"before it, at {locator_text(earlier.locator)}.")
         elif near:
             ordinal, _, error, where = min(near, key=lambda e: (abs(e[0] - candidate.ordinal), e[0] > candidate.ordinal))
             candidate.error = error

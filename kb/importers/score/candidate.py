@@ -40,7 +40,10 @@ class Candidate:
     position within the segment (row, arm). ``workload``: what the run was measured under (request
     rate, concurrency, lengths, dataset, model: :func:`kb.importers.read.labels.workload`); runs are
     compared only under the same workload. ``said``: the outcome the log states in words (a tie-breaker
-    when figures cannot decide)."""
+    when figures cannot decide). ``transcript``: it comes from an agent's session (whose runs of one
+    program and model are compared as a family), not a document. ``list_at``: the first line of the
+list a list item belongs to (items of one list are separate entries, never restatements of each
+other)."""
 
     evidence: str
     locator: Locator
@@ -78,6 +81,8 @@ class Candidate:
     arm: bool = False
     cause: str | None = None
     source_id: str | None = None
+    transcript: bool = False
+    list_at: int | None = None
 
     @property
     def strength(self) -> int:

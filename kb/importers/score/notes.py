@@ -13,7 +13,8 @@ from __future__ import annotations
 
 from kb.importers.model import Evidence, Figure, locator_text, short_quote
 from kb.importers.read import commands as shell
-from kb.importers.read import dates, labels, prose
+from kb.importers.read import cells, dates, labels, prose, statements
+from kb.importers.read import errors as error_output
 from kb.importers.score.candidate import Candidate
 from kb.importers.score.tables import REFERENCE_WORDS
 from kb.importers.segment import Segment
@@ -33,6 +34,9 @@ def note_candidates(segment: Segment, chat: bool) -> list[Candidate]:
     flags, env = shell.row_config(segment.text)
     spans = prose.code_spans(segment.text)
     configured = bool(flags or env or spans)
+    if not chat and not configured and (statements.attributed(segment.text) or
+                                        (item and statements.introduces_references(segment.attrs.get("lead")))):
+        return []  # someone else's figure, quoted for reference: no run of this log
     if chat:
         evidence, confidence, reason = "narration", 0.3, "figures in an agent's narration"
     elif item:
@@ -55,7 +59,8 @@ def note_candidates(segment: Segment, chat: bool) -> list[Candidate]:
                                    generic=fig.generic)
         label = group[0].label if len(arms) > 1 else ""
         text = prose.plain(segment.text)
-        title = (label or prose.first_sentence(text, 80) or text[:80]).strip()
+        lead = group[0].label if len(arms) == 1 and text.lower().startswith(group[0].label.lower()) else ""
+        title = (label or (lead if len(lead.split()) >= 2 else "") or prose.first_sentence(text, 80) or text[:80]).strip()
         section = dates.without_date(segment.path[-1]) if segment.path else ""
         if not segment.attrs.get("item") and len(arms) == 1 and len(section.split()) >= 2:
             title = section  # a paragraph is the run of its section: the heading says what ran
@@ -67,7 +72,15 @@ def note_candidates(segment: Segment, chat: bool) -> list[Candidate]:
                               env=env, label=label, title=title, approach=prose.first_paragraph(text)[:600],
                               quote=short_quote(segment.text), when=segment.when, path=segment.path,
                               confidence=confidence, reason=reason, key=f"{segment.text}|{position}",
-                              change=prose.signed_percent(segment.text))
+                              change=prose.signed_percent(segment.text), list_at=segment.attrs.get("list_at"))
+        failure_mark = cells.fail_marked(prose.plain(segment.text)) if len(arms) == 1 and not chat else None
+        if failure_mark:  # a figure the try printed, marked as a failure (garbage output, wrong answers)
+            candidate.failed = True
+            candidate.error = error_output.quoted_error(segment.text) or failure_mark
+        if len(arms) > 1:
+            candidate.group = f"arms:{segment.ordinal}"
+        elif segment.attrs.get("parent_at") is not None:
+            candidate.group = f"list:{segment.attrs['parent_at']}"
         candidate.marked = any(w in REFERENCE_WORDS for w in prose.words(label or text)[:12])
         candidate.workload = labels.workload({}, flags)
         previous = {fig.name: fig.previous for fig in group if fig.previous}
@@ -100,7 +113,8 @@ def _failed_item(segment: Segment, failure: str) -> Candidate:
     candidate = Candidate("item", segment.locator, segment.ordinal, title=title or failure[:80],
                           approach=(f"{prose.plain(parent)}\n{text}" if parent else text)[:600],
                           quote=short_quote(segment.text), when=segment.when, path=segment.path, failed=True,
-                          error=failure, confidence=0.55, reason="a list item that says the try failed",
+                          error=error_output.quoted_error(segment.text) or failure, confidence=0.55,
+                          reason="a list item that says the try failed",
                           key=f"{segment.text}|failed")
     return candidate
 

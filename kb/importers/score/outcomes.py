@@ -2,7 +2,8 @@
 metric in the same unit, beyond the noise.
 
 Groups: the rows of a results table with at least two measured rows (and, within it, one block of
-a repeated setting: :mod:`.tables`); in a transcript, the runs of one program and model (its
+a repeated setting: :mod:`.tables`), the sub-items of one list item, the arms of one note (each
+with two measured attempts or more); in a transcript, the runs of one program and model (its
 *family*); everything else in a document (list items, paragraphs, outputs, one-row tables) is one
 group per headline metric. A group's baseline is the attempt the log calls the reference
 (baseline, default, before), else its first measured attempt. An attempt with no baseline in its
@@ -22,7 +23,13 @@ unless set); within it ``neutral``. No comparable figure: a stated change (``+9.
 from __future__ import annotations
 
 from kb.importers.model import Headline
+from kb.importers.read import prose
 from kb.importers.score.candidate import Candidate, better, headline_name
+
+
+_GROUPS = ("table:", "list:", "arms:")
+"""Groups compared within themselves when they hold two measured attempts or more: a results
+table's rows, the sub-items of one list item (a sweep of what the item names), the arms of one note."""
 
 
 def decide(attempts: list[Candidate], headline: Headline, campaign_value: float | None) -> dict[int, tuple[str, int | None]]:
@@ -31,7 +38,7 @@ def decide(attempts: list[Candidate], headline: Headline, campaign_value: float 
     baseline, ``None`` for none."""
     table_sizes: dict[str, int] = {}
     for candidate in attempts:
-        if candidate.group.startswith("table:") and candidate.figures:
+        if candidate.group.startswith(_GROUPS) and candidate.figures:
             table_sizes[candidate.group] = table_sizes.get(candidate.group, 0) + 1
     keys = [_group_of(c, table_sizes, headline) for c in attempts]
     decided: dict[int, tuple[str, int | None]] = {}
@@ -40,15 +47,16 @@ def decide(attempts: list[Candidate], headline: Headline, campaign_value: float 
             decided[position] = _verdict(attempts, position, None, headline, None)
             continue
         key, comparable = keys[position], _comparable(candidate, headline)
-        if key.startswith(("table:", "family:")):
-            pool = [p for p in range(len(attempts)) if keys[p] == key and _comparable(attempts[p], headline) == comparable]
+        if key.startswith((*_GROUPS, "family:")):
+            pool = [p for p in range(len(attempts)) if keys[p] == key and _agree(_comparable(attempts[p], headline), comparable)]
         else:  # a document's notes and outputs: any earlier attempt measured under the same workload
-            pool = [p for p in range(len(attempts)) if _comparable(attempts[p], headline) == comparable
+            pool = [p for p in range(len(attempts)) if _agree(_comparable(attempts[p], headline), comparable)
                     and (p <= position or keys[p] == key)]
         pool = [p for p in pool if _measured(attempts[p])]
         marked = [p for p in pool if attempts[p].marked]
         base = marked[0] if marked else (pool[0] if pool else None)
-        use_campaign = campaign_value is not None and not candidate.marked and pool == [position]
+        use_campaign = campaign_value is not None and not candidate.marked and pool == [position] and \
+            _campaign_model(comparable[2], headline)
         decided[position] = _verdict(attempts, position, base, headline, campaign_value if use_campaign else None)
     return decided
 
@@ -64,13 +72,35 @@ def _comparable(candidate: Candidate, headline: Headline) -> tuple:
     unit = candidate.figures[name].unit if name else ""
     workload = dict(candidate.workload)
     model = workload.pop("model", candidate.settings.get("model", ""))
+    model = candidate.settings.get("base_model") or model  # a reader's model without its quantization
     return name, unit, model, tuple(sorted(workload.items()))
 
 
+def _campaign_model(model: str, headline: Headline) -> bool:
+    """Whether a run's model (``""`` when unsaid) may be the campaign's: unsaid, or named by one of
+    the campaign's terms (a run of another model is not compared with the campaign's baseline)."""
+    terms = headline.model_terms or headline.terms
+    if not model or not terms:
+        return True
+    wanted = prose.normalised(model)
+    return any(prose.normalised(term) in wanted for term in terms if prose.normalised(term))
+
+
+def _agree(a: tuple, b: tuple) -> bool:
+    """Whether two :func:`_comparable` keys allow a comparison: the same figure and unit, and no
+    model or workload setting that both give and that differs (one a log leaves unsaid does not
+    separate runs)."""
+    if a[:2] != b[:2] or (a[2] and b[2] and a[2] != b[2]):
+        return False
+    theirs = dict(b[3])
+    return all(theirs.get(k, v) == v for k, v in a[3])
+
+
 def _group_of(candidate: Candidate, table_sizes: dict[str, int], headline: Headline) -> str:
-    if candidate.group.startswith("table:") and table_sizes.get(candidate.group, 0) >= 2:
+    if candidate.group.startswith(_GROUPS) and table_sizes.get(candidate.group, 0) >= 2:
         return candidate.group
-    if candidate.family is not None and candidate.evidence in ("tool", "lines", "failure") and candidate.command:
+    if candidate.family is not None and candidate.transcript and candidate.evidence in ("tool", "lines", "failure") \
+            and candidate.command:
         return f"family:{candidate.family}"
     return "doc"
 

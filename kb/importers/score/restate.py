@@ -3,18 +3,22 @@ making another one.
 
 Candidates are taken strongest first (:data:`~kb.importers.score.candidate.STRENGTH`: a tool's
 output before a results row, a row before a list item, a list item before a paragraph), then in
-the order of the log. A command that ran never restates (it is a run of its own). A candidate restates an
+the order of the log. A command that ran never restates (it is a run of its own); a row or note
+taken before it that repeats it becomes its restatement. A candidate restates an
 accepted one when its headline figure is one of the
 accepted candidate's figures as people round them (:func:`~kb.importers.score.candidate.same_figure`,
 the same kind of figure, or one named only by its unit), and every other figure of the same kind it
 gives agrees too; a note restates when each of its figures repeats a figure of some accepted
-candidate. A failed candidate without figures restates an accepted failure with the same error.
+candidate. A failed candidate without figures restates an accepted failure with the same error,
+or, when its words point back (``failed, see above``), the earlier failure whose section or title
+names it.
 The restatement's place is kept in the attempt's ``restated`` list.
 """
 
 from __future__ import annotations
 
 from kb.importers.model import Evidence, Figure, Headline, locator_text
+from kb.importers.read import cells, prose, statements
 from kb.importers.score.candidate import Candidate, headline_name, same_figure
 
 _GENERIC = frozenset({"output_throughput", "latency", "time", "bandwidth", "figure"})
@@ -36,6 +40,14 @@ def link(candidates: list[Candidate], headline: Headline) -> list[Candidate]:
             continue
         target = _restates(candidate, accepted, headline)
         if target is None:
+            for earlier in _restating(candidate, accepted, headline):  # a run that a stronger-ranked row repeated
+                accepted.remove(earlier)
+                for name, figure in earlier.figures.items():
+                    candidate.figures.setdefault(name, figure)
+                candidate.marked = candidate.marked or earlier.marked
+                candidate.group = earlier.group if earlier.group.startswith("table:") else candidate.group
+                candidate.restated.append(Evidence("restated", locator_text(earlier.locator), earlier.quote))
+                candidate.restated.extend(earlier.restated)
             accepted.append(candidate)
             continue
         target.restated.append(Evidence("restated", locator_text(candidate.locator), candidate.quote))
@@ -60,10 +72,37 @@ def _repeats(figure: Figure, other: Candidate) -> bool:
     return any(same_figure(figure, theirs) and _compatible(figure.name, name) for name, theirs in other.figures.items())
 
 
+def _siblings(a: Candidate, b: Candidate) -> bool:
+    """Whether two candidates are items of one list (each item is an entry of its own)."""
+    return a.list_at is not None and a.list_at == b.list_at
+
+
+def _separate_entries(owner: Candidate, note: Candidate) -> bool:
+    """Whether two notes are entries of their own sections (``## Morning`` / ``## Evening``, each
+    listing what it ran), not a note that sums up another: neither section is a summary."""
+    if owner.evidence not in _NOTES or owner.path == note.path:
+        return False
+    return not any(statements.summary_heading(title) for title in note.path) and not statements.conclusion(note.quote)
+
+
+def _restating(run: Candidate, accepted: list[Candidate], headline: Headline) -> list[Candidate]:
+    """The accepted rows and notes that repeat ``run``, a command that ran: they were taken first
+    (a results row outranks ``name value unit`` lines), but it is the run they restate."""
+    if not (run.command and run.evidence in ("tool", "lines", "failure")) or not run.figures:
+        return []
+    return [other for other in accepted if not other.command and other.evidence in _NOTES | {"row"}
+            and other.ordinal != run.ordinal and _restates(other, [run], headline) is run]
+
+
 def _restates(candidate: Candidate, accepted: list[Candidate], headline: Headline) -> Candidate | None:
     if candidate.command and candidate.evidence in ("tool", "lines", "failure"):
         return None  # a command that ran is a run of its own, whatever it printed
     if not candidate.figures:
+        if candidate.failed and candidate.evidence == "row" and candidate.fallback_error and \
+                cells.refers_back(candidate.fallback_error):
+            words = set(prose.words(candidate.label))
+            return next((a for a in accepted if a.failed and a.ordinal < candidate.ordinal and words
+                         and words <= set(prose.words(" ".join(a.path[-1:]) + " " + a.title))), None)
         if candidate.failed and candidate.error and candidate.evidence in _NOTES | {"row"}:
             wanted = " ".join(candidate.error.split()).lower()
             return next((a for a in accepted if a.failed and a.error and " ".join(a.error.split()).lower() == wanted
@@ -71,7 +110,8 @@ def _restates(candidate: Candidate, accepted: list[Candidate], headline: Headlin
         return None
     if candidate.evidence in _NOTES:
         plain = [f for name, f in candidate.figures.items() if "[" not in name] or list(candidate.figures.values())
-        owners = [next((a for a in accepted if _repeats(f, a)), None) for f in plain]
+        owners = [next((a for a in accepted if _repeats(f, a) and not _siblings(a, candidate)
+                        and not _separate_entries(a, candidate)), None) for f in plain]
         if owners and all(owner is not None for owner in owners):
             return owners[0]
         return None

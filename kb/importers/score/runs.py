@@ -228,7 +228,7 @@ def _base(segment: Segment, command: str | None, flags: list[str], env: dict[str
                           approach=approach.strip() or (command or ""), title=title, when=segment.when,
                           path=segment.path, quote=short_quote(description or command or segment.text or ""),
                           key=segment.key or "", tool=tool, source_id=segment.key,
-                          family=f"{program}|{model or ''}" if program else None)
+                          family=f"{program}|{model or ''}" if program else None, transcript=segment.role is not None)
     if narration:
         candidate.evidence_list.append(Evidence("approach", locator_text(narration[0].locator), short_quote(approach)))
     said = statements.calls_baseline(" ".join(prose.plain(n.text) for n in narration) + " " + (description or ""))

@@ -110,6 +110,14 @@ def _row(segment: Segment, table: Table, roles: dict, row: TableRow, position: i
         if role == "spread" and last is not None and cells.cell_figure(value) is not None:
             figures[last].spread = (cells.cell_figure(value) or ("",))[0]
             continue
+        if role in ("mark", "text") and not cells.is_blank(value):
+            found = cells.cell_figure(value)
+            if found is not None and found[1]:  # a result column that gives a figure where the run worked
+                key = labels.name_for(header, found[1])
+                figures.setdefault(key, Figure(key, found[0], found[1], Evidence(
+                    f"metrics.{key}", locator_text(where), short_quote(f"{header}: {value}")), found[2],
+                    not labels.qualifies(header, found[1])))
+            continue
         if role != "figure" or cells.is_blank(value):
             continue
         found = cells.cell_figure(value)
@@ -126,6 +134,9 @@ def _row(segment: Segment, table: Table, roles: dict, row: TableRow, position: i
         last = key
     verdicts = [cells.mark(row.cells.get(h, "")) for h, r in roles.items() if r[0] in ("mark", "setting")]
     verdict = "fail" if "fail" in verdicts else ("pass" if "pass" in verdicts else None)
+    if verdict is None and not figures and any(_error_like(row.cells.get(h, "")) for h, r in roles.items()
+                                               if r[0] in ("mark", "text", "setting")):
+        verdict = "fail"  # no figure, and a cell quotes the error it stopped on
     first_setting = next((h for h in table.headers if roles[h][0] == "setting"), None)
     said = next((w for h, r in roles.items() if r[0] in ("mark", "setting", "text") and h != first_setting
                  for w in [cells.outcome_word(row.cells.get(h, ""))] if w), None)
@@ -289,14 +300,17 @@ def _error_like(text: str) -> bool:
 
 def _drop_derived(found: list[Candidate], roles: dict) -> None:
     """Remove rows whose every figure is derived from other rows of its column: their sum, their
-    mean, or the difference or ratio of two of them (a total, an average, a delta row)."""
+    mean, or the difference or ratio of two of them (a total, an average, a delta row), when the row
+    has two figures or more, or no words of its own (a single figure can match by chance)."""
     derived = []
     for candidate in found:
         if not candidate.figures or candidate.failed:
             continue
         others = [c for c in found if c is not candidate]
-        if all(_is_derived(name, fig.value, others) for name, fig in candidate.figures.items()):
-            derived.append(candidate)
+        unnamed = not any(ch.isalnum() for ch in candidate.label)
+        if (len(candidate.figures) >= 2 or unnamed) and \
+                all(_is_derived(name, fig.value, others) for name, fig in candidate.figures.items()):
+            derived.append(candidate)  # one figure near the column's mean is as often a coincidence
     for candidate in derived:
         found.remove(candidate)
 
