@@ -102,13 +102,40 @@ def outcome_word(cell: str) -> str | None:
     >>> outcome_word("Winner"), outcome_word("regressed"), outcome_word("≈ same"), outcome_word("tp8")
     ('improved', 'regressed', 'neutral', None)
     """
-    words = re.findall(r"[a-z]+", cell.lower())
+    words = re.findall(r"[a-z]+(?:-[a-z]+)*", cell.lower())  # "same-model" is no "same"
     if not words or len(words) > 4:
         return None
     for outcome, terms in _OUTCOME_WORDS.items():
         if words[0] in terms or (len(words) <= 2 and any(w in terms for w in words)):
             return outcome
     return None
+
+
+_FORMULA = re.compile(r"\d\s*[×*/+−-]\s*\d[\d.,]*\s*(?:[a-zA-Z%/]+\s*)?=\s*[*_~≈]*\s*[\d.]")
+
+
+def is_formula(cell: str) -> bool:
+    """Whether a cell works a result out (``5.4 × 14.0 = **75 ms**``): a derived figure, no measure.
+
+    >>> is_formula("5.4 × 14.0 = **75 ms**"), is_formula("2048 (default)")
+    (True, False)
+    """
+    return bool(_FORMULA.search(cell))
+
+
+_ANNOTATION = frozenset({"status", "state", "notes", "note", "comment", "comments", "remarks", "verdict", "assessment",
+                         "health", "severity", "viable", "ok"})
+
+
+def annotates(header: str) -> bool:
+    """Whether a column header names an annotation of each row (``Status``, ``Notes``, ``Verdict``)
+    rather than a configuration compared: its marks judge the row beside them.
+
+    >>> annotates("Status"), annotates("API v2 (After)")
+    (True, False)
+    """
+    words = re.findall(r"[a-z]+", header.lower())
+    return bool(words) and all(w in _ANNOTATION for w in words)
 
 
 def is_summary(cell: str) -> bool:

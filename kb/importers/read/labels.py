@@ -55,6 +55,17 @@ _INPUT = {"prefill", "prompt", "input", "pp", "pp512", "ingest", "encode"}
 _SUFFIX_UNITS = {"ms": "ms", "us": "us", "s": "s", "tflops": "TFLOPS", "gbps": None, "tps": "tok/s"}
 
 
+def is_statistic(cell: str) -> bool:
+    """Whether a cell names a statistic of a distribution (``Min``, ``P50``, ``Mean``, ``p99.9``):
+    a table of such rows gives one distribution, not one run a row.
+
+    >>> is_statistic("**P99**"), is_statistic("Max"), is_statistic("batch 8")
+    (True, True, False)
+    """
+    words = _WORDS.findall(cell.lower())
+    return len(words) == 1 and (words[0] in _STAT or bool(re.fullmatch(r"p\d+(?:\.\d+)?", words[0])))
+
+
 def unit_of(text: str) -> str | None:
     """The kb spelling of a unit as written, or ``None`` when kb records no such unit."""
     return UNITS.get(text.strip().strip("()[]").strip().lower())

@@ -30,6 +30,7 @@ _UNIT_WORDS = (r"tok/s|tokens/s(?:ec)?|token/s|tokens per second|tok/sec|t/s|tps
 _FIGURE = re.compile(rf"(?<![\w.,/])~?\s*({NUMBER})\s*(?:\*\*)?\s*({_UNIT_WORDS})(?![\w/])", re.I)
 _FROM_TO = re.compile(rf"(?<![\w.,])({NUMBER})\s*(?:{_UNIT_WORDS})?\s*(?:\*\*)?\s*(?:→|->|=>|\bto\b)\s*(?:\*\*)?\s*~?({NUMBER})\s*(?:\*\*)?\s*({_UNIT_WORDS})(?![\w/])", re.I)
 _SIGNED = re.compile(rf"(?<![\w.])([+\-−])\s?({NUMBER})\s?%")
+_APPROXIMATE = re.compile(r"(?:[~≈]|\b(?:about|around|roughly|approximately|approx\.?|circa|nearly))\s*$", re.I)
 _CLAUSE_END = re.compile(r"[,;:(\[|]|\.\s|—|–")
 _EMPHASIS = re.compile(r"\*\*|__|(?<!\w)\*(?!\s)|(?<!\s)\*(?!\w)|`")
 _LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
@@ -111,7 +112,8 @@ def figures(text: str) -> list[ProseFigure]:
             continue
         label = _label_before(text, match.start())
         found.append(ProseFigure(labels.name_for(label, unit), match.group(1).replace(",", ""), unit, label,
-                                 match.start(1), match.end(), approximate="~" in match.group(0)[:2]))
+                                 match.start(1), match.end(), approximate="~" in match.group(0)[:2]
+                                 or _APPROXIMATE.search(text[max(0, match.start(1) - 16):match.start(1)]) is not None))
     found.sort(key=lambda f: f.start)
     return found
 

@@ -20,6 +20,11 @@ from kb.importers.score.tables import REFERENCE_WORDS
 from kb.importers.segment import Segment
 
 
+ESTIMATE_PENALTY = 0.2
+"""Confidence lost by a note whose every figure is an estimate (``~70 ms``, ``about 5 ms``): runs
+print measurements; estimates belong to an analysis."""
+
+
 def note_candidates(segment: Segment, chat: bool) -> list[Candidate]:
     """The candidates of one ``note`` segment (see the module docstring)."""
     if segment.attrs.get("task") == "open":
@@ -46,6 +51,9 @@ def note_candidates(segment: Segment, chat: bool) -> list[Candidate]:
     if configured and not chat:
         confidence += 0.15
         reason += " and what was run"
+    if all(fig.approximate for fig in quoted):
+        confidence -= ESTIMATE_PENALTY
+        reason += "; its figures are estimates (~, about)"
     where = locator_text(segment.locator)
     quoted = _the_runs_figures(quoted)
     arms = _arms(quoted)

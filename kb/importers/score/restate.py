@@ -50,6 +50,14 @@ def link(candidates: list[Candidate], headline: Headline) -> list[Candidate]:
                 candidate.restated.extend(earlier.restated)
             accepted.append(candidate)
             continue
+        if candidate.evidence == target.evidence and not target.command and len(candidate.figures) > len(target.figures):
+            # two rows of one run: the fuller one (a detailed results table, not the summary) is the attempt
+            accepted[accepted.index(target)] = candidate
+            for name, figure in target.figures.items():
+                candidate.figures.setdefault(name, figure)
+            candidate.marked = candidate.marked or target.marked
+            candidate.restated.extend([Evidence("restated", locator_text(target.locator), target.quote), *target.restated])
+            continue
         target.restated.append(Evidence("restated", locator_text(candidate.locator), candidate.quote))
     return sorted(accepted, key=lambda c: (c.ordinal, c.sub))
 
@@ -123,7 +131,7 @@ def _restates(candidate: Candidate, accepted: list[Candidate], headline: Headlin
         if other.ordinal == candidate.ordinal or not _repeats(wanted, other):
             continue
         agree = all(_repeats(f, other) for n, f in candidate.figures.items()
-                    if any(_compatible(n, m) for m in other.figures) and "[" not in n)
+                    if any(n.split("[", 1)[0] == m.split("[", 1)[0] for m in other.figures) and "[" not in n)
         if agree:
             return other
     return None

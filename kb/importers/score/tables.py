@@ -42,6 +42,8 @@ def table_candidates(segment: Segment, context_units: list[str] | None = None) -
     if table is None or not table.rows or not table.headers:
         return []
     roles = _roles(table, (context_units or [None])[0])
+    if any(cells.is_formula(value) for row in table.rows for value in row.cells.values()):
+        return []  # a worked calculation (``5.4 × 14.0 = 75 ms``): derived figures, no run
     if _transposed(table):
         transposed = _arms(segment, table, (context_units or [None])[0])
         if transposed:
@@ -132,12 +134,15 @@ def _row(segment: Segment, table: Table, roles: dict, row: TableRow, position: i
                                                                   short_quote(f"{header}: {value}")), spread,
                               not labels.qualifies(header, figure_unit))
         last = key
-    verdicts = [cells.mark(row.cells.get(h, "")) for h, r in roles.items() if r[0] in ("mark", "setting")]
+    first_setting = next((h for h in table.headers if roles[h][0] == "setting"), None)
+    verdicts = [cells.mark(row.cells.get(h, "")) for h, r in roles.items() if r[0] in ("mark", "setting")
+                and (h != first_setting or len(table.headers) == 1)]  # the row's name is what it is about
     verdict = "fail" if "fail" in verdicts else ("pass" if "pass" in verdicts else None)
+    if not figures and "fail" in verdicts and "pass" in verdicts:
+        return None  # ❌ under one column, ✅ under another: a matrix of issues, no one run
     if verdict is None and not figures and any(_error_like(row.cells.get(h, "")) for h, r in roles.items()
                                                if r[0] in ("mark", "text", "setting")):
         verdict = "fail"  # no figure, and a cell quotes the error it stopped on
-    first_setting = next((h for h in table.headers if roles[h][0] == "setting"), None)
     said = next((w for h, r in roles.items() if r[0] in ("mark", "setting", "text") and h != first_setting
                  for w in [cells.outcome_word(row.cells.get(h, ""))] if w), None)
     settings = [prose.plain(row.cells.get(h, "")) for h, r in roles.items() if r[0] == "setting"
@@ -355,6 +360,8 @@ def _transposed(table: Table) -> bool:
     first = table.headers[0]
     named = [labels.names_measure(prose.plain(row.cells.get(first, ""))) for row in table.rows]
     others = table.headers[1:]
+    if others and all(labels.is_statistic(prose.plain(row.cells.get(first, ""))) for row in table.rows):
+        return True  # | Percentile | Latency |: one distribution
     return bool(others) and sum(named) >= max(1, (len(named) + 1) // 2) and \
         not any(labels.names_measure(prose.plain(h)) for h in others)
 
@@ -387,8 +394,8 @@ def _arms(segment: Segment, table: Table, context_unit: str | None = None) -> li
             figures[name] = Figure(name, figure[0], unit, Evidence(f"metrics.{name}", locator_text(where),
                                                                    short_quote(f"{label} | {header}: {value}")),
                                    figure[2], not labels.qualifies(label, unit))
-        if not figures and not failed:
-            continue
+        if not figures and (not failed or cells.annotates(prose.plain(header))):
+            continue  # a column of marks beside each row (``Status: 🔴``) is no failed arm
         label = prose.plain(header)
         candidate = Candidate("row", segment.locator, segment.ordinal, sub=position, figures=figures, label=label,
                               title=label, approach=label, quote=short_quote(f"{first} | {header}"),
