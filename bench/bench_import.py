@@ -5,7 +5,8 @@
 For each size (default 200) and shape, writes a transcript of about MEGABYTES to a temporary
 folder (``$TMPDIR``, deleted afterwards unless ``--keep``), imports it with ``--dry-run``
 semantics (nothing written) in a fresh subprocess, and prints the file size, drafts found,
-wall time and that subprocess's max RSS.
+wall time, the floor (a fresh process that reads the file and ``json.loads`` each line), the
+ratio of the two, and the import subprocess's max RSS.
 
 Shapes:
 
@@ -161,6 +162,19 @@ print(json.dumps({"drafts": len(report.drafts), "seconds": elapsed, "errors": er
 """
 
 
+_FLOOR = """
+import json, sys, time
+start = time.perf_counter()
+with open(sys.argv[1], encoding="utf-8") as f:
+    for line in f:
+        if line.strip():
+            json.loads(line)
+print(json.dumps({"seconds": time.perf_counter() - start}))
+"""
+"""The floor: read the transcript and ``json.loads`` every line, nothing more (issue 22: the
+import is to take at most 10x this)."""
+
+
 def measure(shape: str, megabytes: float, tmp: Path) -> dict:
     log = tmp / f"{shape}-{megabytes:g}mb.jsonl"
     start = time.perf_counter()
@@ -173,6 +187,8 @@ def measure(shape: str, megabytes: float, tmp: Path) -> dict:
         proc = subprocess.run([sys.executable, "-c", _CHILD, str(records), str(log)], capture_output=True,
                               text=True, check=True)
         result = json.loads(proc.stdout.strip().splitlines()[-1])
+        floor = subprocess.run([sys.executable, "-c", _FLOOR, str(log)], capture_output=True, text=True, check=True)
+        result["floor_s"] = json.loads(floor.stdout.strip().splitlines()[-1])["seconds"]
     finally:
         size = log.stat().st_size
         log.unlink()
@@ -188,13 +204,15 @@ def main() -> None:
     args = parser.parse_args()
     shapes = list(SHAPES) if args.shape == "both" else [args.shape]
     tmp = Path(tempfile.mkdtemp(prefix="kb-bench-"))
-    print(f"{'shape':<13} {'size':>9} {'drafts':>6} {'facts':>6} {'time':>8} {'s/100MiB':>8} {'max RSS':>9}")
+    print(f"{'shape':<13} {'size':>9} {'drafts':>6} {'facts':>6} {'time':>8} {'s/100MiB':>8} {'floor':>7} "
+          f"{'x floor':>7} {'max RSS':>9}")
     try:
         for megabytes in args.sizes:
             for shape in shapes:
                 r = measure(shape, megabytes, tmp)
                 print(f"{r['shape']:<13} {r['mib']:>5.0f} MiB {r['drafts']:>6} {r['facts']:>6} {r['seconds']:>6.1f} s "
-                      f"{r['seconds'] / r['mib'] * 100:>8.1f} {r['max_rss_mib']:>5.0f} MiB"
+                      f"{r['seconds'] / r['mib'] * 100:>8.1f} {r['floor_s']:>5.2f} s {r['seconds'] / r['floor_s']:>7.1f} "
+                      f"{r['max_rss_mib']:>5.0f} MiB"
                       + (f"  errors: {r['errors']}" if r["errors"] else ""), flush=True)
     finally:
         if not args.keep:

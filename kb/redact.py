@@ -91,6 +91,12 @@ _TOKENS = re.compile(
 _BEARER = re.compile(r"(?i)\b(bearer|token)\s+([A-Za-z0-9._~+/-]{12,}=*)")
 _SECRET_NAME = r"[A-Za-z_][A-Za-z0-9_]*(?:TOKEN(?!S)|SECRET|PASSWORD|PASSWD|PASS|API_?KEY|ACCESS_KEY|PRIVATE_KEY|_KEY|CREDENTIALS?|AUTH)[A-Za-z0-9_]*"
 _ENV_SECRET = re.compile(r"\b(" + _SECRET_NAME + r")=(\"[^\"]*\"|'[^']*'|[^\s'\"]+)", re.IGNORECASE)
+
+
+def secret_name(name: str) -> bool:
+    """Whether an environment variable's name says it holds a secret (``HF_TOKEN``,
+    ``OPENAI_API_KEY``, ``DB_PASSWORD``): its value is never kept."""
+    return re.fullmatch(_SECRET_NAME, name, re.IGNORECASE) is not None
 _CLI_SECRET = re.compile(
     r"(--(?:[a-z0-9-]*-)?(?:api-key|apikey|token|password|passwd|secret|access-key|auth))(=|\s+)(\"[^\"]*\"|'[^']*'|(?!-)[^\s'\"]+)",
     re.IGNORECASE,

@@ -284,3 +284,35 @@ def test_a_log_and_its_compressed_copy_are_imported_once(campaign_copy):
     written = sorted(p.name for p in (campaign_copy / "attempts").iterdir() if "status: draft" in p.read_text())
     assert len(written) == 2 and not any(name.endswith("-2.yaml") for name in written), written
     assert "2 already imported" in res.stderr
+
+
+def test_possible_attempts_are_listed_and_written_only_with_all(campaign_copy, tmp_path):
+    log = tmp_path / "notes.md"
+    log.write_text("# Decode notes, 2026-03-09\n\n"
+                   "## EAGLE-3\n\n"
+                   "- steps 3: 95.8 tok/s\n\n"
+                   "## Thoughts\n\n"
+                   "We think it could reach roughly 120 tok/s with a tuned draft head.\n", encoding="utf-8")
+    dry = run(campaign_copy, str(log), "--dry-run")
+    assert dry.exit_code == 0, dry.output
+    listed = [line for line in dry.output.splitlines() if line.startswith("  possible attempt:")]
+    assert len(listed) == 1 and "confidence 0.20" in listed[0] and "estimates" in listed[0]
+    assert "1 possible attempt(s) not drafted; kb import --all writes them too" in dry.output
+    assert "dry run: 1 draft(s) would be written" in dry.output
+    written = run(campaign_copy, str(log))
+    assert written.exit_code == 0, written.output
+    assert "1 draft(s) written" in written.output
+    again = run(campaign_copy, str(log), "--all")
+    assert again.exit_code == 0, again.output
+    assert "1 draft(s) written" in again.output and "1 already imported" in again.output
+    drafted = [yaml.safe_load(p.read_text()) for p in (campaign_copy / "attempts").glob("2026-03-09-*.yaml")]
+    assert sorted(a["metrics"]["output_throughput"] for a in drafted) == ["120 tok/s", "95.8 tok/s"]
+
+
+def test_a_log_about_something_else_says_so(campaign_copy, tmp_path):
+    log = tmp_path / "groceries.md"
+    log.write_text("# Weekend\n\n- buy bread\n- call the plumber about the sink\n", encoding="utf-8")
+    result = run(campaign_copy, str(log), "--dry-run")
+    assert result.exit_code == 0, result.output
+    assert ("note: groceries.md shows no inference or benchmark work (no benchmark tool run, no throughput or "
+            "latency figure, no GPU or stack named); nothing to draft from it") in result.output

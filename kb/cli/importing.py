@@ -26,15 +26,20 @@ IMPORT_FORMATS = ["auto", *FORMATS, "adr"]
 @click.option("--campaign", help="The campaign the drafts join (needed when records/ holds several).")
 @click.option("--dry-run", is_flag=True, help="Show the drafts as a table; write nothing.")
 @click.option("--json", "as_json", is_flag=True, help="Print the drafts, decisions and redactions as JSON.")
+@click.option("--all", "all_attempts", is_flag=True,
+              help="Also write the possible attempts (scored below the confidence threshold; listed otherwise).")
 @pass_env
 @handle_errors
-def import_(env: Env, paths: tuple[str, ...], fmt: str, campaign: str | None, dry_run: bool, as_json: bool) -> None:
+def import_(env: Env, paths: tuple[str, ...], fmt: str, campaign: str | None, dry_run: bool, as_json: bool,
+            all_attempts: bool) -> None:
     """Draft attempts from session logs (agent transcripts, lab notebooks, plan documents).
 
     With --format adr, PATHS are folders of existing ADRs (adr-tools, MADR 2-4, log4brains),
     converted into decision records. Otherwise each draft is an attempt with `status: draft`, every field citing the log line it came
     from; secrets, user names, e-mail addresses and hosts are redacted first. Importing the
-    same log again adds nothing; reviewed records are never touched.
+    same log again adds nothing; reviewed records are never touched. Each draft carries a
+    confidence (0-1) and why; those below 0.5 are listed as possible attempts and written only with
+    --all.
 
     \b
     Examples:
@@ -57,12 +62,15 @@ def import_(env: Env, paths: tuple[str, ...], fmt: str, campaign: str | None, dr
     from kb.importers.drafts import import_logs
 
     report = import_logs(env.records, list(paths), format=fmt, campaign=campaign, dry_run=dry_run, catalogs=env.catalogs,
-                         progress=progress)
+                         progress=progress, all_attempts=all_attempts)
     for item in report.files:
         for warning in item.warnings:
             click.echo(f"warning: {warning}", err=True)
         if item.error:
             click.echo(f"error: {item.error}", err=True)
+        elif not item.about_inference and not item.drafts:
+            click.echo(f"note: {item.file} shows no inference or benchmark work (no benchmark tool run, no "
+                       "throughput or latency figure, no GPU or stack named); nothing to draft from it", err=True)
         elif not item.matches_campaign and item.drafts:
             click.echo(f"warning: {item.file} names neither the model nor the platform of campaign "
                        f"{report.campaign}; its drafts joined it only because it is the only campaign and were "
@@ -75,7 +83,8 @@ def import_(env: Env, paths: tuple[str, ...], fmt: str, campaign: str | None, dr
         emit_json(report.to_dict())
     else:
         _print_import(report)
-    counts = {s: sum(1 for d in report.drafts if d.state == s) for s in ("new", "written", "exists")}
+    taken = report.drafts + [d for f in report.files for d in f.possible if d.state != "possible"]  # --all
+    counts = {s: sum(1 for d in taken if d.state == s) for s in ("new", "written", "exists")}
     if dry_run:
         click.echo(f"dry run: {counts['new']} draft(s) would be written, {counts['exists']} already imported; "
                    "nothing written", err=True)
@@ -87,20 +96,21 @@ def import_(env: Env, paths: tuple[str, ...], fmt: str, campaign: str | None, dr
 
 
 def _print_import(report: Any) -> None:
-    """The import as a table per file: state, id, outcome, headline figure, blockers, locator."""
+    """The import as a table per file: state, id, outcome, headline figure, confidence, blockers,
+    locator; then the possible attempts left out, known blockers, duplicates, decisions."""
     for item in report.files:
         if item.error:
             continue
         click.echo(f"{item.file} ({item.format}, sha256 {item.sha256[:12]}): {len(item.drafts)} attempt(s), "
                    f"{len(item.decisions)} decision statement(s), {len(item.options)} option(s)")
-        rows = [("STATE", "ID", "OUTCOME", "METRIC", "BLOCKED BY", "FROM")]
-        for d in item.drafts:
+        rows = [("STATE", "ID", "OUTCOME", "METRIC", "CONF", "BLOCKED BY", "FROM")]
+        for d in item.drafts + [p for p in item.possible if p.state != "possible"]:
             rec = d.record
             metric = ""
             if rec is not None and rec.metrics:
                 name, m = next(iter(rec.metrics.items()))
                 metric = f"{name} {m.display()}"
-            rows.append((d.state, d.id, rec.outcome.value if rec else "", metric,
+            rows.append((d.state, d.id, rec.outcome.value if rec else "", metric, f"{d.confidence:.2f}",
                          ", ".join(d.blocked_by), d.anchor))
         widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
         if len(rows) > 1:
@@ -111,6 +121,13 @@ def _print_import(report: Any) -> None:
                 click.echo(f"  known blocker: {d.id} matches {bid} (catalog {catalog}): {fix}")
             for rid, why in d.duplicates:
                 click.echo(f"  possible duplicate: {d.id} looks like {rid} ({why}); review before keeping both")
+        possible = [d for d in item.possible if d.state == "possible"]
+        for d in possible:
+            rec = d.record
+            click.echo(f"  possible attempt: {d.id} ({d.anchor}, confidence {d.confidence:.2f}: {d.reason})"
+                       + (f" {rec.outcome.value}" if rec is not None else ""))
+        if possible:
+            click.echo(f"  {len(possible)} possible attempt(s) not drafted; kb import --all writes them too")
         for s in item.decisions:
             click.echo(f"  decision ({s.evidence.locator}): {s.evidence.quote}")
         for s in item.options:

@@ -37,7 +37,6 @@ Guarantees:
 from __future__ import annotations
 
 import datetime as dt
-import re
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field, fields, is_dataclass
@@ -64,14 +63,13 @@ from kb.models import Attempt, Campaign, Platform, Stack
 from kb.pipeline import load
 from kb.queries import possible_duplicates
 from kb.queries.signatures import is_generic
-from kb.redact import SECRET, Redactor
+from kb.redact import SECRET, Redactor, secret_name
 from kb.store import RecordSet, record_to_data, write_record
 from kb.validation import located_problems
 
 IMPORT_TAG = "imported"
 """Tag every imported draft carries."""
 
-_SECRET_ENV = re.compile(r"(?:TOKEN(?!S)|SECRET|PASSWORD|PASSWD|API_?KEY|ACCESS_KEY|PRIVATE_KEY|_KEY$|CREDENTIAL|AUTH)", re.I)
 _SKIP_REDACT = {"sha256", "format", "field", "scope", "unit", "kind", "position", "explicit_outcome", "outcome", "key",
                 "session_id", "family", "file", "headline", "reason", "confidence"}
 """Fields that are identifiers or kb's own words, never a log's text (the file name stays as it is
@@ -411,7 +409,7 @@ def _record(x: Extraction, a: ExtractedAttempt, record_id: str, kg: Any, camp: C
     platform_id, unmatched = _match_platform(kg, [f for f in a.facts if f.scope == "platform"])
     env = {}
     for name, value in a.env.items():
-        if _SECRET_ENV.search(name) or SECRET in value:
+        if secret_name(name) or SECRET in value:
             if SECRET not in value:
                 redactor.counts["env-secret"] += 1
             continue  # a secret is no configuration: drop it

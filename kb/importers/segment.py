@@ -91,7 +91,7 @@ def command_of(event: Event) -> str | None:
     command = data.get("command", data.get("cmd"))
     if isinstance(command, list):
         parts = [str(p) for p in command]
-        if len(parts) >= 3 and parts[0] in ("bash", "sh", "zsh") and parts[1] in ("-lc", "-c"):
+        if len(parts) >= 3 and console.is_shell(parts[0]) and parts[1] in ("-lc", "-c"):
             return parts[2]
         return shlex.join(parts)
     return command if isinstance(command, str) and command.strip() else None

@@ -55,6 +55,9 @@ SOURCES = {
 }
 """The documentation of the output this reader knows."""
 
+MARKERS = ("metrics", "summary", "metric", "traceback", "\"unit\"", "timeslice", "│", "┃")
+"""Words (lower case) one of which any output this reader knows holds: a cheap test before it reads."""
+
 NAMES: dict[str, str] = {
     "ttft": "ttft", "time to first token": "ttft",
     "ttst": "time_to_second_token",

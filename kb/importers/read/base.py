@@ -115,8 +115,11 @@ def read_output(text: str, *, generic: bool = True) -> Readout:
     out = Readout()
     grouped = (llama_bench.read, nccl_tests.read)  # readers that say which runs one invocation gave
     offset = 0
-    for reader in (vllm_bench.read, sglang_bench.read, llama_bench.read, nccl_tests.read, trtllm_bench.read,
-                   aiperf.read):
+    lowered = text.lower()
+    for module in (vllm_bench, sglang_bench, llama_bench, nccl_tests, trtllm_bench, aiperf):
+        if not any(marker in lowered for marker in module.MARKERS):
+            continue  # none of the words its output always holds: nothing for it to read
+        reader = module.read
         found = reader(text)
         taken = claimed(out)
         found.runs = [run for run in found.runs if not set(range(run.lines[0], run.lines[1] + 1)) & taken]
@@ -143,7 +146,8 @@ def recognises(text: str) -> str | None:
     a file of raw output is told from a Markdown notebook."""
     from kb.importers.read import aiperf, llama_bench, nccl_tests, sglang_bench, trtllm_bench, vllm_bench
 
+    lowered = text.lower()
     for module in (vllm_bench, sglang_bench, llama_bench, nccl_tests, trtllm_bench, aiperf):
-        if module.read(text).runs:
+        if any(marker in lowered for marker in module.MARKERS) and module.read(text).runs:
             return str(module.TOOL)
     return None

@@ -17,10 +17,16 @@ files or install (``ls``, ``cat``, ``pip``, ``nvidia-smi``, ...), whose failure 
 
 from __future__ import annotations
 
+import functools
 import re
 import shlex
 
-SOURCES = {"POSIX shell word splitting and the launchers' documented options": ()}
+SOURCES = {
+    "POSIX shell word splitting and the launchers' documented options": (),
+    "Open MPI mpirun(1) options": ("mpirun --allow-run-as-root -np 4", "--hostfile", "-H", "--tag-output"),
+    "Claude Code Bash tool (run_in_background) and POSIX job control": ("Command running in background with ID",
+                                                                       "started in the background"),
+}
 """What the rules rest on."""
 
 COMMANDS = {
@@ -68,13 +74,21 @@ def command_config(command: str) -> tuple[list[str], dict[str, str]]:
 
 def _shell_tokens(command: str) -> list[str]:
     """Shell words of ``command`` with ``;``, ``&`` and ``|`` runs as words of their own (split on
-    whitespace when the quoting is unbalanced)."""
+    whitespace when the quoting is unbalanced). A fresh list each call (the split is cached:
+    several readers split the same command)."""
+    return list(_split(command))
+
+
+@functools.lru_cache(maxsize=4096)
+def _split(command: str) -> tuple[str, ...]:
+    if not any(c in command for c in "'\"\\;&|#$`"):
+        return tuple(command.split())  # nothing shlex would treat specially: its words are the blanks' split
     try:
         lexer = shlex.shlex(command, posix=True, punctuation_chars=";&|")
         lexer.whitespace_split = True
-        return list(lexer)
+        return tuple(lexer)
     except ValueError:
-        return command.split()
+        return tuple(command.split())
 
 
 def _segments(command: str, depth: int = 0) -> list[list[str]]:

@@ -41,6 +41,9 @@ SOURCES = {
 }
 """The documentation of the output this reader knows."""
 
+MARKERS = ("t/s", "avg_ts", "build_commit")
+"""Words (lower case) one of which any output this reader knows holds: a cheap test before it reads."""
+
 _ROW = re.compile(r"^\s*\|(.*)\|\s*$")
 _RULE = re.compile(r"^\s*\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?\s*$")
 _TS = re.compile(rf"^\s*\**({NUMBER})\**\s*(?:±\s*({NUMBER}))?\s*$")

@@ -48,11 +48,15 @@ SOURCES = {
     "NVIDIA/nccl-tests src/common.cu and doc/PERFORMANCE.md (header, rows, summary lines)": (
         "nccl-tests version", "Collective test starting", "nThread", "nGpus", "minBytes", "maxBytes",
         "warmup iters", "agg iters", "Using devices", "out-of-place", "in-place", "Out of bounds values",
-        "Avg bus bandwidth", "Test NCCL failure", "Test failure"),
+        "Avg bus bandwidth", "Test NCCL failure", "Test failure",
+        "size count type redop root time algbw busbw #wrong time algbw busbw #wrong"),
     "NVIDIA NCCL documentation, NCCL_DEBUG=INFO (the version banner)": ("NCCL INFO NCCL version",),
     "Open MPI mpirun --tag-output (the [job,rank]<stdout>: prefix)": ("<stdout>", "<stderr>"),
 }
 """The documentation of the output this reader knows."""
+
+MARKERS = ("busbw", "nthread", "bus bandwidth", "test nccl failure", "test failure")
+"""Words (lower case) one of which any output this reader knows holds: a cheap test before it reads."""
 
 _TAG = re.compile(r"\[\d+,\d+\]<std(?:out|err)>:")
 _VERSION = re.compile(r"^#?\s*nccl-tests version\s+(\S+)")

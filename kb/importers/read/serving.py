@@ -38,7 +38,7 @@ SOURCES = {
         "Peak output token throughput (tok/s)", "Peak concurrent requests", "Total Token throughput (tok/s)",
         "Time to First Token", "Time per Output Token (excl. 1st token)", "Inter-token Latency",
         "End-to-end Latency", "Speculative Decoding", "Acceptance rate (%)", "Acceptance length", "Traffic request rate",
-        "Burstiness factor", "Starting initial single prompt test run"),
+        "Burstiness factor", "Starting initial single prompt test run", "max_output_tokens_per_s", "max_concurrent_requests"),
     "sgl-project/sglang python/sglang/bench_serving.py (print of the result block, keys of --output-file)": (
         "Backend", "Max request concurrency", "Max reqeuest concurrency", "Total generated tokens (retokenized)",
         "Input token throughput (tok/s)", "Concurrency", "Accept length", "End-to-End Latency", "Inter-Token Latency",

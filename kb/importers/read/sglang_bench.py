@@ -33,6 +33,9 @@ SOURCES = {
 }
 """The documentation of the output this reader knows."""
 
+MARKERS = ("serving benchmark result", "ttft", "tpot", "itl", "e2e", "output_throughput", "input_throughput", "throughput", "latency")
+"""Words (lower case) one of which any output this reader knows holds: a cheap test before it reads."""
+
 _ONE_BATCH = re.compile(
     rf"^\s*(Prefill|Decode|Total)\.\s+(median\s+)?latency:\s*({NUMBER}|nan)\s*(s|ms),\s*(?:median\s+)?"
     rf"throughput:\s*({NUMBER}|nan)\s*token/s", re.I)

@@ -105,6 +105,24 @@ _ATTRIBUTED = re.compile(r"(?:'s|’s)\s+(?:[\w-]+\s+){0,2}(?:blog|paper|report|
                          r"lists|shows|cites)\b|\b(?:quotes|claims|advertises|cites)\b", re.I)
 
 
+REFERENCE_WORDS = frozenset({"baseline", "base", "default", "defaults", "stock", "before", "reference", "vanilla",
+                             "original", "unoptimized", "unoptimised", "naive", "upstream"})
+"""Words by which a row or arm calls itself the reference its group is compared with (a tie-breaker:
+without one the first measured row is the baseline)."""
+
+
+def names_reference(text: str, first: int | None = None) -> bool:
+    """Whether a row's, arm's or note's words (its ``first`` words, when given) call it the
+    reference: one of :data:`REFERENCE_WORDS` (``8192 (default)``, ``baseline TP8``).
+
+    >>> names_reference("8192 (default)"), names_reference("EAGLE-3 steps=3")
+    (True, False)
+    """
+    from kb.importers.read.prose import words
+
+    return any(w in REFERENCE_WORDS for w in words(text)[:first])
+
+
 def introduces_references(lead: str | None) -> bool:
     """Whether the paragraph before a list says its items are references, not runs (``Reference
     points before we start:``, ``Published numbers:``): a lead-in that ends with a colon and names

@@ -50,11 +50,16 @@ SOURCES = {
         "Scheduling Policy", "Issue Rate (req/sec)", "Average time-to-first-token", "Average time-per-output-token",
         "Request Latency Breakdown", "DATASET DETAILS"),
     "pallets/click (Usage / Error: lines of a command-line error)": ("Usage:", "Error:"),
+    "NVIDIA/TensorRT-LLM tensorrt_llm/__init__.py (the version banner each process logs)": (
+        "[TensorRT-LLM] TensorRT-LLM version: 0.16.0",),
     "NVIDIA/TensorRT-LLM tensorrt_llm/bench/dataclasses/reporting.py (--report_json keys)": (
         "engine", "world_info", "request_info", "performance", "streaming_metrics", "dataset", "_percentiles",
         "avg_request_latency_ms", "system_output_throughput_tok_s", "token_output_speed_tok_s"),
 }
 """The documentation of the output this reader knows."""
+
+MARKERS = ("performance overview", "tensorrt-llm", "engine details", "pytorch backend", "\"performance\"", "request throughput")
+"""Words (lower case) one of which any output this reader knows holds: a cheap test before it reads."""
 
 _RULE = re.compile(r"^\s*(?:={5,}|-{1,2})\s*$")
 _SECTION = re.compile(r"^\s*(=\s+)?([A-Za-z][A-Za-z +/&-]+?)\s*$")

@@ -28,6 +28,9 @@ _UNITLESS_STAT = re.compile(r"^(mean|median|std|p\d+)_(ttft|tpot|itl|e2el)$")
 SOURCES = {key: value for key, value in serving.SOURCES.items() if key.startswith("vllm-project")}
 """The documentation of the output this reader knows (see :mod:`.serving`)."""
 
+MARKERS = ("serving benchmark result", "ttft", "tpot", "itl", "e2el", "output_throughput", "throughput")
+"""Words (lower case) one of which any output this reader knows holds: a cheap test before it reads."""
+
 
 SETTING_KEYS: dict[str, str] = {"max_concurrent_requests": "peak_concurrent_requests"}
 """Saved-result setting keys named as vLLM's result block labels them (``Peak concurrent requests``)."""

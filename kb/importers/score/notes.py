@@ -16,7 +16,6 @@ from kb.importers.read import commands as shell
 from kb.importers.read import cells, dates, labels, prose, statements
 from kb.importers.read import errors as error_output
 from kb.importers.score.candidate import Candidate
-from kb.importers.score.tables import REFERENCE_WORDS
 from kb.importers.segment import Segment
 
 
@@ -67,7 +66,9 @@ def note_candidates(segment: Segment, chat: bool) -> list[Candidate]:
                                    generic=fig.generic)
         label = group[0].label if len(arms) > 1 else ""
         text = prose.plain(segment.text)
-        lead = group[0].label if len(arms) == 1 and text.lower().startswith(group[0].label.lower()) else ""
+        before = segment.text[:group[0].start].rstrip()
+        lead = group[0].label if len(arms) == 1 and before.endswith((":", "=")) and \
+            text.lower().startswith(group[0].label.lower()) else ""  # "INT4 (shipped checkpoint): 82.3 tok/s"
         title = (label or (lead if len(lead.split()) >= 2 else "") or prose.first_sentence(text, 80) or text[:80]).strip()
         section = dates.without_date(segment.path[-1]) if segment.path else ""
         if not segment.attrs.get("item") and len(arms) == 1 and len(section.split()) >= 2:
@@ -89,7 +90,7 @@ def note_candidates(segment: Segment, chat: bool) -> list[Candidate]:
             candidate.group = f"arms:{segment.ordinal}"
         elif segment.attrs.get("parent_at") is not None:
             candidate.group = f"list:{segment.attrs['parent_at']}"
-        candidate.marked = any(w in REFERENCE_WORDS for w in prose.words(label or text)[:12])
+        candidate.marked = statements.names_reference(label or text, first=12)
         candidate.workload = labels.workload({}, flags)
         previous = {fig.name: fig.previous for fig in group if fig.previous}
         if previous:

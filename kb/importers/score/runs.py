@@ -24,7 +24,6 @@ from kb.importers.read import commands as shell
 from kb.importers.read import errors as error_output
 from kb.importers.read import labels, prose, statements
 from kb.importers.score.candidate import Candidate, better, headline_name
-from kb.importers.score.tables import REFERENCE_WORDS
 from kb.importers.segment import Segment
 
 
@@ -79,7 +78,7 @@ def run_candidates(segment: Segment, headline: Headline, warn, passes: bool = Tr
             if arm and statements.reference_only(" ".join(n.text for n in segment.narration), arm):
                 continue  # an arm the narration prints only for reference
             if arm:
-                candidate.marked = any(w in REFERENCE_WORDS for w in prose.words(arm))
+                candidate.marked = statements.names_reference(arm)
                 candidate.label = arm
                 candidate.title = f"{arm} ({candidate.title})" if candidate.title else arm
                 candidate.key = f"{candidate.key}|{arm}"

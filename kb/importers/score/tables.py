@@ -19,16 +19,12 @@ from __future__ import annotations
 
 from kb.importers.events import Locator, Table, TableRow
 from kb.importers.model import Evidence, Figure, locator_text, short_quote
-from kb.importers.read import cells, labels, prose
+from kb.importers.read import cells, labels, prose, statements
 from kb.importers.read import commands as shell
 from kb.importers.read import errors as error_output
 from kb.importers.score.candidate import MEMORY_UNITS, Candidate
 from kb.importers.segment import Segment
 
-REFERENCE_WORDS = frozenset({"baseline", "base", "default", "defaults", "stock", "before", "reference", "vanilla",
-                             "original", "unoptimized", "unoptimised", "naive", "upstream"})
-"""Words by which a row or arm calls itself the reference its group is compared with (a tie-breaker:
-without one the first measured row is the baseline)."""
 
 _TEXT_WORDS = 5
 """Cells of at least this many words on average make a column of text (notes, error messages)."""
@@ -169,7 +165,7 @@ def _row(segment: Segment, table: Table, roles: dict, row: TableRow, position: i
     candidate.said = said
     candidate.confidence = 0.8 if figures else 0.6
     candidate.reason = "a results-table row" + ("" if figures else " marked with its result")
-    candidate.marked = any(w in REFERENCE_WORDS for s in settings for w in prose.words(s))
+    candidate.marked = any(statements.names_reference(s) for s in settings)
     if verdict == "fail":
         candidate.failed = True
         texts = [row.cells.get(h, "") for h, r in roles.items() if r[0] in ("text", "mark", "setting")]
@@ -234,7 +230,7 @@ def _arm_columns(segment: Segment, table: Table, roles: dict) -> list[Candidate]
                                   confidence=0.75 if figures else 0.65,
                                   reason="a cell of a comparison table whose columns are the configurations", arm=True)
             candidate.failed = verdict == "fail"
-            candidate.marked = any(w in REFERENCE_WORDS for w in prose.words(header))
+            candidate.marked = statements.names_reference(header)
             candidate.settings = {h: prose.plain(row.cells.get(h, "")) for h in labels_ if row.cells.get(h, "").strip()}
             found.append(candidate)
     return found
@@ -281,7 +277,7 @@ def _swept_arms(segment: Segment, table: Table, roles: dict, arms: list[str], di
                               group=f"table:{segment.ordinal}:", confidence=0.75,
                               reason=f"an arm (column) of a table that sweeps {dim}", arm=True)
         candidate.failed = failed and not figures
-        candidate.marked = any(w in REFERENCE_WORDS for w in prose.words(label))
+        candidate.marked = statements.names_reference(label)
         found.append(candidate)
     return found
 
@@ -403,6 +399,6 @@ def _arms(segment: Segment, table: Table, context_unit: str | None = None) -> li
                               group=f"table:{segment.ordinal}:", confidence=0.75,
                               reason="an arm (column) of a comparison table", arm=True)
         candidate.failed = failed and not figures
-        candidate.marked = any(w in REFERENCE_WORDS for w in prose.words(label))
+        candidate.marked = statements.names_reference(label)
         found.append(candidate)
     return found
