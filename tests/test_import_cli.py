@@ -200,7 +200,7 @@ def test_non_utf8_and_malformed_lines_are_reported_and_skipped(campaign_copy, tm
     assert result.stdout.count("  new  ") == 3
 
 
-def test_invalid_draft_aborts_before_any_write(campaign_copy, monkeypatch):
+def test_an_invalid_draft_is_left_out_and_the_others_are_written(campaign_copy, monkeypatch):
     import kb.importers.drafts as drafts
 
     real = drafts._record
@@ -213,11 +213,17 @@ def test_invalid_draft_aborts_before_any_write(campaign_copy, monkeypatch):
         return real(x, a, *args, **kwargs)
 
     monkeypatch.setattr(drafts, "_record", flaky)
-    before = tree(campaign_copy)
-    result = run(campaign_copy, str(LOGS / "claude-campaign.jsonl"))
-    assert result.exit_code == 1
-    assert "outcome" in result.stderr and "is invalid" in result.stderr
-    assert tree(campaign_copy) == before
+    before = set(tree(campaign_copy))
+    result = run(campaign_copy, str(LOGS / "claude-campaign.jsonl"), "--json")
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)["files"][0]
+    bad = calls[2].anchor.locator
+    assert any(w.startswith(f"{bad}: the run read there was not drafted") and "outcome" in w for w in report["warnings"])
+    written = [d for d in report["drafts"] if d["state"] == "written"]
+    assert len(written) == 2  # the log's three confident drafts, less the invalid one
+    assert bad not in [d["anchor"] for d in report["drafts"]]
+    added = set(tree(campaign_copy)) - before
+    assert added == {f"attempts/{d['id']}.yaml" for d in written}
 
 
 def test_unknown_format_option_is_usage_error(campaign_copy):

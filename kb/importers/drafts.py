@@ -23,9 +23,11 @@ Guarantees:
   drafted from (its anchor); an attempt that already cites that pair (draft or reviewed) is
   reported as ``exists`` and nothing is written for it. A record is never overwritten
   (:func:`kb.store.write_record` refuses).
-- *No partial import*: every draft of every file is validated (model and references) before
-  the first is written; one invalid draft raises :class:`kb.errors.InvalidRecords` and
-  nothing is written. Each write is atomic.
+- *Validated before written*: every draft of every file is validated before the first is
+  written. A draft the model refuses (a figure it cannot hold) is left out with a warning
+  naming its locator, and the log's other drafts still come in; a draft that refers to a
+  record that does not exist raises :class:`kb.errors.InvalidRecords` and nothing is written.
+  Each write is atomic.
 - *Redaction first*: everything extracted goes through one :class:`Redactor` before a record is
   built, written or printed; :attr:`ImportReport.redactions` counts what it replaced by kind.
 - References only to what exists: ``stack``/``platform`` are set when exactly one existing
@@ -206,8 +208,9 @@ def import_logs(root: str | Path, paths: list[str | Path], *, format: str = "aut
     drafted from it, and the others are still imported. Raises
     :class:`kb.errors.UsageError` for a missing/unknown campaign,
     :class:`kb.errors.RecordError` when ``root`` is not a folder, and
-    :class:`kb.errors.InvalidRecords` (before anything is written) when a draft does not
-    validate; :class:`kb.errors.WriteError` if the disk refuses a write (records written
+    :class:`kb.errors.InvalidRecords` (before anything is written) when a draft refers to a
+    record that does not exist (a draft the model refuses is left out, said in its file's
+    ``warnings``); :class:`kb.errors.WriteError` if the disk refuses a write (records written
     before it are complete).
     """
     root = Path(root)
@@ -255,11 +258,13 @@ def import_logs(root: str | Path, paths: list[str | Path], *, format: str = "aut
         item.about_inference = extraction.about_inference
         item.decisions, item.options, item.facts = extraction.decisions, extraction.options, extraction.facts
         item.matches_campaign = extraction.matches_campaign
-        item.drafts, file_problems = _drafts(extraction, kg, camp, existing, taken, redactor, today, suffixes)
+        item.drafts, file_problems = _drafts(extraction, kg, camp, existing, taken, redactor, today, suffixes,
+                                             item.warnings)
         problems.extend(file_problems)
         possible = Extraction(extraction.file, extraction.format, extraction.sha256, extraction.tool_version,
                               attempts=extraction.possible, session_id=extraction.session_id)
-        item.possible, file_problems = _drafts(possible, kg, camp, existing, taken, redactor, today, suffixes)
+        item.possible, file_problems = _drafts(possible, kg, camp, existing, taken, redactor, today, suffixes,
+                                               item.warnings)
         for draft in item.possible:
             if draft.state == "new" and not all_attempts:
                 draft.state = "possible"
@@ -337,9 +342,12 @@ def redact_extraction(value: Any, redactor: Redactor) -> Any:
 
 def _drafts(x: Extraction, kg: Any, camp: Campaign, existing: dict[tuple[str, str], str],
             taken: set[str], redactor: Redactor, today: dt.date | None,
-            suffixes: dict[str, int]) -> tuple[list[Draft], list[Problem]]:
+            suffixes: dict[str, int], warnings: list[str]) -> tuple[list[Draft], list[Problem]]:
+    """The drafts of one extraction, and the problems of their references. A draft whose record
+    would not validate is left out and said in ``warnings`` (one line each, with its locator)."""
     drafts: list[Draft] = []
     problems: list[Problem] = []
+    dropped: list[Draft] = []
     ids: list[str] = []
     for attempt in x.attempts:
         stable = ("key", passage_key(x, attempt))
@@ -366,9 +374,11 @@ def _drafts(x: Extraction, kg: Any, camp: Campaign, existing: dict[tuple[str, st
             baseline = camp.baseline_attempt
         try:
             draft.record = _record(x, attempt, record_id, kg, camp, baseline, redactor, attempt.date or today or dt.date.today())
-        except ValidationError as exc:
-            problems += [Problem(p.path, None, p.field, f"draft {record_id} (from {attempt.anchor.locator}) is invalid: "
-                                                        f"{p.message}") for p in located_problems(exc, Attempt, x.file)]
+        except ValidationError as exc:  # one draft the model refuses must not cost the log's others
+            why = "; ".join(f"{p.field}: {p.message}" for p in located_problems(exc, Attempt, x.file))
+            warnings.append(f"{attempt.anchor.locator}: the run read there was not drafted, its record would be "
+                            f"invalid ({why}); write it by hand if it is an attempt")
+            dropped.append(draft)
             continue
         draft.blocked_by = list(draft.record.blocked_by)
         draft.duplicates = possible_duplicates(kg, draft.record)
@@ -378,7 +388,11 @@ def _drafts(x: Extraction, kg: Any, camp: Campaign, existing: dict[tuple[str, st
             draft.record = draft.record.model_copy(update={
                 "notes": (draft.record.notes or "") + f"\nPossibly a duplicate of an attempt already recorded:\n\n{lines}\n"})
         problems.extend(_reference_problems(draft.record, kg, set(ids), x.file))
-    return drafts, problems
+    gone = {d.id for d in dropped}
+    for draft in drafts:
+        if draft.record is not None and draft.record.baseline in gone:  # its baseline was left out
+            draft.record = draft.record.model_copy(update={"baseline": None})
+    return [d for d in drafts if d.id not in gone], problems
 
 
 def _new_id(date: dt.date, title: str, taken: set[str], suffixes: dict[str, int]) -> str:
@@ -443,6 +457,10 @@ def _record(x: Extraction, a: ExtractedAttempt, record_id: str, kg: Any, camp: C
             why = "matches, beside other blockers, none of them by a specific signature"
         notes.append(f"Possible match: blocker `{blocker_id}` (its signature \"{signature}\" {why}). "
                      "Add it to `blocked_by` if it is this cause.")
+    deltas = [f"{name} {m.text} {m.unit}".strip() for name, m in a.metrics.items() if m.text.startswith("-")]
+    if deltas:
+        notes.append("Negative figures read beside this run (a difference, not a measurement; no metric "
+                     "is negative): " + ", ".join(deltas) + ".")
     if unmatched:
         notes.append("Platform seen in the log (no platform record matches): "
                      + ", ".join(f"{f.name} {f.value}" for f in unmatched) + ".")
@@ -459,7 +477,7 @@ def _record(x: Extraction, a: ExtractedAttempt, record_id: str, kg: Any, camp: C
         "components": components,
         "config": {"command": a.command, "flags": a.flags, "env": env, "settings": a.settings},
         "outcome": a.outcome,
-        "metrics": {name: _metric(m) for name, m in _headline_first(a).items()},
+        "metrics": {name: _metric(m) for name, m in _headline_first(a).items() if not m.text.startswith("-")},
         "baseline": baseline,
         "error": a.error,
         "blocked_by": blocked_by,

@@ -156,9 +156,10 @@ def read(text: str) -> Readout:
 def _cells(raw: str) -> list[str] | None:
     """The cells of a table row (``│ a │ b │``), or ``None`` when ``raw`` is not one."""
     line = raw.strip()
-    if not line or line[0] not in _BOX or line[-1] not in _BOX:
+    if len(line) < 2 or line[0] not in _BOX or line[-1] not in _BOX:
         return None
-    return [cell.strip() for cell in re.split(f"[{_BOX}]", line)[1:-1]]
+    found = [cell.strip() for cell in re.split(f"[{_BOX}]", line)[1:-1]]
+    return found or None
 
 
 def _console(text: str) -> Readout:

@@ -120,7 +120,12 @@ def read_output(text: str, *, generic: bool = True) -> Readout:
         if not any(marker in lowered for marker in module.MARKERS):
             continue  # none of the words its output always holds: nothing for it to read
         reader = module.read
-        found = reader(text)
+        try:
+            found = reader(text)
+        except Exception as exc:  # a reader's bug must not cost the log: say so, read on  # noqa: BLE001
+            out.warnings.append(f"the {module.TOOL} reader failed on this output ({type(exc).__name__}: {exc}); "
+                                "please report it")
+            continue
         taken = claimed(out)
         found.runs = [run for run in found.runs if not set(range(run.lines[0], run.lines[1] + 1)) & taken]
         for position, run in enumerate(found.runs):
@@ -148,6 +153,9 @@ def recognises(text: str) -> str | None:
 
     lowered = text.lower()
     for module in (vllm_bench, sglang_bench, llama_bench, nccl_tests, trtllm_bench, aiperf):
-        if any(marker in lowered for marker in module.MARKERS) and module.read(text).runs:
-            return str(module.TOOL)
+        try:
+            if any(marker in lowered for marker in module.MARKERS) and module.read(text).runs:
+                return str(module.TOOL)
+        except Exception:  # noqa: BLE001 - read_output reports it; here it only recognises nothing
+            continue
     return None

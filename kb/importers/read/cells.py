@@ -22,7 +22,7 @@ from kb.importers.read.base import NUMBER
 SOURCES = {"GitHub-flavoured Markdown tables as results tables are written (marks, dashes, emphasis)": ()}
 """What the rules rest on."""
 
-_FIGURE = re.compile(rf"^[\s*_~≈]*({NUMBER})\s*(?:±\s*({NUMBER}))?\s*([A-Za-zµμ/%]+(?:/[A-Za-z]+)?)?[^\w(\[]*(?:[(\[].*)?$")
+_FIGURE = re.compile(rf"^[\s*_~≈]*({NUMBER})_*\s*(?:±\s*({NUMBER}))?\s*([A-Za-zµμ/%]+(?:/[A-Za-z]+)?)?(?:[^\w(\[]|_)*(?:[(\[].*)?$")
 _DELTA = re.compile(rf"^[\s*_(]*(?:[+\-−]\s*{NUMBER}\s*%?|{NUMBER}\s*%|{NUMBER}\s*[x×])[\s*_)]*(?:\(.*\))?\s*$", re.I)
 _BLANK = frozenset({"", "-", "—", "–", "n/a", "na", "tbd", "pending", "?", "...", "…", "todo", "wip", "tba", "none",
                     "not run", "skipped", "x"})
@@ -179,3 +179,16 @@ def refers_back(text: str) -> bool:
     """
     words = re.findall(r"[a-z]+", text.lower())
     return bool(words) and len(words) <= 4 and any(w in _BACK for w in words)
+
+
+_MEASURED = re.compile(r"[~<>≈]?\s*\d[\d.,]*\s*(?:x|×|%|[A-Za-zµμ/]{1,8})?")
+
+
+def measured(cell: str) -> bool:
+    """Whether a cell is a number, maybe with a unit, a ratio or a share after it (``0.11x``,
+    ``3.6s``, ``<1%``): something measured, never a configuration's name (``fp16``, ``tp8``).
+
+    >>> [measured(c) for c in ("0.11x", "3.6s", "<1%", "fp16", "tp8")]
+    [True, True, True, False, False]
+    """
+    return bool(_MEASURED.fullmatch(cell.strip()))

@@ -149,6 +149,70 @@ def _program_tokens(tokens: list[str]) -> list[str]:
     return tokens[i:]
 
 
+_SHELLS = frozenset({"ssh", "bash", "sh", "zsh", "powershell", "pwsh", "cmd"})
+_WINDOWS_SHELLS = frozenset({"powershell", "pwsh", "cmd"})
+_CMDLET = re.compile(r"(?:Get|Set|Select|Start|Stop|New|Remove|Copy|Move|Test|Out|Write|Invoke-Web|Add|Clear|Measure|"
+                     r"Sort|Where|ForEach|Format|Wait|Push|Pop|Resolve|Split|Join|Rename)-[A-Z]\w*", re.I)
+"""PowerShell cmdlets (``Verb-Noun``, Microsoft's approved verbs that read, move or manage): no runs."""
+_EDITS = frozenset({"apply_patch", "patch"})
+"""Programs that edit files (``apply_patch`` is how Codex's shell tool writes a change): no runs."""
+_BUILD_TOOLS = frozenset({"make", "cmake", "ninja", "meson", "bazel", "msbuild", "cargo", "nvcc"})
+"""Programs that build: a build that fails is a failed try (a kernel that does not compile), one
+that works measured nothing."""
+
+
+def _head(token: str) -> str:
+    """A program's name from its path, Windows' too (``.\\build.bat``, ``C:\\x\\powershell.exe``),
+    without the ``.exe`` suffix."""
+    head = token.replace("\\", "/").rsplit("/", 1)[-1]
+    return head[:-4] if head.lower().endswith(".exe") else head
+
+
+def _shell_inner(head: str, tokens: list[str]) -> str | None:
+    """The command a shell was given to run: after ``-c`` (``bash -lc '...'``, Codex's usual
+    wrapper), ``-Command``/``-c`` (PowerShell) or ``/c``/``/k`` (cmd), as one string; Windows
+    paths with ``/`` (only a program's name matters here). ``None`` when it was given none."""
+    if head == "ssh":
+        return None
+    for i, token in enumerate(tokens[1:], 1):
+        lowered = token.lower()
+        given = lowered in ("-command", "-c", "/c", "/k") if head in _WINDOWS_SHELLS else \
+            bool(re.fullmatch(r"-[a-z]*c", lowered))
+        if given and i + 1 < len(tokens):
+            inner = " ".join(tokens[i + 1:])
+            return inner.replace("\\", "/") if head in _WINDOWS_SHELLS else inner
+    return None
+
+
+def only_builds(command: str) -> bool:
+    """Whether every part of ``command`` that is not an inspection builds: a build tool
+    (``make``, ``cmake``, ``nvcc``), a script named for building (``build.sh``, ``.\\build.bat``,
+    ``compile.ps1``) or ``setup.py build``; inside ``bash -c``/PowerShell wrappers too."""
+    found = False
+    for tokens in _raw_segments(command):
+        tokens = _program_tokens(tokens)
+        if not tokens:
+            continue
+        head = _head(tokens[0])
+        if head in _SHELLS:
+            inner = _shell_inner(head, tokens)
+            if inner is None:
+                return False
+            if not only_builds(inner):
+                return False
+            found = True
+            continue
+        if head in _NOT_RUNS or _CMDLET.fullmatch(head):
+            continue
+        stem = head.rsplit(".", 1)[0].lower() if "." in head else head.lower()
+        builds = head in _BUILD_TOOLS or stem in ("build", "compile", "rebuild") or \
+            (head.startswith("python") and len(tokens) > 2 and tokens[1] == "setup.py" and tokens[2].startswith(("build", "bdist")))
+        if not builds:
+            return False
+        found = True
+    return found
+
+
 def _raw_segments(command: str) -> list[list[str]]:
     tokens = _shell_tokens(command)
     segments: list[list[str]] = [[]]
@@ -171,8 +235,11 @@ def program_of(command: str, depth: int = 0) -> str | None:
         tokens = _program_tokens(tokens)
         if not tokens:
             continue
-        head = tokens[0].rsplit("/", 1)[-1]
-        if head in ("ssh", "bash", "sh", "zsh") and depth < 3:
+        head = _head(tokens[0])
+        if head in _SHELLS and depth < 3:
+            inner = _shell_inner(head, tokens)
+            if inner is not None:
+                return program_of(inner, depth + 1)  # the shell runs what it was given, and only that
             inner = next((t for t in reversed(tokens[1:]) if " " in t), None)
             if inner:
                 found = program_of(inner, depth + 1)
@@ -180,7 +247,7 @@ def program_of(command: str, depth: int = 0) -> str | None:
                     return found
             if head == "ssh":
                 continue
-        if head in _NOT_RUNS:
+        if head in _NOT_RUNS or head in _EDITS or _CMDLET.fullmatch(head):
             continue
         if re.fullmatch(r"python\d*(?:\.\d+)?|pypy\d*|uv|accelerate|deepspeed", head) or head in ("torchrun", "mpirun", "srun", "mpiexec"):
             rest = tokens[1:]

@@ -116,9 +116,19 @@ def name_for(label: str, unit: str) -> str:
         return "busbw" if "bus" in words else "bandwidth"
     if unit in ("GiB", "GB", "MB"):
         return "_".join(w for w in words if w not in ("gib", "gb", "mib", "mb")) or "memory"
+    if unit == "%":
+        quality = next((_QUALITY[w] for w in words if w in _QUALITY), None)
+        if quality:
+            return quality
     return {"TFLOPS": "tflops", "it/s": "iterations", "req/s": "request_throughput", "%": "percent",
             "x": "speedup"}.get(unit, "_".join(words) or "figure")
 
+
+_QUALITY = {"wer": "wer", "cer": "cer", "accuracy": "accuracy", "acc": "accuracy", "exact": "exact_match",
+            "em": "exact_match", "f1": "f1", "bleu": "bleu", "acceptance": "acceptance_rate", "accept": "acceptance_rate",
+            "utilization": "utilization", "util": "utilization", "mfu": "mfu", "hit": "hit_rate"}
+"""Quality and share figures written in percent, by the word that names them (word error rate,
+accuracy, a speculative decoder's acceptance rate, model FLOPs utilisation, a cache's hit rate)."""
 
 _SPREAD_WORDS = frozenset({"std", "stddev", "stdev", "sd", "sigma", "deviation", "err", "error"})
 
@@ -268,7 +278,8 @@ _WORKLOAD = (
     ({"rate", "request", "requests", "req", "qps", "rps", "arrival", "s"}, "request_rate"),
     ({"isl"}, "input_len"),
     ({"osl"}, "output_len"),
-    ({"dataset", "workload", "category", "task"}, "dataset_name"),
+    ({"dataset", "workload", "category", "task", "sample", "samples", "prompt", "prompts", "input", "inputs",
+      "file", "clip", "utterance", "image", "audio", "example", "query", "question"}, "dataset_name"),
     ({"model", "checkpoint"}, "model"),
 )
 """Words by which a setting names the workload a run was measured under (the request rate, the

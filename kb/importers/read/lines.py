@@ -33,6 +33,9 @@ _VALUE_UNIT = re.compile(rf"^\s*({NUMBER})\s*({_UNIT})\s*$")
 _QUALIFIED = re.compile(rf"^\s*(?:({_LABEL})\s*[:=]\s*)?({NUMBER})\s*({_UNIT})\s+([a-z][a-z ]{{0,24}}?)\s*$")
 """One figure of a comma-separated line with the words that qualify it after the unit
 (``38.7 tok/s per request``, ``619.2 tok/s total``)."""
+_SCOPED = re.compile(rf"^\s*[-*>]?\s*([\w.+-]{{1,32}}):\s+({_LABEL})\s+({NUMBER})\s*({_UNIT})(?:\s{{2,}}.*)?$")
+"""A figure of one part of a run (``test-clean: WER 1.15%   errors 27``): the part, then a name
+value unit line; columns after two spaces are the part's other counts."""
 _KEY_VALUE = re.compile(rf"(?<![\w.])([A-Za-z][A-Za-z0-9_]*)=({NUMBER})(?![\w.])")
 _PAIR = re.compile(r"(?<![\w.])([A-Za-z][A-Za-z0-9_]*)=([^\s,;=]+)")
 
@@ -96,6 +99,15 @@ def read_lines(text: str, skip: set[int] | frozenset[int] = frozenset()) -> Read
         pairs = dict(_PAIR.findall(line))
         if found and len(pairs) > len(found):  # a key=value row: its other keys say which point it is
             rows.append((number_, {k: v for k, v in pairs.items() if k not in {n for n, *_ in found}}, found))
+        scoped = _SCOPED.match(line) if not found else None
+        if scoped:
+            unit, value = labels.unit_of(scoped.group(4)), number(scoped.group(3))
+            if unit and value is not None:
+                name = labels.name_for(scoped.group(2), unit)
+                generic = not labels.qualifies(scoped.group(2), unit)
+                run.metrics.setdefault(name, Measure(value, unit, line=number_, generic=generic))  # the first part stands for the run
+                run.metrics[f"{name}[{scoped.group(1)}]"] = Measure(value, unit, line=number_, generic=generic)
+                lines_seen.append(number_)
         for name, value, unit, generic in found:
             run.metrics[name] = Measure(value, unit, line=number_, generic=generic)  # the last: a summary ends a log
             lines_seen.append(number_)

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import re
 
-from kb.importers.read import labels
+from kb.importers.read import cells, labels
 from kb.importers.read.base import NUMBER, Measure, Readout, RunReading, number
 
 TOOL = "printed"
@@ -74,11 +74,17 @@ def read(text: str) -> Readout:
 
 
 def _split(line: str) -> list[str]:
-    """A line's cells: between pipes when it is a pipe-delimited row, else split by runs of spaces."""
+    """A line's cells: between pipes when it is a pipe-delimited row (Markdown emphasis and an
+    estimate's ``~`` taken off: ``**~435ms**`` is ``435ms``), else split by runs of spaces."""
     stripped = line.strip()
     if stripped.startswith("|") and stripped.endswith("|") and stripped.count("|") >= 3:
-        return [c.strip() for c in stripped[1:-1].split("|")]
+        return [_plain(c) for c in stripped[1:-1].split("|")]
     return [c for c in _SPLIT.split(stripped) if c]
+
+
+def _plain(cell: str) -> str:
+    text = cell.strip().strip("*_`").strip()
+    return text[1:].lstrip() if text[:1] in "~≈<>≤≥" and text[1:].strip()[:1].isdigit() else text
 
 
 def _header(line: str) -> list[str] | None:
@@ -109,8 +115,9 @@ def _rows(lines: list[str], start: int, width: int) -> tuple[list[tuple[int, lis
         if len(cells) != width or not any(_CELL.match(c) for c in cells):
             break
         shape = [bool(_CELL.match(c)) for c in cells]
-        if rows and shape != [bool(_CELL.match(c)) for c in rows[0][1]]:
-            break  # a line of another shape ends the table ("best: 61.0 tok/s (tp=4)")
+        first = [bool(_CELL.match(c)) for c in rows[0][1]] if rows else shape
+        if any(a != b and cell and other for a, b, cell, other in list(zip(shape, first, cells, rows[0][1] if rows else cells))[1:]):
+            break  # a line of another shape ends the table ("best: 61.0 tok/s (tp=4)"); an empty cell fits any
         rows.append((i + 1, cells))
         i += 1
     return rows, i
@@ -136,6 +143,7 @@ def _table_runs(header: list[str], rows: list[tuple[int, list[str]]], title_unit
             columns.append(("arm", name, title_unit))
         else:
             columns.append(("setting", name, None))
+    columns = _distinct_names(columns, header)
     arms = [c for c in columns if c[0] == "arm"]
     settings = [(position, c) for position, c in enumerate(columns) if c[0] == "setting"]
     if arms and len(settings) == 1:
@@ -156,9 +164,15 @@ def _table_runs(header: list[str], rows: list[tuple[int, list[str]]], title_unit
         return runs
     if not any(c[0] == "figure" for c in columns):
         return []
+    total = _breakdown_total(columns, rows)
+    start = rows[0][0]
+    if total is not None:  # the rows are the parts of one measurement: the run is their total
+        rows = [total]
+    elif _repetitions(header[0], [row[0] for _, row in rows]):
+        return []  # the passes of one measurement (run 1, 2, 3): their summary, printed with them, is the run
     runs = []
     for line, row in rows:
-        run = RunReading(TOOL, documented=False, lines=(line, line))
+        run = RunReading(TOOL, documented=False, lines=(line, line) if total is None else (start, line))
         for position, (kind, name, unit) in enumerate(columns):
             if kind == "setting":
                 run.settings[name] = row[position]
@@ -174,6 +188,65 @@ def _table_runs(header: list[str], rows: list[tuple[int, list[str]]], title_unit
         if run.metrics:
             runs.append(run)
     return runs
+
+
+def _repetitions(name: str, labels_: list[str]) -> bool:
+    """A first column that counts the passes of one measurement: headed ``Run``, ``Iteration``,
+    ``Trial``, ``Rep`` or ``Pass``, its cells the numbers 1, 2, 3 (a warm-up note allowed)."""
+    words = re.findall(r"[a-z]+", name.lower())
+    if not words or words[0] not in ("run", "runs", "iteration", "iter", "trial", "rep", "repeat", "repetition", "pass"):
+        return False
+    numbers = [re.match(r"\s*#?(\d+)", cell) for cell in labels_]
+    return all(numbers) and [int(m.group(1)) for m in numbers if m] == list(range(1, len(labels_) + 1))
+
+
+def _distinct_names(columns: list[tuple[str, str, str | None]], header: list[str]) -> list[tuple[str, str, str | None]]:
+    """Figure columns that would share a name (``Total (ms)``, ``Encode (ms)``, ``Decode (ms)``
+    are all ``latency``): the first keeps it, the others are named by their header too
+    (``encode_latency``); a ``Total`` column takes the plain name."""
+    figures = [i for i, c in enumerate(columns) if c[0] == "figure"]
+    out = list(columns)
+    by_name: dict[str, list[int]] = {}
+    for i in figures:
+        by_name.setdefault(columns[i][1], []).append(i)
+    for name, positions in by_name.items():
+        if len(positions) < 2:
+            continue
+        keeper = next((i for i in positions if cells.is_summary(header[i])), positions[0])
+        for i in positions:
+            if i != keeper:
+                words = "_".join(re.findall(r"[a-z0-9]+", re.sub(r"\(.*?\)", "", header[i].lower()))) or f"column{i}"
+                out[i] = ("figure", f"{words}_{name}" if not name.startswith(words) else f"{name}_{i}", columns[i][2])
+    return out
+
+
+def _breakdown_total(columns: list[tuple[str, str, str | None]], rows: list[tuple[int, list[str]]]) -> tuple[int, list[str]] | None:
+    """The ``Total`` row of a table whose other rows add up to it (a time broken down by stage):
+    such rows are the parts of one run, not runs. ``None`` for any other table. The sum must be
+    within 10 % of the total, in every figure column the total row fills."""
+    if len(rows) < 3:
+        return None
+    total = next((r for r in rows if cells.is_summary(r[1][0]) and re.findall(r"[a-z]+", r[1][0].lower())[0]
+                  in ("total", "totals", "sum", "overall")), None)
+    if total is None:
+        return None
+    parts = [r for r in rows if r is not total]
+    checked = 0
+    for position, (kind, _, _) in enumerate(columns):
+        if kind != "figure":
+            continue
+        found = _CELL.match(total[1][position])
+        if not found:
+            continue
+        values = [_CELL.match(row[position]) for _, row in parts]
+        if not all(values):
+            return None
+        whole = float(found.group(1).replace(",", ""))
+        summed = sum(float(v.group(1).replace(",", "")) for v in values if v)
+        if whole <= 0 or abs(summed - whole) > 0.1 * whole:
+            return None
+        checked += 1
+    return total if checked else None
 
 
 def _labelled_rows(lines: list[str], out: Readout) -> None:

@@ -25,8 +25,10 @@ from kb.importers.read.base import NUMBER
 SOURCES = {"CommonMark inline syntax (emphasis, code spans, links)": ()}
 """What the rules rest on."""
 
-_UNIT_WORDS = (r"tok/s|tokens/s(?:ec)?|token/s|tokens per second|tok/sec|t/s|tps|req/s|requests/s(?:ec)?|ms|µs|μs|us|"
-               r"GB/s|GiB/s|TFLOP/?S|TFLOPs|tflops|it/s|s|sec|seconds|x|%")
+_UNIT_WORDS = "|".join(re.escape(u) for u in sorted((k for k, v in labels.UNITS.items() if v and v not in ("GiB", "GB", "MB")),
+                                                     key=len, reverse=True)) + "|TFLOPs"
+"""Every throughput, latency, bandwidth, rate and ratio spelling :data:`kb.importers.read.labels.UNITS`
+knows (sizes aside: a figure in prose in GB is a model's size as often as a measurement), longest first."""
 _FIGURE = re.compile(rf"(?<![\w.,/])~?\s*({NUMBER})\s*(?:\*\*)?\s*({_UNIT_WORDS})(?![\w/])", re.I)
 _FROM_TO = re.compile(rf"(?<![\w.,])({NUMBER})\s*(?:{_UNIT_WORDS})?\s*(?:\*\*)?\s*(?:→|->|=>|\bto\b)\s*(?:\*\*)?\s*~?({NUMBER})\s*(?:\*\*)?\s*({_UNIT_WORDS})(?![\w/])", re.I)
 _SIGNED = re.compile(rf"(?<![\w.])([+\-−])\s?({NUMBER})\s?%")

@@ -135,4 +135,11 @@ def better(unit: str, headline: Headline, name: str) -> str:
     """``higher`` or ``lower``: the campaign's direction for its own metric, else by the unit."""
     if name == headline.name and headline.direction in ("higher", "lower"):
         return headline.direction
+    if name.split("[", 1)[0] in LOWER_IS_BETTER_NAMES:
+        return "lower"
     return "lower" if unit in LOWER_IS_BETTER else "higher"
+
+
+LOWER_IS_BETTER_NAMES = frozenset({"wer", "cer", "perplexity", "loss", "error_rate"})
+"""Figures of a unit where more is better (percent, a plain number) that are better lower: error
+rates (word and character error rate), perplexity, a loss."""

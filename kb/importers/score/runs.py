@@ -22,7 +22,7 @@ from kb.importers.read import RunReading, read_output
 from kb.importers.read.base import number
 from kb.importers.read import commands as shell
 from kb.importers.read import errors as error_output
-from kb.importers.read import labels, prose, statements
+from kb.importers.read import cells, labels, prose, statements
 from kb.importers.score.candidate import Candidate, better, headline_name
 from kb.importers.segment import Segment
 
@@ -136,8 +136,8 @@ def variant_candidate(segment: Segment) -> Candidate | None:
     outcome the figures cannot give."""
     command = segment.command
     program = shell.program_of(command) if command else None
-    if not command or not program or not (segment.output or "").strip():
-        return None
+    if not command or not program or not (segment.output or "").strip() or shell.only_builds(command):
+        return None  # a build that worked measured nothing: the run after it is the try
     flags, env = shell.command_config(command)
     candidate = _base(segment, command, flags, env, shell.benchmark_tool(command), program)
     candidate.evidence, candidate.confidence = "lines", 0.5
@@ -158,7 +158,7 @@ def _arms(runs: list[RunReading], command: str | None) -> list[list[RunReading]]
     for key in keys:
         values = [run.settings.get(key, "") for run in runs]
         distinct = list(dict.fromkeys(values))
-        if len(distinct) < 2 or all(number(v) is not None for v in distinct if v):
+        if len(distinct) < 2 or all(number(v) is not None or cells.measured(v) for v in distinct if v):
             continue
         if labels.workload_key(key) or all(set(prose.words(v)) <= asked for v in distinct if v):
             continue  # a workload the run was measured over (a dataset's categories), not configurations

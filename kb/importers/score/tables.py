@@ -76,7 +76,8 @@ def _roles(table: Table, context_unit: str | None) -> dict[str, tuple[str, str |
             roles[header] = ("figure", labels.name_for(header, unit or ""), unit)
         elif filled and sum(1 for v in filled if cells.is_delta(v)) >= max(1, (2 * len(filled)) // 3):
             roles[header] = ("delta", None, None)
-        elif context_unit and numeric and len(numeric) >= max(1, (2 * len(filled)) // 3) and header != table.headers[0]:
+        elif context_unit and numeric and len(numeric) >= max(1, (2 * len(filled)) // 3) and header != table.headers[0] \
+                and not (len(filled) >= 4 and not with_unit and len(set(filled)) <= len(filled) // 2):  # repeated values: a knob
             kind = "figure" if labels.names_measure(header) else "arm"
             roles[header] = (kind, labels.name_for(header, context_unit), context_unit)
         elif filled and sum(1 for m in marks if m) >= max(1, len(filled) // 2):
@@ -204,6 +205,9 @@ def _arm_columns(segment: Segment, table: Table, roles: dict) -> list[Candidate]
             cells.cell_figure(row.cells.get(labels_[0], "")) is not None
             or labels.names_measure(prose.plain(row.cells.get(labels_[0], ""))) for row in table.rows):
         return _swept_arms(segment, table, roles, arms, labels_[0], unit)  # rows sweep a number, or are measures
+    if len(labels_) >= 2 and len(table.rows) >= 2 and all(
+            cells.cell_figure(row.cells.get(h, "")) is not None for h in labels_ for row in table.rows):
+        return _grid_rows(segment, table, roles, arms, labels_, unit)
     found = []
     for position, row in enumerate(table.rows):
         where = Locator(segment.locator.file, line_start=row.line, line_end=row.line)
@@ -233,6 +237,45 @@ def _arm_columns(segment: Segment, table: Table, roles: dict) -> list[Candidate]
             candidate.marked = statements.names_reference(header)
             candidate.settings = {h: prose.plain(row.cells.get(h, "")) for h in labels_ if row.cells.get(h, "").strip()}
             found.append(candidate)
+    return found
+
+
+def _grid_rows(segment: Segment, table: Table, roles: dict, arms: list[str], knobs: list[str],
+               unit: str | None) -> list[Candidate]:
+    """Rows that set two or more numbers each (a grid of knobs: ``draft-max | draft-min | p-min``)
+    over columns of one unit: each row is a configuration, one attempt, measured under each column
+    (its workloads); the first column's figure is the plain name, the others are its points
+    (``output_throughput[TS]``)."""
+    found = []
+    for position, row in enumerate(table.rows):
+        where = Locator(segment.locator.file, line_start=row.line, line_end=row.line)
+        setting = {prose.plain(h).strip(): prose.plain(row.cells.get(h, "")).strip() for h in knobs}
+        label = ", ".join(f"{k}={v}" for k, v in setting.items())
+        figures: dict[str, Figure] = {}
+        failed = False
+        for header in arms:
+            value = row.cells.get(header, "")
+            figure = cells.cell_figure(value)
+            if figure is None:
+                failed = failed or cells.mark(value) == "fail"
+                continue
+            figure_unit = figure[1] or unit or ""
+            name = roles[header][1] or labels.name_for(header, figure_unit)
+            point = f"{name}[{prose.plain(header).strip()}]"
+            evidence = Evidence(f"metrics.{point}", locator_text(where), short_quote(f"{header}: {value}"))
+            figures[point] = Figure(point, figure[0], figure_unit, evidence, figure[2], not labels.qualifies(header, figure_unit))
+            if name not in figures:
+                figures[name] = Figure(name, figure[0], figure_unit, evidence, figure[2], not labels.qualifies(header, figure_unit))
+        if not figures and not failed:
+            continue
+        candidate = Candidate("row", where, segment.ordinal, sub=position, figures=figures, label=label, title=label,
+                              approach=label, quote=short_quote(" | ".join(row.cells.get(h, "") for h in table.headers)),
+                              when=segment.when, path=segment.path, key=f"{segment.text}|{label}",
+                              group=f"table:{segment.ordinal}:", confidence=0.75,
+                              reason="a row of a table whose rows set several knobs (its columns are what each was measured on)")
+        candidate.failed = failed and not figures
+        candidate.settings = setting
+        found.append(candidate)
     return found
 
 
