@@ -50,7 +50,6 @@ from pydantic import ValidationError
 from kb.errors import InvalidRecords, Problem, RecordExists, UsageError
 from kb.ids import dated_id, free_id
 from kb.importers.events import LogFormatError, Session
-from kb.importers.model import ExtractedAttempt, Extraction, Fact, Headline, Statement
 from kb.importers.matching import (
     _existing_sources,
     _match_platform,
@@ -59,6 +58,7 @@ from kb.importers.matching import (
     passage_key,
     specific_blockers,
 )
+from kb.importers.model import ExtractedAttempt, Extraction, Fact, Headline, Statement
 from kb.importers.score import score
 from kb.importers.sessions import iter_windows
 from kb.models import Attempt, Campaign, Platform, Stack

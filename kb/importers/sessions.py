@@ -42,7 +42,6 @@ from typing import Callable
 
 from kb.importers.events import FORMATS, Event, LogFormatError, Session, link_tool_results
 from kb.importers.formats import aider, claude, claude_export, codex, gemini, markdown, opencode, results, specstory
-from kb.importers.read import read_output, recognises
 from kb.importers.formats._common import (
     MAX_DOCUMENT_BYTES,
     MAX_LINE_BYTES,
@@ -50,6 +49,7 @@ from kb.importers.formats._common import (
     cap_event,
     open_binary,
 )
+from kb.importers.read import read_output, recognises
 
 HEAD_BYTES = 64 * 1024
 """How much of the start of a file :func:`read_session` shows :func:`detect_format`."""

@@ -137,13 +137,38 @@ def read_output(text: str, *, generic: bool = True) -> Readout:
         out.extend(failure)
     if generic and not any(run.metrics for run in out.runs):
         found = printed.read(text)
-        if found.runs:
+        measured = Readout([run for run in out.runs if run.tool != errors.TOOL])
+        summary = lines.read(text, skip=claimed(measured) | claimed(found)) if found.runs else Readout()
+        if found.runs and _summarises(summary, found):
+            out.extend(_detailed(summary.runs[0], found))
+        elif found.runs:
             out.extend(found)
         else:
-            measured = Readout([run for run in out.runs if run.tool != errors.TOOL])
             out.extend(lines.read(text, skip=claimed(measured)))
     out.runs.sort(key=lambda run: run.lines)
     return out
+
+
+def _summarises(summary: Readout, tables: Readout) -> bool:
+    """Whether ``name value unit`` lines outside the printed tables give a figure in a unit the
+    tables' rows give too (``overall: 62.3 tok/s`` above per-file rows, ``decode: 82.3 tok/s (mean
+    of passes 2-5)`` above a pass table): the output's own summary of those rows."""
+    if not summary.runs:
+        return False
+    units = {m.unit for m in summary.runs[0].metrics.values()}
+    return any(m.unit in units for run in tables.runs for m in run.metrics.values())
+
+
+def _detailed(run: RunReading, tables: Readout) -> Readout:
+    """One run: the summary's figures, with the rows it sums up as points named by each row's
+    settings (``output_throughput[file=a.wav]``)."""
+    for row in tables.runs:
+        point = ",".join(f"{k}={v}" for k, v in row.settings.items()) or f"line={row.lines[0]}"
+        for name, measure in row.metrics.items():
+            run.metrics.setdefault(f"{name}[{point}]", measure)
+    run.lines = (min([run.lines[0]] + [r.lines[0] for r in tables.runs]),
+                 max([run.lines[1]] + [r.lines[1] for r in tables.runs]))
+    return Readout([run], tables.warnings)
 
 
 def recognises(text: str) -> str | None:

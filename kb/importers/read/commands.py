@@ -247,6 +247,8 @@ def program_of(command: str, depth: int = 0) -> str | None:
                     return found
             if head == "ssh":
                 continue
+        if head == "nvcc" and any(t.endswith((".cu", ".cpp", ".cc", ".c")) for t in tokens[1:]):
+            return head  # compiling a kernel: a build, whose failure is the try's
         if head in _NOT_RUNS or head in _EDITS or _CMDLET.fullmatch(head):
             continue
         if re.fullmatch(r"python\d*(?:\.\d+)?|pypy\d*|uv|accelerate|deepspeed", head) or head in ("torchrun", "mpirun", "srun", "mpiexec"):
@@ -267,6 +269,20 @@ def program_of(command: str, depth: int = 0) -> str | None:
             image = next((t for t in tokens[2:] if "/" in t and not t.startswith("-") and ":" in t or t.startswith("vllm/")), None)
             return image or "docker run"
         return head
+    return None
+
+
+def command_in(line: str) -> str | None:
+    """The command a line announces after a label (``Running: python3 bench.py --tp 2``,
+    ``+ ./run.sh``, ``cmd: torchrun ...``): from the first launcher or script on, when the
+    rest looks like a command (:func:`looks_like_command`); ``None`` otherwise."""
+    words = line.strip().split()
+    for i, word in enumerate(words[:4]):
+        head = _head(word)
+        if head in _LAUNCHERS or head.endswith((".py", ".sh")) or re.fullmatch(r"python\d*(?:\.\d+)?", head):
+            rest = " ".join(words[i:])
+            shaped = " -" in rest or any(w.endswith((".py", ".sh")) for w in words[i:])
+            return rest if shaped and looks_like_command(rest) else None
     return None
 
 

@@ -55,6 +55,22 @@ _INPUT = {"prefill", "prompt", "input", "pp", "pp512", "ingest", "encode"}
 _SUFFIX_UNITS = {"ms": "ms", "us": "us", "s": "s", "tflops": "TFLOPS", "gbps": None, "tps": "tok/s"}
 
 
+def names_result(header: str) -> bool:
+    """Whether a table header names the column where each row's result is written (``Outcome``,
+    ``Result``, ``Status``, ``Verdict``), rather than a description (``Impact``, ``Why``).
+
+    >>> names_result("Outcome"), names_result("**Result**"), names_result("Impact")
+    (True, True, False)
+    """
+    words = _WORDS.findall(header.lower())
+    return bool(words) and words[0] in ("outcome", "outcomes", "result", "results", "status", "verdict")
+
+
+def is_test_name(word: str) -> bool:
+    """Whether ``word`` is a llama-bench test name (``pp512``, ``tg128``)."""
+    return bool(_TEST.match(word.strip()))
+
+
 def is_statistic(cell: str) -> bool:
     """Whether a cell names a statistic of a distribution (``Min``, ``P50``, ``Mean``, ``p99.9``):
     a table of such rows gives one distribution, not one run a row.
@@ -158,6 +174,10 @@ def qualifies(label: str, unit: str) -> bool:
     return bool(words & (_OUTPUT | _INPUT | {"total", "user", "request", "requests"})) or any(_TEST.match(w) for w in words)
 
 
+_PER_STEP = re.compile(r"^(ms|us|µs|s|sec)\s*/\s*(step|token|tok|it|iter|iteration|batch|image|sample|frame)s?$", re.I)
+"""A time per unit of work as a column header (``ms/step``, ``ms/token``, ``s/it``)."""
+
+
 def header_figure(header: str) -> tuple[str, str] | None:
     """``(name, unit)`` of a table column whose header names a figure (a unit in it, a llama-bench
     test such as ``pp512``/``tg128``, or a metric term with its implied unit: TTFT in ms); ``None``
@@ -174,6 +194,9 @@ def header_figure(header: str) -> tuple[str, str] | None:
         keyed = key_figure(label.strip())  # a CSV header such as avg_ts or latency_ms
         if keyed:
             return keyed
+    per = _PER_STEP.match(label.strip())
+    if unit is None and per and unit_of(per.group(1)) in ("ms", "us", "s"):  # ms/step, ms/token, s/it
+        return f"{per.group(2).lower().rstrip('s')}_latency", unit_of(per.group(1)) or ""
     test = _TEST.match(label.strip())
     if unit is None and test:
         return ("input_throughput" if test.group(1).lower() == "pp" else "output_throughput"), "tok/s"
@@ -279,7 +302,7 @@ _WORKLOAD = (
     ({"isl"}, "input_len"),
     ({"osl"}, "output_len"),
     ({"dataset", "workload", "category", "task", "sample", "samples", "prompt", "prompts", "input", "inputs",
-      "file", "clip", "utterance", "image", "audio", "example", "query", "question"}, "dataset_name"),
+      "file", "clip", "utterance", "image", "audio", "example", "query", "question", "case"}, "dataset_name"),
     ({"model", "checkpoint"}, "model"),
 )
 """Words by which a setting names the workload a run was measured under (the request rate, the
@@ -292,6 +315,40 @@ WORKLOAD_SETTINGS = frozenset({"request_rate", "random_input_len", "random_outpu
 """Settings the tool readers name that describe the workload."""
 
 
+_MODEL_SHAPE = re.compile(r"/|\.gguf\b|\.safetensors\b|(?<![\w.])\d+(?:\.\d+)?\s*[bBmMkK](?![\w])|"
+                          r"(?<![\w.])[a-zA-Z]\d+(?:\.\d+)?[bB](?![\w])|\b[A-Za-z]+-?\d+(?:\.\d+)?-?[bB]\b")
+
+
+def names_model(value: str) -> bool:
+    """Whether a setting's value may name a model: any name but one that starts with a digit and
+    gives no parameter count, hub id or weights file (``3090-only``, ``4090-with-draft``: a
+    scenario named for its GPU). Names such as ``medium``, ``GLM-4.6``, ``Qwen2.5-7B`` pass.
+
+    >>> [names_model(v) for v in ("meta-llama/Llama-3.1-8B", "medium", "3090-only", "70b", "Q4_K_M.gguf", "")]
+    [True, True, False, True, True, False]
+    """
+    text = (value or "").strip()
+    return bool(text) and (not text[:1].isdigit() or bool(_MODEL_SHAPE.search(text)))
+
+
+_QUANT = re.compile(r"(?<![a-z0-9])(?:bf16|fp16|f16|fp32|f32|fp8|fp4|nvfp4|mxfp4|int8|int4|w8a8|w4a16|w8a16|awq|gptq|"
+                    r"exl2|gguf|q[2-8](?:_[a-z0-9]+)*|[0-9]bit|ct2|mlx|quantized|dynamic)(?![a-z0-9])")
+
+
+def base_model(name: str) -> str:
+    """A model's name without its hub owner, quantization and format marks, lower-cased, so that
+    the same model in two precisions is one model (``openai/whisper-large-v3`` and
+    ``whisper-large-v3-ct2-int8`` → ``whisper-large-v3``): a precision is what such runs compare.
+
+    >>> base_model("whisper-large-v3-ct2-int8") == base_model("Whisper-Large-v3-ct2-fp16")
+    True
+    >>> base_model("Qwen/Qwen3-8B-AWQ"), base_model("llama-3-70b.Q4_K_M.gguf")
+    ('qwen3-8b', 'llama-3-70b')
+    """
+    text = _QUANT.sub("", name.strip().lower().rstrip("/").rsplit("/", 1)[-1])
+    return re.sub(r"[-_.]{2,}", "-", text).strip("-_. ")
+
+
 def workload(settings: dict[str, str], flags: list[str] = (), columns: bool = False) -> dict[str, str]:  # type: ignore[assignment]
     """The workload part of a run's settings (names of :data:`WORKLOAD_SETTINGS`; with
     ``columns``, any name :func:`workload_key` maps, as a table's headers are) and of its
@@ -299,6 +356,8 @@ def workload(settings: dict[str, str], flags: list[str] = (), columns: bool = Fa
     found: dict[str, str] = {}
     for name, value in settings.items():
         key = workload_key(name) if columns else (name if name in WORKLOAD_SETTINGS else None)
+        if key == "model" and not names_model(value):
+            continue  # a column headed "model" that holds a scenario's label ("3090-only"): a configuration
         if key and value:
             found[key] = value.strip()
     for flag in flags:

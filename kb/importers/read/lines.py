@@ -25,7 +25,7 @@ TOOL = "lines"
 SOURCES: dict[str, tuple[str, ...]] = {}
 """No documented output: the shape of a line alone decides."""
 
-_LABEL = r"[A-Za-z][\w./ =-]{0,48}?"
+_LABEL = r"[A-Za-z][\w./ =+&-]{0,48}?"
 _UNIT = r"[A-Za-zµμ%/]+(?:/[A-Za-z]+)*"
 _NAME_VALUE_UNIT = re.compile(rf"^\s*[-*>|]?\s*({_LABEL})\s*(?:[:=]\s*|\s+)({NUMBER})\s*({_UNIT})\s*[|]?\s*$")
 _NAME_UNIT_VALUE = re.compile(rf"^\s*[-*>|]?\s*({_LABEL})\s*[\(\[]\s*({_UNIT})\s*[\)\]]\s*[:=|]?\s*({NUMBER})\s*[|]?\s*$")
@@ -36,6 +36,10 @@ _QUALIFIED = re.compile(rf"^\s*(?:({_LABEL})\s*[:=]\s*)?({NUMBER})\s*({_UNIT})\s
 _SCOPED = re.compile(rf"^\s*[-*>]?\s*([\w.+-]{{1,32}}):\s+({_LABEL})\s+({NUMBER})\s*({_UNIT})(?:\s{{2,}}.*)?$")
 """A figure of one part of a run (``test-clean: WER 1.15%   errors 27``): the part, then a name
 value unit line; columns after two spaces are the part's other counts."""
+_QUALIFIER = re.compile(r"\s+(?:\([^()]{1,40}\)|(?:over|across|of|from|in)\s+\d+\s+(?:runs?|passes|iterations?|trials?|"
+                        r"requests?|prompts?|samples?|repeats?))\s*$")
+"""What a summary line may say after its unit about how it was summarised (``82.3 tok/s (mean of
+passes 2-5)``, ``41.7 tok/s over 3 runs``); the figure is still the line's own."""
 _KEY_VALUE = re.compile(rf"(?<![\w.])([A-Za-z][A-Za-z0-9_]*)=({NUMBER})(?![\w.])")
 _PAIR = re.compile(r"(?<![\w.])([A-Za-z][A-Za-z0-9_]*)=([^\s,;=]+)")
 
@@ -133,7 +137,8 @@ def _figures(line: str) -> list[tuple[str, str, str, bool]]:
         value = number(found.group(3))
         if unit and value is not None:
             return [(labels.name_for(found.group(1), unit), value, unit, not labels.qualifies(found.group(1), unit))]
-    found = _NAME_VALUE_UNIT.match(line)
+    bare = _QUALIFIER.sub("", line)
+    found = _NAME_VALUE_UNIT.match(bare) if bare != line else _NAME_VALUE_UNIT.match(line)
     if found:
         unit = labels.unit_of(found.group(3))
         value = number(found.group(2))

@@ -1,6 +1,7 @@
 """Result tables an unknown program prints: a header line naming the columns, then rows of
 numbers aligned under it (pandas' ``DataFrame`` print, which ``triton.testing.perf_report`` uses,
-with its integer index first; a script's own ``print`` of padded columns), and labelled rows of
+with its integer index first; a script's own ``print`` of padded columns, of Markdown pipes or of
+comma-separated values), and labelled rows of
 figures (``FLASH_ATTN : 0.56ms avg, 6677821 tokens/sec avg``).
 
 Units come from the header (``avg_pred_t/s``, ``TFLOPS``, ``latency (ms)``), from the cells
@@ -79,7 +80,10 @@ def _split(line: str) -> list[str]:
     stripped = line.strip()
     if stripped.startswith("|") and stripped.endswith("|") and stripped.count("|") >= 3:
         return [_plain(c) for c in stripped[1:-1].split("|")]
-    return [c for c in _SPLIT.split(stripped) if c]
+    cells = [c for c in _SPLIT.split(stripped) if c]
+    if len(cells) == 1 and stripped.count(",") >= 2 and '"' not in stripped and ": " not in stripped:
+        return [c.strip() for c in stripped.split(",")]  # a script's CSV print (``model,python,swift``)
+    return cells
 
 
 def _plain(cell: str) -> str:
@@ -107,7 +111,7 @@ def _rows(lines: list[str], start: int, width: int) -> tuple[list[tuple[int, lis
             continue
         if not line.strip():
             break
-        cells = _split(line) if line.strip().startswith("|") else line.split()
+        cells = _split(line) if line.strip().startswith("|") or line.count(",") >= 2 else line.split()
         if len(cells) not in (width, width + 1):
             cells = _split(line)
         if len(cells) == width + 1 and cells[0].isdigit():  # pandas' index column

@@ -86,6 +86,17 @@ def _label_before(text: str, at: int) -> str:
     return " ".join(words[-6:])
 
 
+def _measure_words(label: str) -> str:
+    """The words of a figure's label that may name its measure: none when the label names a
+    configuration by a setting's value (``chunked prefill 4096``, ``--tp 8``; a llama-bench test
+    such as ``pp512`` still names one), the label otherwise."""
+    words = label.split()
+    if any(w.startswith("--") or (any(c.isdigit() for c in w) and not labels.is_test_name(w)
+                                  and not labels.is_statistic(w)) for w in words):
+        return ""
+    return label
+
+
 def figures(text: str) -> list[ProseFigure]:
     """The figures ``text`` quotes, in order (see the module docstring); percentages and ratios
     (``%``, ``x``) are left out: they compare, they do not measure."""
@@ -96,7 +107,7 @@ def figures(text: str) -> list[ProseFigure]:
         if unit is None or unit in ("%", "x"):
             continue
         label = _label_before(text, match.start())
-        found.append(ProseFigure(labels.name_for(label, unit), match.group(2).replace(",", ""), unit, label,
+        found.append(ProseFigure(labels.name_for(_measure_words(label), unit), match.group(2).replace(",", ""), unit, label,
                                  match.start(2), match.end(), previous=match.group(1).replace(",", "")))
         taken.append((match.start(), match.end()))
     for match in _FIGURE.finditer(text):
@@ -113,7 +124,7 @@ def figures(text: str) -> list[ProseFigure]:
         if unit == "s" and match.group(2).lower() not in ("s", "sec", "seconds"):
             continue
         label = _label_before(text, match.start())
-        found.append(ProseFigure(labels.name_for(label, unit), match.group(1).replace(",", ""), unit, label,
+        found.append(ProseFigure(labels.name_for(_measure_words(label), unit), match.group(1).replace(",", ""), unit, label,
                                  match.start(1), match.end(), approximate="~" in match.group(0)[:2]
                                  or _APPROXIMATE.search(text[max(0, match.start(1) - 16):match.start(1)]) is not None))
     found.sort(key=lambda f: f.start)

@@ -28,7 +28,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from kb.importers.read import labels
-from kb.importers.read.base import Measure, Readout, RunReading, number
+from kb.importers.read.base import Measure, RunReading, number
 
 SOURCES = {
     "vllm-project/vllm vllm/benchmarks/serve.py (print of the result block, keys of the saved result)": (
@@ -194,7 +194,7 @@ def blocks(lines: list[str]) -> Iterator[Block]:
             found = _LINE.match(line)
             if found:
                 entries.append((found.group(1), found.group(2), i + 1))
-            elif line.strip() and not _RULE.match(line):
+            elif line.strip() and not _RULE.match(line) and not _SECTION_TITLE.match(line):
                 break  # the block ended without its rule (a log line followed it)
             i += 1
         last = entries[-1][2] if entries else first
@@ -203,6 +203,9 @@ def blocks(lines: list[str]) -> Iterator[Block]:
     yield from _loose_sections(lines, taken)
 
 
+_SECTION_TITLE = re.compile(r"^\s*[A-Z][A-Za-z/()&-]*(?: [A-Za-z/()&-]+){0,5}\s*$")
+"""A section's title printed centred without rules (``     Load Balance Metrics     ``), as forks of
+the serving benchmarks add sections inside the result block: the block goes on."""
 _CUT_BANNER = re.compile(r"={3,}\s*Serving Bench")
 
 

@@ -41,7 +41,7 @@ from kb.importers.model import (
 from kb.importers.read import cells, dates, labels, prose, stack, statements
 from kb.importers.read import commands as shell
 from kb.importers.read import errors as error_output
-from kb.importers.score.candidate import Candidate, headline_name
+from kb.importers.score.candidate import Candidate, family_key, headline_name
 from kb.importers.score.notes import note_candidates
 from kb.importers.score.outcomes import decide
 from kb.importers.score.restate import link
@@ -56,9 +56,10 @@ INFERENCE_UNITS = frozenset({"tok/s", "TFLOPS", "it/s", "GB/s"})
 """Units whose figures alone show inference or benchmarking work (a millisecond or a request per
 second may be a web server's)."""
 
-INFERENCE_FIGURES = ("ttft", "tpot", "itl", "acceptance_length")
+INFERENCE_FIGURES = ("ttft", "tpot", "itl", "acceptance_length", "wer", "cer", "accuracy", "exact_match", "bleu")
 """Figure names (their ending: ``median_ttft``) only inference measures: time to first token, time
-per output token, inter-token latency, speculative acceptance length."""
+per output token, inter-token latency, speculative acceptance length, and the quality a model's
+outputs are scored by (word and character error rate, accuracy, exact match, BLEU)."""
 
 _DATED_LINE_WORDS = 12
 """A note of at most this many words that holds a date dates what follows it (``Date: 2025-12-11``)."""
@@ -222,8 +223,8 @@ class _State:
         if candidate.figures and any(f.unit in INFERENCE_UNITS or f.name.split("[")[0].endswith(INFERENCE_FIGURES)
                                      for f in candidate.figures.values()):
             self.inference = True
-        if candidate.tool:
-            self.inference = True
+        if candidate.tool or (candidate.command and shell.model_of(candidate.flags)):
+            self.inference = True  # a benchmark tool's run, or a run given a model to serve or measure
         if candidate.failed and candidate.error:
             self.failures.append(candidate)
             if candidate.evidence == "failure":
@@ -358,8 +359,7 @@ def _family(command: str) -> str | None:
     program = shell.program_of(command)
     if not program:
         return None
-    model = shell.model_of(shell.command_config(command)[0])
-    return f"{program}|{model or ''}"
+    return family_key(program, shell.model_of(shell.command_config(command)[0]))
 
 
 def _with_server(candidate: Candidate, server: str) -> None:

@@ -15,6 +15,7 @@ from decimal import Decimal, InvalidOperation
 
 from kb.importers.events import Locator
 from kb.importers.model import Evidence, Figure, Headline
+from kb.importers.read import labels
 
 STRENGTH = {"tool": 5, "row": 4, "failure": 4, "lines": 3, "item": 2, "note": 1, "narration": 0}
 """How much a kind of evidence weighs when two candidates claim the same run: a benchmark tool's own
@@ -143,3 +144,10 @@ def better(unit: str, headline: Headline, name: str) -> str:
 LOWER_IS_BETTER_NAMES = frozenset({"wer", "cer", "perplexity", "loss", "error_rate"})
 """Figures of a unit where more is better (percent, a plain number) that are better lower: error
 rates (word and character error rate), perplexity, a loss."""
+
+
+def family_key(program: str, model: str | None) -> str:
+    """The family of runs a command belongs to: its program and the model it was given, without
+    the model's precision (``eval.py|whisper-large-v3`` for ``--model openai/whisper-large-v3``
+    and ``--model whisper-large-v3-ct2-int8``): runs of one family are compared with each other."""
+    return f"{program}|{labels.base_model(model) if model else ''}"

@@ -12,12 +12,11 @@ a run printed, and such repeats are linked to that run (:mod:`.restate`).
 from __future__ import annotations
 
 from kb.importers.model import Evidence, Figure, locator_text, short_quote
-from kb.importers.read import commands as shell
 from kb.importers.read import cells, dates, labels, prose, statements
+from kb.importers.read import commands as shell
 from kb.importers.read import errors as error_output
 from kb.importers.score.candidate import Candidate
 from kb.importers.segment import Segment
-
 
 ESTIMATE_PENALTY = 0.2
 """Confidence lost by a note whose every figure is an estimate (``~70 ms``, ``about 5 ms``): runs

@@ -23,9 +23,8 @@ unless set); within it ``neutral``. No comparable figure: a stated change (``+9.
 from __future__ import annotations
 
 from kb.importers.model import Headline
-from kb.importers.read import prose
+from kb.importers.read import labels, prose
 from kb.importers.score.candidate import Candidate, better, headline_name
-
 
 _GROUPS = ("table:", "list:", "arms:")
 """Groups compared within themselves when they hold two measured attempts or more: a results
@@ -72,7 +71,9 @@ def _comparable(candidate: Candidate, headline: Headline) -> tuple:
     unit = candidate.figures[name].unit if name else ""
     workload = dict(candidate.workload)
     model = workload.pop("model", candidate.settings.get("model", ""))
+    model = model if labels.names_model(model) else ""  # a "model" column holding a scenario's label
     model = candidate.settings.get("base_model") or model  # a reader's model without its quantization
+    model = labels.base_model(model) if model else ""  # one model in two precisions is compared
     return name, unit, model, tuple(sorted(workload.items()))
 
 
@@ -105,6 +106,16 @@ def _group_of(candidate: Candidate, table_sizes: dict[str, int], headline: Headl
     return "doc"
 
 
+SCALE = 5.0
+"""A figure more than this many times larger or smaller than the campaign's baseline measures
+something else (a kernel's throughput beside a server's, a batch of 64 beside one request): it is
+not compared with it."""
+
+
+def _same_scale(value: float, reference: float) -> bool:
+    return reference > 0 and value > 0 and 1 / SCALE <= value / reference <= SCALE
+
+
 def _verdict(attempts: list[Candidate], position: int, base: int | None, headline: Headline,
              campaign_value: float | None) -> tuple[str, int | None]:
     candidate = attempts[position]
@@ -119,7 +130,8 @@ def _verdict(attempts: list[Candidate], position: int, base: int | None, headlin
         return "inconclusive", None
     figure = candidate.figures[name]
     direction = better(figure.unit, headline, name)
-    if campaign_value is not None and name == headline.name and (headline.unit is None or figure.unit == headline.unit):
+    if campaign_value is not None and name == headline.name and (headline.unit is None or figure.unit == headline.unit) \
+            and _same_scale(figure.value, campaign_value):
         return _compare(figure.value, campaign_value, direction, _spread(candidate, name), 0.0, headline), -1
     if base is None or base == position:
         if candidate.change is not None:

@@ -18,14 +18,12 @@ from __future__ import annotations
 from kb.importers.events import Locator
 from kb.importers.formats import console
 from kb.importers.model import Evidence, Figure, Headline, locator_text, short_quote
-from kb.importers.read import RunReading, read_output
-from kb.importers.read.base import number
+from kb.importers.read import RunReading, cells, labels, prose, read_output, statements
 from kb.importers.read import commands as shell
 from kb.importers.read import errors as error_output
-from kb.importers.read import cells, labels, prose, statements
-from kb.importers.score.candidate import Candidate, better, headline_name
+from kb.importers.read.base import number
+from kb.importers.score.candidate import Candidate, better, family_key, headline_name
 from kb.importers.segment import Segment
-
 
 _SERVING = ("vllm-bench", "sglang-bench")
 """The tools whose result lines share their labels (:mod:`kb.importers.read.serving`)."""
@@ -36,7 +34,7 @@ def run_candidates(segment: Segment, headline: Headline, warn, passes: bool = Tr
     (``warn(segment, message)``) receives what a reader recognised only in half. An output of no
     command that a script printed pass after pass (``passes``: :func:`kb.importers.formats.console.iterations`)
     gives one candidate per pass that measured or failed, when at least two did."""
-    if passes and segment.kind == "output" and segment.output_at is not None:
+    if passes and segment.kind in ("output", "run") and segment.output_at is not None:
         split = _passes(segment, headline, warn)
         if split:
             return split
@@ -56,7 +54,7 @@ def run_candidates(segment: Segment, headline: Headline, warn, passes: bool = Tr
     failures = [run for run in runs if run.failed and not run.metrics]
     exit_failed = segment.exit_code not in (None, 0) or bool(segment.is_error)
     base = _base(segment, command, flags, env, tool, program)
-    if not measured and generic and len(generic) > 1:
+    if not measured and generic and len(generic) > 1 and (program or tool or segment.kind == "output"):
         measured = generic  # a printed table's rows or columns: as a tool's runs, at lower confidence
     if measured:
         if segment.kind == "run" or len({run.invocation for run in measured}) == 1:
@@ -84,7 +82,7 @@ def run_candidates(segment: Segment, headline: Headline, warn, passes: bool = Tr
                 candidate.key = f"{candidate.key}|{arm}"
                 candidate.reason += f" (one of the {len(groups)} configurations it compares)"
             _take_runs(candidate, group, segment, headline)
-            if segment.kind == "output" and segment.output_at is not None:
+            if segment.output_at is not None and (segment.kind == "output" or len(groups) > 1):
                 candidate.locator = _lines_locator(segment, group[0].lines[0], group[-1].lines[1])
             found.append(candidate)
         return found
@@ -193,10 +191,16 @@ def _passes(segment: Segment, headline: Headline, warn) -> list[Candidate]:
                         locator=Locator(segment.locator.file, line_start=start, line_end=start + last - first))
         made = run_candidates(piece, headline, warn, passes=False)
         head = lines[first - 1]
+        inner = shell.command_in(head)  # "Running: python3 bench.py --arch x": the pass's own command
         for candidate in made:
             candidate.locator = piece.locator
             candidate.settings = {**dict(shell.pairs(head)), **candidate.settings}
-            candidate.title = prose.plain(head).strip()[:80] or candidate.title
+            if inner:
+                flags, env = shell.command_config(inner)
+                known = {f.split(" ")[0] for f in candidate.flags}
+                candidate.flags = candidate.flags + [f for f in flags if f.split(" ")[0] not in known]
+                candidate.env = {**env, **candidate.env}
+            candidate.title = (shell.command_title(inner) if inner else prose.plain(head).strip()[:80]) or candidate.title
             candidate.key = candidate.key or piece.output or ""
             candidate.quote = short_quote(head)
             candidate.reason += " (one pass of a script's loop)"
@@ -227,7 +231,7 @@ def _base(segment: Segment, command: str | None, flags: list[str], env: dict[str
                           approach=approach.strip() or (command or ""), title=title, when=segment.when,
                           path=segment.path, quote=short_quote(description or command or segment.text or ""),
                           key=segment.key or "", tool=tool, source_id=segment.key,
-                          family=f"{program}|{model or ''}" if program else None, transcript=segment.role is not None)
+                          family=family_key(program, model) if program else None, transcript=segment.role is not None)
     if narration:
         candidate.evidence_list.append(Evidence("approach", locator_text(narration[0].locator), short_quote(approach)))
     said = statements.calls_baseline(" ".join(prose.plain(n.text) for n in narration) + " " + (description or ""))

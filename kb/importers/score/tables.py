@@ -25,7 +25,6 @@ from kb.importers.read import errors as error_output
 from kb.importers.score.candidate import MEMORY_UNITS, Candidate
 from kb.importers.segment import Segment
 
-
 _TEXT_WORDS = 5
 """Cells of at least this many words on average make a column of text (notes, error messages)."""
 
@@ -49,8 +48,43 @@ def table_candidates(segment: Segment, context_units: list[str] | None = None) -
     rows = [_row(segment, table, roles, row, position) for position, row in enumerate(table.rows)]
     found = [c for c in rows if c is not None]
     _drop_derived(found, roles)
+    merged = _workload_rows(segment, table, roles, found)
+    if merged is not None:
+        return [merged]
     _group(found, table, roles)
     return found
+
+
+def _workload_rows(segment: Segment, table: Table, roles: dict, found: list[Candidate]) -> Candidate | None:
+    """Rows that differ only in what was measured (a first column headed ``Sample``, ``Case``,
+    ``Prompt``, ``Dataset``; no other setting varies): one configuration measured on each, one
+    attempt. Its figures are the first row's under their plain names and every row's as points
+    (``latency[Sample=jfk.wav]``). ``None`` for any other table."""
+    first = table.headers[0]
+    if len(found) < 2 or labels.workload_key(first) != "dataset_name" or any(c.failed for c in found):
+        return None
+    others = [h for h, r in roles.items() if r[0] == "setting" and h != first]
+    if any(len({c.settings.get(h, "") for c in found if not cells.measured(c.settings.get(h, ""))}) > 1 for h in others):
+        return None  # another setting varies too: the rows are configurations
+    head = found[0]
+    dim = prose.plain(first).strip()
+    points = {}
+    for candidate in found:
+        for name, figure in candidate.figures.items():
+            if "[" in name:
+                continue
+            point = f"{name}[{dim}={candidate.settings.get(first, '')}]"
+            points[point] = Figure(point, figure.text, figure.unit, figure.evidence, figure.spread, figure.generic)
+    head.figures.update(points)
+    last = max(c.locator.line_end or c.locator.line_start or 0 for c in found)
+    head.locator = Locator(segment.locator.file, line_start=found[0].locator.line_start, line_end=last)
+    section = segment.path[-1] if segment.path else ""
+    head.title = head.label = head.approach = prose.plain(section).strip() or f"{dim}s of one run"
+    head.settings = {h: v for h, v in head.settings.items() if h != first}
+    head.workload = {}
+    head.reason = f"a table of the {dim.lower()}s one configuration was measured on"
+    head.key = segment.text
+    return head
 
 
 def _roles(table: Table, context_unit: str | None) -> dict[str, tuple[str, str | None, str | None]]:
@@ -59,6 +93,9 @@ def _roles(table: Table, context_unit: str | None) -> dict[str, tuple[str, str |
     a run), ``("mark", None, None)``, ``("delta", ...)``, ``("text", ...)`` or ``("setting", ...)``."""
     roles: dict[str, tuple[str, str | None, str | None]] = {}
     for header in table.headers:
+        if header == table.headers[0] and labels.workload_key(header) == "dataset_name":
+            roles[header] = ("setting", None, None)  # "Sample", "Case", "Prompt": what the row was measured on
+            continue
         values = [row.cells.get(header, "") for row in table.rows]
         filled = [v for v in values if not cells.is_blank(v)]
         named = labels.header_figure(header)
@@ -164,8 +201,10 @@ def _row(segment: Segment, table: Table, roles: dict, row: TableRow, position: i
                                     if r[0] == "setting" and not cells.is_blank(row.cells.get(h, ""))})
     candidate.workload = labels.workload(candidate.settings, flags, columns=True)
     candidate.said = said
-    candidate.confidence = 0.8 if figures else 0.6
-    candidate.reason = "a results-table row" + ("" if figures else " marked with its result")
+    said_in_result = any(cells.outcome_word(row.cells.get(h, "")) and labels.names_result(h) for h in table.headers)
+    candidate.confidence = 0.8 if figures else (0.6 if verdict or said_in_result else 0.45)
+    candidate.reason = "a results-table row" + ("" if figures else (
+        " marked with its result" if verdict or said_in_result else " that judges (better, best) without a figure or mark"))
     candidate.marked = any(statements.names_reference(s) for s in settings)
     if verdict == "fail":
         candidate.failed = True
