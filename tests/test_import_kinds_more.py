@@ -339,7 +339,6 @@ def test_k13_per_prompt_rows_in_a_notebook_are_one_attempt(tmp_path):
 # --- k14: knob grids in notebooks
 
 
-@pytest.mark.xfail(strict=True, reason="the 'Baseline: 31.5 tokens/second without ...' line gives no draft; rows compared to row 1 (33.8 regressed)")
 def test_k14_three_knob_grid_with_baseline_line(tmp_path):
     f, recs = drafts(tmp_path, "cpu-knobs.md", dedent("""\
         # llama.cpp CPU knobs, Ryzen 9 7950X, Llama-3.2-3B Q4_K_M (2026-03-16)
@@ -360,7 +359,6 @@ def test_k14_three_knob_grid_with_baseline_line(tmp_path):
                               35.1: "improved"}
 
 
-@pytest.mark.xfail(strict=True, reason="rows 1385.0 (-1.8%) and 1298.4 (-7.9%) are called improved, not neutral/regressed")
 def test_k14_two_knob_grid_without_baseline_line(tmp_path):
     f, recs = drafts(tmp_path, "sched-grid.md", dedent("""\
         # vLLM scheduler grid, Qwen3-8B, H100 (2026-03-17)
@@ -379,7 +377,6 @@ def test_k14_two_knob_grid_without_baseline_line(tmp_path):
     assert has(one(recs, 1522.8), 598.7, "tok/s")
 
 
-@pytest.mark.xfail(strict=True, reason="German grid with an 'Ausgangswert: 48.7 Token/s ohne ...' line gives 0 drafts")
 def test_k14_german_notebook_knob_grid(tmp_path):
     f, recs = drafts(tmp_path, "messungen.md", dedent("""\
         # Messungen llama-server, RTX 4070, Mistral-7B Q5_K_M (2026-03-18)
@@ -398,7 +395,6 @@ def test_k14_german_notebook_knob_grid(tmp_path):
     assert outcomes(recs) == {48.7: "baseline", 52.9: "improved", 50.8: "improved", 45.1: "regressed"}
 
 
-@pytest.mark.xfail(strict=True, reason="one draft per COLUMN (bs / court / long, headlines 32.0, 1105.9, 702.3), no baseline from 'Référence'")
 def test_k14_french_notebook_grid_tp_pp_bs(tmp_path):
     f, recs = drafts(tmp_path, "grille.md", dedent("""\
         # Grille TP/PP, DeepSeek-V3 FP8, 16x H100 (2026-03-19)

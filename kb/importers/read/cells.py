@@ -192,3 +192,18 @@ def measured(cell: str) -> bool:
     [True, True, True, False, False]
     """
     return bool(_MEASURED.fullmatch(cell.strip()))
+
+
+def whole_number(cell: str) -> bool:
+    """Whether a cell is a whole number and nothing else (``512``, ``16``): a knob's value as often as a count."""
+    return bool(re.fullmatch(r"\d+", cell.strip()))
+
+
+def decimal(cell: str) -> bool:
+    """Whether a cell is a number with decimals, maybe emphasised or noted (``34.2``, ``**83.6**``,
+    ``_83.62_ (fastest)``): how a measurement is written.
+
+    >>> [decimal(c) for c in ("34.2", "**83.6**", "_83.62_ (fastest)", "512", "fp16")]
+    [True, True, True, False, False]
+    """
+    return bool(re.fullmatch(r"[*_~]*\d+[.,]\d+[*_]*(?:\s*\(.*\))?", cell.strip()))

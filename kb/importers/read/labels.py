@@ -29,6 +29,8 @@ UNITS: dict[str, str] = {
     "tok/s": "tok/s", "tokens/s": "tok/s", "token/s": "tok/s", "tokens/sec": "tok/s", "tok/sec": "tok/s",
     "t/s": "tok/s", "tps": "tok/s", "tokens per second": "tok/s", "tokens/second": "tok/s", "tk/s": "tok/s",
     "toks/s": "tok/s", "tokens/sec/user": "tok/s", "tok/s/user": "tok/s", "tps/user": "tok/s",
+    "tokens/seconde": "tok/s", "token/seconde": "tok/s", "tokens/sekunde": "tok/s", "token/sekunde": "tok/s",
+    "tokens/segundo": "tok/s", "tokens/secondo": "tok/s",
     "req/s": "req/s", "requests/s": "req/s", "requests/sec": "req/s", "req/sec": "req/s", "rps": "req/s",
     "ms": "ms", "msec": "ms", "milliseconds": "ms",
     "s": "s", "sec": "s", "secs": "s", "seconds": "s",
@@ -252,8 +254,11 @@ def key_figure(key: str) -> tuple[str, str] | None:
     return None
 
 
-_NAMED_UNIT = re.compile(r"(?<![\w/])(tok/s|tokens/s(?:ec)?|tokens per second|t/s|it/s|req/s|requests/s|ms|µs|μs|us|GB/s|"
-                         r"GiB/s|TFLOPS|TFLOP/s|seconds)(?![\w/])", re.I)
+_NAMED_UNIT = re.compile(r"(?<![\w/])(" + "|".join(
+    re.escape(u) for u in sorted((k for k, v in UNITS.items() if v and v not in ("GiB", "GB", "MB", "%", "x") and k not in ("s", "sec")),
+                                 key=len, reverse=True)) + r")(?![\w/])", re.I)
+"""Every unit spelling of :data:`UNITS` a caption may name (sizes, shares, ratios and a bare ``s``
+aside: those name no table's figures)."""
 
 
 def units_named(text: str) -> list[str]:

@@ -277,6 +277,7 @@ def score(windows: Iterable[Session], headline: Headline | None = None) -> Extra
     _mark_named_references(state)
     _cell_flags(state)
     _demote_commentary(state.candidates)
+    _lead_tables(state.candidates)
     _demote_side_figures(state.candidates, headline)
     _demote_failure_mentions(state.candidates)
     attempts = link(state.candidates, headline)
@@ -437,12 +438,28 @@ COMMENTARY_PENALTY = 0.2
 prose mostly comments on or restates what they measured."""
 
 
+def _lead_tables(candidates: list[Candidate]) -> None:
+    """A labelled result line right above a table of its section, in the unit of the table's rows
+    (``Baseline: 31.5 tok/s without X`` over a grid of the runs with X): the run the table's rows
+    are compared with, so it joins their group, first."""
+    for position, candidate in enumerate(candidates):
+        if not candidate.labelled or not candidate.figures:
+            continue
+        unit = next(iter(candidate.figures.values())).unit
+        after = next((c for c in candidates[position + 1:] if c.ordinal > candidate.ordinal), None)
+        if after is None or after.path != candidate.path or not after.group.startswith("table:") \
+                or after.ordinal - candidate.ordinal > 2:
+            continue
+        if any(f.unit == unit for f in after.figures.values()):
+            candidate.group = after.group
+
+
 def _demote_commentary(candidates: list[Candidate]) -> None:
     """Lower the confidence of notes in sections that hold stronger evidence (see
     :data:`COMMENTARY_PENALTY`)."""
     strong = {c.path for c in candidates if c.strength >= 3}
     for candidate in candidates:
-        if candidate.evidence in ("item", "note") and candidate.path in strong:
+        if candidate.evidence in ("item", "note") and candidate.path in strong and not candidate.labelled:
             candidate.confidence -= COMMENTARY_PENALTY
             candidate.reason += "; beside a run's output or a results table in its section"
 

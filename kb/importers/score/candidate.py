@@ -80,6 +80,13 @@ other)."""
     said: str | None = None
     fallback_error: str | None = None
     arm: bool = False
+    labelled: bool = False
+    """A paragraph that is a short label, a colon and the run's figure: a result written down, kept
+    at its confidence beside tables (:func:`kb.importers.score._demote_commentary`)."""
+    series: bool = True
+    """Whether its bracketed figures are a series the outcome may compare point by point (a
+    sweep's points); ``False`` when they are other workloads of one configuration (a knob grid's
+    columns): then the headline alone decides."""
     cause: str | None = None
     source_id: str | None = None
     transcript: bool = False

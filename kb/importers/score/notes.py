@@ -69,8 +69,9 @@ def note_candidates(segment: Segment, chat: bool) -> list[Candidate]:
         lead = group[0].label if len(arms) == 1 and before.endswith((":", "=")) and \
             text.lower().startswith(group[0].label.lower()) else ""  # "INT4 (shipped checkpoint): 82.3 tok/s"
         title = (label or (lead if len(lead.split()) >= 2 else "") or prose.first_sentence(text, 80) or text[:80]).strip()
+        labelled = bool(lead) and not chat and not item and len(lead.split()) <= 3  # "Baseline: 31.5 tok/s without X"
         section = dates.without_date(segment.path[-1]) if segment.path else ""
-        if not segment.attrs.get("item") and len(arms) == 1 and len(section.split()) >= 2:
+        if not segment.attrs.get("item") and len(arms) == 1 and len(section.split()) >= 2 and not labelled:
             title = section  # a paragraph is the run of its section: the heading says what ran
         parent = segment.attrs.get("parent")
         if parent:  # a result under the item that says what was tried
@@ -79,8 +80,10 @@ def note_candidates(segment: Segment, chat: bool) -> list[Candidate]:
         candidate = Candidate(evidence, segment.locator, segment.ordinal, sub=position, figures=figures, flags=flags,
                               env=env, label=label, title=title, approach=prose.first_paragraph(text)[:600],
                               quote=short_quote(segment.text), when=segment.when, path=segment.path,
-                              confidence=confidence, reason=reason, key=f"{segment.text}|{position}",
+                              confidence=max(confidence, LABELLED) if labelled else confidence,
+                              reason=f"{reason} under a label of its own" if labelled else reason, key=f"{segment.text}|{position}",
                               change=prose.signed_percent(segment.text), list_at=segment.attrs.get("list_at"))
+        candidate.labelled = labelled
         failure_mark = cells.fail_marked(prose.plain(segment.text)) if len(arms) == 1 and not chat else None
         if failure_mark:  # a figure the try printed, marked as a failure (garbage output, wrong answers)
             candidate.failed = True
@@ -98,6 +101,10 @@ def note_candidates(segment: Segment, chat: bool) -> list[Candidate]:
         found.append(candidate)
     return found
 
+
+LABELLED = 0.55
+"""The confidence of a paragraph that is a short label, a colon and the run's figure (``Baseline:
+31.5 tok/s without the AVX-512 build``): a result written down as such, not a figure mentioned."""
 
 _RATES = frozenset({"tok/s", "req/s", "it/s", "TFLOPS", "GB/s"})
 _GENERIC_TIMES = frozenset({"latency", "time"})

@@ -139,7 +139,7 @@ def _verdict(attempts: list[Candidate], position: int, base: int | None, headlin
         if candidate.said in ("improved", "regressed", "neutral") and not candidate.marked:
             return candidate.said, None
         return "baseline", None
-    pointwise = _pointwise(candidate, attempts[base], name, direction, headline)
+    pointwise = _pointwise(candidate, attempts[base], name, direction, headline) if candidate.series else None
     if pointwise is not None:
         return pointwise, base
     reference = attempts[base].figures.get(name)

@@ -92,7 +92,11 @@ def _roles(table: Table, context_unit: str | None) -> dict[str, tuple[str, str |
     whose headers name configurations, not measures, in a unit the text above gives: each cell is
     a run), ``("mark", None, None)``, ``("delta", ...)``, ``("text", ...)`` or ``("setting", ...)``."""
     roles: dict[str, tuple[str, str | None, str | None]] = {}
+    knobs = _leading_knobs(table) if context_unit else set()
     for header in table.headers:
+        if header in knobs:
+            roles[header] = ("setting", None, None)  # the settings each row ran with
+            continue
         if header == table.headers[0] and labels.workload_key(header) == "dataset_name":
             roles[header] = ("setting", None, None)  # "Sample", "Case", "Prompt": what the row was measured on
             continue
@@ -233,6 +237,23 @@ def _row(segment: Segment, table: Table, roles: dict, row: TableRow, position: i
     return candidate
 
 
+def _leading_knobs(table: Table) -> set[str]:
+    """The columns of whole numbers a table starts with, when a column of decimals follows them
+    (``| batch | threads | ctx | chat | code |`` over ``| 512 | 16 | 4096 | 34.2 | 33.1 |``): the
+    knobs each row set, not figures; nothing when every column holds whole numbers."""
+    found: list[str] = []
+    for header in table.headers:
+        values = [prose.plain(row.cells.get(header, "")).strip() for row in table.rows]
+        filled = [v for v in values if v]
+        if filled and all(cells.whole_number(v) for v in filled):
+            found.append(header)
+            continue
+        if found and filled and all(cells.decimal(v) for v in filled):
+            return set(found)
+        break
+    return set()
+
+
 def _arm_columns(segment: Segment, table: Table, roles: dict) -> list[Candidate]:
     """A table whose number columns are the configurations compared (``| Pipeline | torch 2.0 |
     nightly, eager | nightly + compile |``): each cell of an arm column (and of a mark column beside
@@ -314,6 +335,7 @@ def _grid_rows(segment: Segment, table: Table, roles: dict, arms: list[str], kno
                               reason="a row of a table whose rows set several knobs (its columns are what each was measured on)")
         candidate.failed = failed and not figures
         candidate.settings = setting
+        candidate.series = False  # its columns are workloads: the first one is the headline
         found.append(candidate)
     return found
 
