@@ -57,6 +57,20 @@ _INPUT = {"prefill", "prompt", "input", "pp", "pp512", "ingest", "encode"}
 _SUFFIX_UNITS = {"ms": "ms", "us": "us", "s": "s", "tflops": "TFLOPS", "gbps": None, "tps": "tok/s"}
 
 
+def repetitions(name: str, cells: list[str]) -> bool:
+    """Whether a column counts the passes of one measurement: headed ``Run``, ``Iteration``,
+    ``Trial``, ``Rep`` or ``Pass``, its cells the numbers 1, 2, 3 ... (a warm-up note allowed).
+
+    >>> repetitions("Run", ["1 (warmup)", "2", "3"]), repetitions("K", ["1", "2"]), repetitions("Run", ["a", "b"])
+    (True, False, False)
+    """
+    words = _WORDS.findall(name.lower())
+    if not words or words[0] not in ("run", "runs", "iteration", "iter", "trial", "rep", "repeat", "repetition", "pass"):
+        return False
+    numbers = [re.match(r"\s*#?(\d+)", cell) for cell in cells]
+    return bool(cells) and all(numbers) and [int(m.group(1)) for m in numbers if m] == list(range(1, len(cells) + 1))
+
+
 def names_result(header: str) -> bool:
     """Whether a table header names the column where each row's result is written (``Outcome``,
     ``Result``, ``Status``, ``Verdict``), rather than a description (``Impact``, ``Why``).

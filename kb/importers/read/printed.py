@@ -172,7 +172,7 @@ def _table_runs(header: list[str], rows: list[tuple[int, list[str]]], title_unit
     start = rows[0][0]
     if total is not None:  # the rows are the parts of one measurement: the run is their total
         rows = [total]
-    elif _repetitions(header[0], [row[0] for _, row in rows]):
+    elif labels.repetitions(header[0], [row[0] for _, row in rows]):
         return []  # the passes of one measurement (run 1, 2, 3): their summary, printed with them, is the run
     runs = []
     for line, row in rows:
@@ -192,16 +192,6 @@ def _table_runs(header: list[str], rows: list[tuple[int, list[str]]], title_unit
         if run.metrics:
             runs.append(run)
     return runs
-
-
-def _repetitions(name: str, labels_: list[str]) -> bool:
-    """A first column that counts the passes of one measurement: headed ``Run``, ``Iteration``,
-    ``Trial``, ``Rep`` or ``Pass``, its cells the numbers 1, 2, 3 (a warm-up note allowed)."""
-    words = re.findall(r"[a-z]+", name.lower())
-    if not words or words[0] not in ("run", "runs", "iteration", "iter", "trial", "rep", "repeat", "repetition", "pass"):
-        return False
-    numbers = [re.match(r"\s*#?(\d+)", cell) for cell in labels_]
-    return all(numbers) and [int(m.group(1)) for m in numbers if m] == list(range(1, len(labels_) + 1))
 
 
 def _distinct_names(columns: list[tuple[str, str, str | None]], header: list[str]) -> list[tuple[str, str, str | None]]:

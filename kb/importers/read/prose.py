@@ -45,7 +45,8 @@ _LEAD = re.compile(r"^(?:now|next|then|so|first|finally|also|ok|okay)\b,?\s*", r
 class ProseFigure:
     """A figure quoted in text: ``name`` (from :mod:`.labels`), ``text`` (digits as written),
     ``unit``, ``label`` (the words before it), ``start``/``end`` (its place in the text),
-    ``previous`` (the figure it changed from, in ``from X to Y``) and ``approximate`` (``~``)."""
+    ``previous`` (the figure it changed from, in ``from X to Y``), ``approximate`` (``~``) and
+    ``spread`` (``41.62±0.43 tok/s``: the value is 41.62, its spread 0.43)."""
 
     name: str
     text: str
@@ -55,6 +56,7 @@ class ProseFigure:
     end: int
     previous: str | None = None
     approximate: bool = False
+    spread: str | None = None
 
     @property
     def generic(self) -> bool:
@@ -84,6 +86,9 @@ def _label_before(text: str, at: int) -> str:
         breaks = [m.end() for m in _CLAUSE_END.finditer(clause) if m.group(0) not in "(["]
         words = plain(clause[breaks[-1] if breaks else 0:]).split()
     return " ".join(words[-6:])
+
+
+_PLUS_MINUS = re.compile(rf"({NUMBER})\s*(?:±|\+/-|\+-)\s*$")
 
 
 def _measure_words(label: str) -> str:
@@ -123,10 +128,14 @@ def figures(text: str) -> list[ProseFigure]:
             continue
         if unit == "s" and match.group(2).lower() not in ("s", "sec", "seconds"):
             continue
-        label = _label_before(text, match.start())
-        found.append(ProseFigure(labels.name_for(_measure_words(label), unit), match.group(1).replace(",", ""), unit, label,
-                                 match.start(1), match.end(), approximate="~" in match.group(0)[:2]
-                                 or _APPROXIMATE.search(text[max(0, match.start(1) - 16):match.start(1)]) is not None))
+        value, spread, start = match.group(1).replace(",", ""), None, match.start(1)
+        plus_minus = _PLUS_MINUS.search(text[max(0, start - 40):start])
+        if plus_minus:  # "41.62±0.43 tok/s": the number before ± is the figure, the one after its spread
+            value, spread, start = plus_minus.group(1).replace(",", ""), value, max(0, start - 40) + plus_minus.start(1)
+        label = _label_before(text, start)
+        found.append(ProseFigure(labels.name_for(_measure_words(label), unit), value, unit, label,
+                                 start, match.end(), approximate="~" in match.group(0)[:2]
+                                 or _APPROXIMATE.search(text[max(0, start - 16):start]) is not None, spread=spread))
     found.sort(key=lambda f: f.start)
     return found
 

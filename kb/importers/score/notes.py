@@ -62,7 +62,7 @@ def note_candidates(segment: Segment, chat: bool) -> list[Candidate]:
             name = fig.name if fig.name not in figures else f"{fig.name}[{len(figures)}]"
             figures[name] = Figure(name, fig.text, fig.unit, Evidence(f"metrics.{name}", where,
                                                                       short_quote(segment.text[max(0, fig.start - 60):fig.end])),
-                                   generic=fig.generic)
+                                   fig.spread, generic=fig.generic)
         label = group[0].label if len(arms) > 1 else ""
         text = prose.plain(segment.text)
         before = segment.text[:group[0].start].rstrip()

@@ -48,43 +48,71 @@ def table_candidates(segment: Segment, context_units: list[str] | None = None) -
     rows = [_row(segment, table, roles, row, position) for position, row in enumerate(table.rows)]
     found = [c for c in rows if c is not None]
     _drop_derived(found, roles)
-    merged = _workload_rows(segment, table, roles, found)
+    merged = _merged_rows(segment, table, roles, found)
     if merged is not None:
-        return [merged]
+        _group(merged, table, roles)
+        return merged
     _group(found, table, roles)
     return found
 
 
-def _workload_rows(segment: Segment, table: Table, roles: dict, found: list[Candidate]) -> Candidate | None:
-    """Rows that differ only in what was measured (a first column headed ``Sample``, ``Case``,
-    ``Prompt``, ``Dataset``; no other setting varies): one configuration measured on each, one
-    attempt. Its figures are the first row's under their plain names and every row's as points
-    (``latency[Sample=jfk.wav]``). ``None`` for any other table."""
-    first = table.headers[0]
-    if len(found) < 2 or labels.workload_key(first) != "dataset_name" or any(c.failed for c in found):
+def _merged_rows(segment: Segment, table: Table, roles: dict, found: list[Candidate]) -> list[Candidate] | None:
+    """Rows that are points of one run, not runs: they differ only in what was measured (a first
+    column headed ``Sample``, ``Case``, ``Prompt``, ``Dataset``) or in a pass number (``Run`` 1,
+    2, 3), within blocks of the other settings (``fp16`` rows, ``int8`` rows). Each block of two or more rows becomes one
+    attempt: the first row's figures under their plain names, every row's as points
+    (``output_throughput[K=2]``). ``None`` when the table is not of that shape."""
+    settings = [h for h, r in roles.items() if r[0] == "setting"]
+    dim = _swept(table, settings, found)
+    if dim is None:
         return None
-    others = [h for h, r in roles.items() if r[0] == "setting" and h != first]
-    if any(len({c.settings.get(h, "") for c in found if not cells.measured(c.settings.get(h, ""))}) > 1 for h in others):
-        return None  # another setting varies too: the rows are configurations
-    head = found[0]
-    dim = prose.plain(first).strip()
-    points = {}
+    others = [h for h in settings if h != dim and not all(cells.measured(c.settings.get(h, "")) for c in found)]
+    blocks: dict[tuple, list[Candidate]] = {}
     for candidate in found:
-        for name, figure in candidate.figures.items():
-            if "[" in name:
-                continue
-            point = f"{name}[{dim}={candidate.settings.get(first, '')}]"
-            points[point] = Figure(point, figure.text, figure.unit, figure.evidence, figure.spread, figure.generic)
-    head.figures.update(points)
-    last = max(c.locator.line_end or c.locator.line_start or 0 for c in found)
-    head.locator = Locator(segment.locator.file, line_start=found[0].locator.line_start, line_end=last)
-    section = segment.path[-1] if segment.path else ""
-    head.title = head.label = head.approach = prose.plain(section).strip() or f"{dim}s of one run"
-    head.settings = {h: v for h, v in head.settings.items() if h != first}
-    head.workload = {}
-    head.reason = f"a table of the {dim.lower()}s one configuration was measured on"
-    head.key = segment.text
-    return head
+        blocks.setdefault(tuple(candidate.settings.get(h, "") for h in others), []).append(candidate)
+    if all(len(block) < 2 for block in blocks.values()):
+        return None
+    name = prose.plain(dim).strip()
+    out = []
+    for block in blocks.values():
+        if len(block) < 2 or any(c.failed for c in block) or len({c.marked for c in block}) > 1:
+            out.extend(block)  # a failed or a marked row stands apart: the rows are compared
+            continue
+        head = block[0]
+        points = {}
+        for candidate in block:
+            for key, figure in candidate.figures.items():
+                if "[" not in key:
+                    point = f"{key}[{name}={candidate.settings.get(dim, '')}]"
+                    points[point] = Figure(point, figure.text, figure.unit, figure.evidence, figure.spread, figure.generic)
+        head.figures.update(points)
+        last = max(c.locator.line_end or c.locator.line_start or 0 for c in block)
+        head.locator = Locator(segment.locator.file, line_start=block[0].locator.line_start, line_end=last)
+        rest = ", ".join(v for v in (head.settings.get(h, "") for h in others) if v)
+        section = prose.plain(segment.path[-1]).strip() if segment.path else ""
+        head.title = head.label = head.approach = (f"{rest} ({section})" if rest and section else rest or section
+                                                   or f"{name} sweep")
+        head.settings = {h: v for h, v in head.settings.items() if h != dim}
+        head.workload = {}
+        head.reason = f"rows of one run over {name} (a table's points, one attempt)"
+        head.key = f"{segment.text}|{rest}"
+        out.append(head)
+    return out
+
+
+def _swept(table: Table, settings: list[str], found: list[Candidate]) -> str | None:
+    """The setting column the rows run over, when they run over one: a first column that names
+    workloads, or a column of pass numbers. (A column of swept numbers is left alone: a table's
+    rows over batch sizes are as often the configurations tried as one sweep.)"""
+    if len(found) < 2:
+        return None
+    first = table.headers[0]
+    if first in settings and labels.workload_key(first) == "dataset_name":
+        return first
+    for header in settings:
+        if labels.repetitions(header, [c.settings.get(header, "") for c in found]):
+            return header
+    return None
 
 
 def _roles(table: Table, context_unit: str | None) -> dict[str, tuple[str, str | None, str | None]]:
