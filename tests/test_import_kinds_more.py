@@ -220,7 +220,6 @@ def test_k13_stage_breakdown_summing_to_total_is_one_run(tmp_path):
     assert (first.outcome.value, second.outcome.value) == ("baseline", "improved")
 
 
-@pytest.mark.xfail(strict=True, reason="kb reads no metric/value table in command output: 0 drafts, log called not about inference")
 def test_k13_emphasis_and_estimate_cells_are_figures(tmp_path):
     def out(tps, accept, ttft):
         return ("| metric | value |\n|---|---|\n"
@@ -237,7 +236,9 @@ def test_k13_emphasis_and_estimate_cells_are_figures(tmp_path):
     assert has(one(recs, 83.6), 435, "ms") and has(one(recs, 91.2), 448, "ms")
 
 
-@pytest.mark.xfail(strict=True, reason="kb merges the 3 rows of a --steps 1,3,5 sweep into 1 draft (headline 90.3, the last row)")
+@pytest.mark.xfail(strict=True, reason="kb reads one command's printed sweep over a knob (--steps 1,3,5) as one attempt, as "
+                   "tests/corpus/README.md says of sweeps, while this variant (and notebook tables) take each setting as "
+                   "an attempt: 1 draft, headline 90.3 (the last row); which reading holds for knobs is not settled")
 def test_k13_sweep_table_with_emphasis_and_estimates_is_one_run_per_row(tmp_path):
     text = transcript(tmp_path, [
         ("run", "python sweep_spec.py --model moonshotai/Kimi-K2.5 --tp 8 --steps 1,3,5",

@@ -583,8 +583,8 @@ def _big_output_log(path, output):
 
 
 def test_a_long_tool_output_keeps_its_head_and_its_tail(tmp_path):
-    from kb.importers.score import score_session as extract
     from kb.importers.formats._common import TEXT_HEAD_CHARS, TEXT_TAIL_CHARS
+    from kb.importers.score import score_session as extract
 
     body = "".join(f"[TP0] Decode batch {i}. gen throughput (token/s): 80.{i % 100:02d}\n" for i in range(90_000))
     tail = ("Output token throughput (tok/s):         91.25\n"

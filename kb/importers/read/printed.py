@@ -128,6 +128,9 @@ def _rows(lines: list[str], start: int, width: int) -> tuple[list[tuple[int, lis
 
 
 def _table_runs(header: list[str], rows: list[tuple[int, list[str]]], title_unit: str | None) -> list[RunReading]:
+    transposed = _measures_by_row(header, rows)
+    if transposed is not None:
+        return [transposed]
     columns = []
     for position, name in enumerate(header):
         cells = [row[position] for _, row in rows]
@@ -192,6 +195,28 @@ def _table_runs(header: list[str], rows: list[tuple[int, list[str]]], title_unit
         if run.metrics:
             runs.append(run)
     return runs
+
+
+def _measures_by_row(header: list[str], rows: list[tuple[int, list[str]]]) -> RunReading | None:
+    """A two-column table whose rows name the measures (``| metric | value |`` over ``| output
+    tok/s | 83.6 |``, ``| TTFT | 435ms |``): one run, a figure a row, named and united by the row's
+    label (or the cell's unit). ``None`` unless most rows' labels name a measure."""
+    if len(header) != 2 or len(rows) < 2 or sum(labels.names_measure(r[1][0]) for r in rows) * 2 < len(rows):
+        return None
+    run = RunReading(TOOL, documented=False, lines=(rows[0][0], rows[-1][0]))
+    for line, (label, value) in rows:
+        found = _CELL.match(value)
+        if not found:
+            return None
+        named = labels.header_figure(label)
+        cell_unit = labels.unit_of(found.group(2)) if found.group(2) else None
+        unit = cell_unit or (named[1] if named else None)
+        if unit is None or unit in ("%", "x"):
+            continue  # a count or a ratio (accept length 2.41): kept by no unit
+        name = named[0] if named and named[1] == unit else labels.name_for(label, unit)
+        run.metrics.setdefault(name, Measure(found.group(1).replace(",", ""), unit, line=line,
+                                             generic=not labels.qualifies(label, unit)))
+    return run if run.metrics else None
 
 
 def _distinct_names(columns: list[tuple[str, str, str | None]], header: list[str]) -> list[tuple[str, str, str | None]]:
