@@ -1,6 +1,7 @@
-"""The labelled import corpus (tests/corpus/) and its scorer (bench/score_import.py): every truth
-file is sound, the corpus covers the shapes of issue 10, the scorer matches drafts as documented,
-and the overall import quality does not fall below the floors measured when the corpus landed."""
+"""The labelled import corpus (tests/corpus/: dev, sealed, sealed-2) and its scorer
+(bench/score_import.py): every truth file is sound, the halves are split by origin repository,
+the corpus covers the shapes of issues 10 and 22, the scorer matches drafts as documented, and the
+import quality on the sealed halves does not fall below the floors set under their one scoring."""
 
 from __future__ import annotations
 
@@ -18,32 +19,49 @@ score_import = importlib.util.module_from_spec(_spec)
 sys.modules["score_import"] = score_import
 _spec.loader.exec_module(score_import)
 
-FLOORS = {"precision": 1.00, "recall": 0.97, "metric": 0.98, "outcome": 0.98, "error_line": 1.00}
-"""Overall figures measured on 2026-11-30 with the import work of issue 10 (branch import, 38 logs),
-rounded down. Raise them as import improves; bench/README.md holds the table and issue 10's targets."""
+SEALED_FLOORS = {
+    "sealed": {"precision": 0.45, "recall": 0.50, "metric": 0.65, "outcome": 0.40, "error_line": 0.30, "date": 0.50},
+}
+"""Floors of the sealed halves only, below the figures of their one scoring (bench/README.md:
+sealed, 31 logs, scored once at a662d9b: P 0.48, R 0.55, metric 0.70, outcome 0.47, error line
+0.33, date 0.56), rounded down. They guard against a fall; they are never raised to a figure
+measured later. The dev half has no floor: it is what the importer is tuned on."""
 
-TRUTHS = score_import.load_truths()
+TRUTHS = {half: score_import.load_truths(score_import.CORPORA / half) for half in score_import.HALVES}
+ALL = [truth for half in score_import.HALVES for truth in TRUTHS[half]]
+DEV = TRUTHS["dev"]
 
 
-@pytest.fixture(scope="module")
-def scores():
-    return score_import.score_corpus(in_process=True)
-
-
-@pytest.mark.parametrize("truth", TRUTHS, ids=[t.log for t in TRUTHS])
+@pytest.mark.parametrize("truth", ALL, ids=[f"{t.path.parent.name}/{t.log}" for t in ALL])
 def test_truth_file_is_sound(truth):
     assert score_import.validate_truth(truth) == []
 
 
-def test_every_log_has_exactly_one_truth_file():
-    corpus = score_import.CORPUS
+@pytest.mark.parametrize("half", score_import.HALVES)
+def test_every_log_has_exactly_one_truth_file(half):
+    corpus = score_import.CORPORA / half
     logs = {p.name for p in corpus.iterdir() if p.is_file() and not p.name.endswith(".truth.yaml")} - {"README.md"}
-    assert sorted(t.log for t in TRUTHS) == sorted(logs)
+    assert sorted(t.log for t in TRUTHS[half]) == sorted(logs)
+
+
+def test_halves_are_split_by_origin_repository():
+    repos = {half: {t.meta["origin_repo"] for t in TRUTHS[half] if t.meta.get("origin_repo")} for half in TRUTHS}
+    for a in repos:
+        for b in repos:
+            assert a == b or not repos[a] & repos[b], (a, b, repos[a] & repos[b])
+    assert all(t.meta.get("origin_repo") for half in ("sealed", "sealed-2") for t in TRUTHS[half])
+
+
+def test_corpus_holds_enough_whole_documents_from_enough_repositories():
+    public = [t for t in ALL if t.meta.get("origin_repo")]
+    assert len(public) >= 40
+    assert len({t.meta["origin_repo"] for t in public}) >= 25
+    assert len(TRUTHS["sealed"]) >= 20 and len(TRUTHS["sealed-2"]) >= 15
 
 
 def test_corpus_covers_the_shapes_of_issue_10():
-    formats = Counter(t.format for t in TRUTHS)
-    assert len(TRUTHS) >= 20
+    formats = Counter(t.format for t in DEV)
+    assert len(DEV) >= 20
     assert formats["markdown"] >= 6
     assert formats["claude"] >= 3
     assert {"codex", "opencode", "gemini"} <= set(formats)
@@ -51,14 +69,14 @@ def test_corpus_covers_the_shapes_of_issue_10():
     agents = sum(formats[f] for f in ("claude", "codex", "opencode", "gemini", "aider", "specstory"))
     assert agents >= 7
     assert {"vllm-bench", "sglang-bench", "llama-bench"} <= set(formats)
-    llama = [t.log_path.read_text(encoding="utf-8") for t in TRUTHS if t.format == "llama-bench"]
+    llama = [t.log_path.read_text(encoding="utf-8") for t in DEV if t.format == "llama-bench"]
     assert any(text.lstrip().startswith("[") for text in llama) and any(text.startswith("| model") for text in llama)
-    claude_logs = [t.log_path.read_text(encoding="utf-8") for t in TRUTHS if t.format == "claude"]
+    claude_logs = [t.log_path.read_text(encoding="utf-8") for t in DEV if t.format == "claude"]
     assert any(json.loads(text.splitlines()[0])["type"] == "file-history-snapshot" for text in claude_logs)
     assert any("python3 sweep.py" in text and "serve_bench.py" in text for text in claude_logs)
-    outcomes = Counter(a["outcome"] for t in TRUTHS for a in t.attempts)
+    outcomes = Counter(a["outcome"] for t in DEV for a in t.attempts)
     assert outcomes["failed"] >= 10 and outcomes["baseline"] >= 10 and outcomes["improved"] >= 10
-    units = {a["metric"]["unit"] for t in TRUTHS for a in t.attempts if a.get("metric")}
+    units = {a["metric"]["unit"] for t in DEV for a in t.attempts if a.get("metric")}
     assert {"tok/s", "GB/s", "TFLOPS", "it/s", "us", "ms"} <= units
 
 
@@ -116,7 +134,7 @@ def test_score_log_matches_arms_by_value_and_counts_extras():
 
 
 def test_score_log_of_a_crash_counts_no_drafts():
-    truth = TRUTHS[0]
+    truth = DEV[0]
     s = score_import.score_log(truth, None, "kb exited 1: boom")
     assert (s.drafts, s.matched, s.row()["recall"], s.row()["precision"]) == (0, 0, 0.0, None)
     assert s.missed == list(range(len(truth.attempts)))
@@ -148,8 +166,11 @@ def test_error_right_sees_through_redaction_placeholders():
     assert not score_import.holds("a b", "a b c")
 
 
-def test_overall_quality_does_not_fall_below_the_floors(scores):
+@pytest.mark.parametrize("half", sorted(SEALED_FLOORS))
+def test_sealed_quality_does_not_fall_below_its_floors(half):
+    scores = score_import.score_corpus(score_import.CORPORA / half, in_process=True)
     overall = score_import.summary(scores)
-    assert overall["logs"] == len(TRUTHS) and overall["truth"] == sum(len(t.attempts) for t in TRUTHS)
-    for key, floor in FLOORS.items():
-        assert overall[key] is not None and overall[key] >= floor, (key, overall[key], floor)
+    assert overall["logs"] == len(TRUTHS[half]) and overall["truth"] == sum(len(t.attempts) for t in TRUTHS[half])
+    assert overall["kb_errors"] == []
+    for key, floor in SEALED_FLOORS[half].items():
+        assert overall[key] is not None and overall[key] >= floor, (half, key, floor)

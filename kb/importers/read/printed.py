@@ -280,11 +280,11 @@ def _labelled_rows(lines: list[str], out: Readout) -> None:
         for value, unit_text in _FIGURE.findall(match.group(2)):
             unit = labels.unit_of(unit_text)
             plain = number(value)
-            if unit and plain is not None:
+            if unit and plain is not None and unit not in ("%", "x"):
                 name = labels.name_for("", unit)
                 run.metrics.setdefault(name, Measure(plain, unit, line=number_, generic=True))
         if run.metrics:
-            found.append(run)
+            found.append(run)  # a row of only ratios or shares ("ratio (a/b): 21.48x") compares rows; it is none
     units = {tuple(m.unit for m in run.metrics.values()) for run in found}
     if len(found) >= 2 and len(units) == 1:  # rows that compare: the same figures, one row each
         for run in found:

@@ -279,6 +279,7 @@ def score(windows: Iterable[Session], headline: Headline | None = None) -> Extra
     _demote_commentary(state.candidates)
     _lead_tables(state.candidates)
     _demote_side_figures(state.candidates, headline)
+    _demote_recurring_references(state.candidates, headline)
     _demote_failure_mentions(state.candidates)
     attempts = link(state.candidates, headline)
     if not state.inference:
@@ -486,6 +487,42 @@ def _demote_side_figures(candidates: list[Candidate], headline: Headline) -> Non
                 all(f.unit != headline.unit for f in candidate.figures.values()):
             candidate.confidence -= SIDE_PENALTY
             candidate.reason += f"; no figure in the campaign's unit ({headline.unit})"
+
+
+REFERENCE_RECURRENCE = 3
+"""How many outputs must print the same arm with the same figure (within the noise) for it to be
+the benchmark's reference (cuBLAS beside each hand-written kernel), not a run tried."""
+
+
+def _demote_recurring_references(candidates: list[Candidate], headline: Headline) -> None:
+    """An arm that output after output prints beside the run, under the same label and with the
+    same headline figure (within the noise), is the reference the benchmark measures each time:
+    listed as a possible attempt, not drafted. Needs :data:`REFERENCE_RECURRENCE` outputs, each
+    with another arm beside it."""
+    by_label: dict[str, list[Candidate]] = {}
+    for candidate in candidates:
+        if candidate.arm_of_output and candidate.label and candidate.figures:
+            by_label.setdefault(prose.normalised(candidate.label.split(" (")[0]), []).append(candidate)
+    noise = headline.noise / 100
+    for label, group in by_label.items():
+        segments = {c.ordinal for c in group}
+        if len(segments) < REFERENCE_RECURRENCE:
+            continue
+        name = headline_name(group[0].figures, headline)
+        values = [c.figures[name].value for c in group if name and name in c.figures]
+        if len(values) != len(group) or not values:
+            continue
+        middle = sorted(values)[len(values) // 2]
+        if middle <= 0 or any(abs(v - middle) / middle > noise for v in values):
+            continue
+        beside = {c.ordinal for c in candidates if c.arm_of_output and c.ordinal in segments and c not in group}
+        if beside != segments:
+            continue
+        for candidate in group:
+            candidate.confidence = min(candidate.confidence, THRESHOLD - 0.1)
+            candidate.marked = True
+            candidate.reason += (f"; the same figure under the same label in {len(segments)} outputs: "
+                                 "the benchmark's reference, printed beside each run")
 
 
 def _fill_errors(state: _State) -> None:

@@ -80,6 +80,8 @@ other)."""
     said: str | None = None
     fallback_error: str | None = None
     arm: bool = False
+    arm_of_output: bool = False
+    """One of the arms an output printed (its rows or labelled lines), named by ``label``."""
     labelled: bool = False
     """A paragraph that is a short label, a colon and the run's figure: a result written down, kept
     at its confidence beside tables (:func:`kb.importers.score._demote_commentary`)."""

@@ -76,6 +76,7 @@ def run_candidates(segment: Segment, headline: Headline, warn, passes: bool = Tr
             if arm and statements.reference_only(" ".join(n.text for n in segment.narration), arm):
                 continue  # an arm the narration prints only for reference
             if arm:
+                candidate.arm_of_output = True
                 candidate.marked = statements.names_reference(arm)
                 candidate.label = arm
                 candidate.title = f"{arm} ({candidate.title})" if candidate.title else arm
