@@ -504,7 +504,7 @@ def _demote_recurring_references(candidates: list[Candidate], headline: Headline
         if candidate.arm_of_output and candidate.label and candidate.figures:
             by_label.setdefault(prose.normalised(candidate.label.split(" (")[0]), []).append(candidate)
     noise = headline.noise / 100
-    for label, group in by_label.items():
+    for group in by_label.values():
         segments = {c.ordinal for c in group}
         if len(segments) < REFERENCE_RECURRENCE:
             continue
