@@ -245,6 +245,10 @@ def _document(session: Session) -> Iterator[Segment]:
             yield _output(event, event.text, content_at, event.locator.line_end or content_at, titles, when, language)
             last_note = None
             continue
+        if held is not None and held.attrs.get("paragraph") is None and event.kind == "text" and \
+                _introduces_output(event.text):
+            yield Segment("note", event.locator, text=event.text, path=titles, when=when, attrs={**event.attrs, "item": False})
+            continue  # "It stops with:" between a command block and its output: the command still waits for it
         if held is not None:
             yield _unheld(held)
             held = None
@@ -275,6 +279,17 @@ def _document(session: Session) -> Iterator[Segment]:
             yield note
     if held is not None:
         yield _unheld(held)
+
+
+INTRODUCTION_WORDS = 40
+"""A paragraph of at most this many words that ends with a colon introduces the block after it."""
+
+
+def _introduces_output(text: str) -> bool:
+    """Whether a paragraph only leads into the block after it (``It stops with:``, ``The
+    statistics:``): short, and ending with a colon."""
+    stripped = text.strip()
+    return stripped.endswith(":") and len(stripped.split()) <= INTRODUCTION_WORDS
 
 
 def _unheld(held: Segment) -> Segment:

@@ -213,14 +213,49 @@ def only_builds(command: str) -> bool:
     return found
 
 
+_HEREDOC = re.compile(r"<<-?\s*['\"]?(\w+)['\"]?")
+
+
+def _without_heredocs(lines: list[str]) -> list[str]:
+    """The lines without the bodies of here-documents (``cat <<'EOF'`` ... ``EOF``): text, not commands."""
+    out: list[str] = []
+    until: str | None = None
+    for line in lines:
+        if until is not None:
+            if line.strip() == until:
+                until = None
+            continue
+        out.append(line)
+        found = _HEREDOC.search(line) if len(lines) > 1 else None
+        if found:
+            until = found.group(1)
+    return out
+
+
+def _balanced(line: str) -> bool:
+    """Whether a line's quotes are closed within it."""
+    try:
+        shlex.split(line)
+    except ValueError:
+        return False
+    return True
+
+
 def _raw_segments(command: str) -> list[list[str]]:
-    tokens = _shell_tokens(command)
+    """The simple commands of ``command``: split at ``;``, ``&``, ``|`` and at line ends (a block of
+    commands, one a line; a backslash at a line's end continues it)."""
     segments: list[list[str]] = [[]]
-    for token in tokens:
-        if token and set(token) <= set(";&|"):
-            segments.append([])
-        else:
-            segments[-1].append(token)
+    lines = command.replace("\\\n", " ").splitlines() or [""]
+    if len(lines) > 1 and not all(_balanced(line) for line in lines):
+        lines = [command]  # a quoted string spans lines (bash -lc '...'): one command
+    lines = _without_heredocs(lines)
+    for line in lines:
+        for token in _shell_tokens(line):
+            if token and set(token) <= set(";&|"):
+                segments.append([])
+            else:
+                segments[-1].append(token)
+        segments.append([])
     return [s for s in segments if s]
 
 

@@ -7,7 +7,8 @@ call last):`` ... ``KeyError: 12``; the last line names the exception), PyTorch'
 NCCL's ``NCCL error`` / ``NCCL WARN`` lines and nccl-tests' ``Test NCCL failure``, the ROCm runtime's
 ``HSA_STATUS_ERROR_*`` and ``hipError*`` codes, ggml's ``GGML_ASSERT`` and ``ggml_abort``, C++'s
 ``terminate called after throwing``, nvcc's and gcc's
-``fatal`` lines, make's ``*** [...] Error N``, the shell's ``Segmentation fault`` / ``core dumped``
+``fatal`` lines and ``file:line: error:`` diagnostics, CMake's ``CMake Error at``, make's
+``*** [...] Error N``, the shell's ``Segmentation fault`` / ``core dumped``
 / ``Killed``; and the wrapper lines agents put around an output (Codex's ``Exit code: N`` and
 ``Wall time:``, Aider's ``Add the output to the chat?``), which are never a headline.
 
@@ -38,6 +39,8 @@ SOURCES = {
     "Python traceback module (the traceback header and exception line)": ("Traceback (most recent call last)",),
     "CUDA runtime and PyTorch error strings": ("CUDA out of memory", "CUDA error", "illegal memory access"),
     "NCCL and nccl-tests error lines": ("NCCL error", "NCCL failure", "NCCL WARN", "Test NCCL failure"),
+    "CMake's configure errors and GCC/Clang/nvcc diagnostics (file:line: error: ..., file(line): error: ...)": (
+        "CMake Error at",),
     "agents' wrappers around tool output (Codex exec output, Aider /run)": ("Wall time", "Exit code",
                                                                              "Add the output to the chat?"),
 }
@@ -61,7 +64,8 @@ _EXCEPTION = re.compile(r"^\s*((?:[A-Za-z_][\w]*\.)*[A-Za-z_]*(?:Error|Exception
 _ERRORISH = re.compile(r"\bError\b|\berror:|\bERROR\b|\bfailed\b|\bFailed\b|\bFAILED\b|^FAIL\b|Segmentation fault|core dumped|NCCL WARN")
 _SIGNAL = re.compile(r"OutOfMemoryError|out of memory|NCCL error|NCCL failure|CUDA error|Segmentation fault|core dumped"
                      r"|HSA_STATUS_ERROR|hipError|\bHIP error\b|\bROCm error\b|GGML_ASSERT|ggml_abort|terminate called after"
-                     r"|\bfatal\b|^\S*make(?:\[\d+\])?: \*\*\*.*Error \d+", re.M)
+                     r"|\bfatal\b|^\S*make(?:\[\d+\])?: \*\*\*.*Error \d+"
+                     r"|^CMake Error\b|^\S+?(?:\(\d+\)|:\d+(?::\d+)?):\s+(?:fatal\s+)?error\b", re.M)
 
 
 def is_failure(is_error: bool | None, exit_code: int | None, output: str, has_figures: bool) -> bool:
