@@ -31,6 +31,7 @@ from typing import Any
 from kb.importers.events import Event, Locator, Session, Table
 from kb.importers.formats import console
 from kb.importers.read import commands as shell
+from kb.importers.read import prose
 
 DOCUMENT_FORMATS = ("markdown",)
 """Formats read as documents (headings, tables, lists, blocks), not as chats."""
@@ -244,6 +245,13 @@ def _document(session: Session) -> Iterator[Segment]:
                 continue
             yield _output(event, event.text, content_at, event.locator.line_end or content_at, titles, when, language)
             last_note = None
+            continue
+        if held is not None and event.kind == "text" and held.path == titles and not _introduces_output(event.text) \
+                and prose.figures(event.text):
+            attrs = {**event.attrs, "item": False, "ran": held.command}  # the result of the command just above
+            note = Segment("note", event.locator, text=event.text, path=titles, when=when, attrs=attrs)
+            held, last_note = None, note
+            yield note
             continue
         if held is not None and held.attrs.get("paragraph") is None and event.kind == "text" and \
                 _introduces_output(event.text):

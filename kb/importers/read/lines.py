@@ -99,6 +99,7 @@ def read_lines(text: str, skip: set[int] | frozenset[int] = frozenset()) -> Read
     for number_, line in enumerate(text.splitlines(), 1):
         if number_ in skip or len(line) > 200:
             continue
+        line, spreads = _spreads(line) if "±" in line or "+/-" in line or "+-" in line else (line, {})
         found = _figures(line)
         pairs = dict(_PAIR.findall(line))
         if found and len(pairs) > len(found):  # a key=value row: its other keys say which point it is
@@ -113,7 +114,7 @@ def read_lines(text: str, skip: set[int] | frozenset[int] = frozenset()) -> Read
                 run.metrics[f"{name}[{scoped.group(1)}]"] = Measure(value, unit, line=number_, generic=generic)
                 lines_seen.append(number_)
         for name, value, unit, generic in found:
-            run.metrics[name] = Measure(value, unit, line=number_, generic=generic)  # the last: a summary ends a log
+            run.metrics[name] = Measure(value, unit, spreads.get(value), line=number_, generic=generic)  # the last: a summary ends a log
             lines_seen.append(number_)
     varying = [key for key in dict.fromkeys(k for _, dims, _ in rows for k in dims)
                if len({dims.get(key) for _, dims, _ in rows}) > 1]
@@ -129,8 +130,24 @@ def read_lines(text: str, skip: set[int] | frozenset[int] = frozenset()) -> Read
     return out
 
 
+_SPREAD = re.compile(rf"({NUMBER})\s*(?:±|\+/-|\+-)\s*({NUMBER})")
+"""A value with its spread (``896.45 ± 45.97``, ``12.3 +/- 0.8``)."""
+
+
+def _spreads(line: str) -> tuple[str, dict[str, str]]:
+    """``line`` with each ``value ± spread`` written as the value alone, and value → spread."""
+    spreads: dict[str, str] = {}
+
+    def keep(match: re.Match[str]) -> str:
+        spreads[match.group(1).replace(",", "")] = match.group(2).replace(",", "")
+        return match.group(1)
+
+    return _SPREAD.sub(keep, line), spreads
+
+
 def _figures(line: str) -> list[tuple[str, str, str, bool]]:
-    """``(name, value, unit, generic)`` of each figure a line gives."""
+    """``(name, value, unit, generic)`` of each figure a line gives (``± spread`` set aside: see
+    :func:`_spreads`)."""
     found = _NAME_UNIT_VALUE.match(line)
     if found:
         unit = labels.unit_of(found.group(2))

@@ -440,16 +440,16 @@ prose mostly comments on or restates what they measured."""
 
 
 def _lead_tables(candidates: list[Candidate]) -> None:
-    """A labelled result line right above a table of its section, in the unit of the table's rows
-    (``Baseline: 31.5 tok/s without X`` over a grid of the runs with X): the run the table's rows
-    are compared with, so it joins their group, first."""
+    """A labelled result line above a table of its section (prose between it and the table aside),
+    in the unit of the table's rows (``Baseline: 31.5 tok/s without X`` over a grid of the runs
+    with X): the run the table's rows are compared with, so it joins their group, first."""
     for position, candidate in enumerate(candidates):
         if not candidate.labelled or not candidate.figures:
             continue
         unit = next(iter(candidate.figures.values())).unit
-        after = next((c for c in candidates[position + 1:] if c.ordinal > candidate.ordinal), None)
-        if after is None or after.path != candidate.path or not after.group.startswith("table:") \
-                or after.ordinal - candidate.ordinal > 2:
+        after = next((c for c in candidates[position + 1:] if c.ordinal > candidate.ordinal
+                      and not (c.evidence in ("note", "item") and not c.labelled)), None)  # prose between is commentary
+        if after is None or after.path != candidate.path or not after.group.startswith("table:"):
             continue
         if any(f.unit == unit for f in after.figures.values()):
             candidate.group = after.group
@@ -480,8 +480,8 @@ def _demote_side_figures(candidates: list[Candidate], headline: Headline) -> Non
     """Lower the confidence of a note whose figures are all in units other than the campaign's
     headline unit (a build time, a spec sheet's bandwidth beside a throughput campaign): such a
     figure is seldom what a run was for."""
-    if not headline.unit:
-        return
+    if not headline.unit or not any(f.unit == headline.unit for c in candidates for f in c.figures.values()):
+        return  # a log that measures nothing in the campaign's unit: its own figures are what it measured
     for candidate in candidates:
         if candidate.evidence in ("item", "note") and candidate.figures and \
                 all(f.unit != headline.unit for f in candidate.figures.values()):

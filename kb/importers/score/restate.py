@@ -80,6 +80,12 @@ def _repeats(figure: Figure, other: Candidate) -> bool:
     return any(same_figure(figure, theirs) and _compatible(figure.name, name) for name, theirs in other.figures.items())
 
 
+def _leads(note: Candidate, row: Candidate) -> bool:
+    """Whether ``note`` is the labelled result line the table of ``row`` is compared with (it
+    joined that table's group): a run of its own, never a restatement of one of the rows."""
+    return note.labelled and note.group.startswith("table:") and note.group == row.group
+
+
 def _siblings(a: Candidate, b: Candidate) -> bool:
     """Whether two candidates are items of one list (each item is an entry of its own)."""
     return a.list_at is not None and a.list_at == b.list_at
@@ -119,7 +125,7 @@ def _restates(candidate: Candidate, accepted: list[Candidate], headline: Headlin
     if candidate.evidence in _NOTES:
         plain = [f for name, f in candidate.figures.items() if "[" not in name] or list(candidate.figures.values())
         owners = [next((a for a in accepted if _repeats(f, a) and not _siblings(a, candidate)
-                        and not _separate_entries(a, candidate)), None) for f in plain]
+                        and not _separate_entries(a, candidate) and not _leads(candidate, a)), None) for f in plain]
         if owners and all(owner is not None for owner in owners):
             return owners[0]
         return None
