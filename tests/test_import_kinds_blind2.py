@@ -228,9 +228,6 @@ def test_k17_fenced_script_output_beyond_both_spreads_is_improved(tmp_path):
 # --- k18: repetition and sample tables ---
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "3 drafts: the first table is one draft missing pass 3; the second is split into rows '2' (1711.9, baseline) "
-    "and '3' (1698.3, neutral), its pass 1 lost"))
 def test_k18_run_tables_per_section_are_one_attempt_each(tmp_path):
     passes = "| Run | output tok/s | mean TTFT (ms) |\n|---|---:|---:|\n"
     f, recs = drafts(tmp_path, "prefix.md", dedent("""\
@@ -276,7 +273,6 @@ def test_k18_per_prompt_sample_table_is_one_attempt(tmp_path):
     assert rec.outcome.value != "failed"
 
 
-@pytest.mark.xfail(strict=True, reason="6 drafts, one per row; each block's iteration-1 row is a baseline")
 def test_k18_iteration_rows_in_blocks_of_kv_precision(tmp_path):
     f, recs = drafts(tmp_path, "kvcache.md", dedent("""\
         # KV-cache precision, Qwen3-8B, 1x L4, batch 16 — 2026-03-29
@@ -295,7 +291,6 @@ def test_k18_iteration_rows_in_blocks_of_kv_precision(tmp_path):
     assert (fp16.outcome.value, int8.outcome.value) == ("baseline", "improved")
 
 
-@pytest.mark.xfail(strict=True, reason="8 drafts, one per Durchlauf row; each table's row 1 is a baseline")
 def test_k18_german_durchlauf_tables(tmp_path):
     passes = "| Durchlauf | Token/s |\n|---|---:|\n"
     f, recs = drafts(tmp_path, "wiederholung.md", dedent("""\
@@ -322,7 +317,6 @@ def test_k18_german_durchlauf_tables(tmp_path):
     assert (off.outcome.value, on.outcome.value) == ("baseline", "improved")
 
 
-@pytest.mark.xfail(strict=True, reason="6 drafts, one per (quantification, fichier) row")
 def test_k18_french_per_file_samples_in_blocks_of_quantisation(tmp_path):
     f, recs = drafts(tmp_path, "fichiers.md", dedent("""\
         # Transcription de documents, Llama-3.1-8B, RTX 4080, llama.cpp — 2026-03-31

@@ -207,3 +207,13 @@ def decimal(cell: str) -> bool:
     [True, True, True, False, False]
     """
     return bool(re.fullmatch(r"[*_~]*\d+[.,]\d+[*_]*(?:\s*\(.*\))?", cell.strip()))
+
+
+def file_name(cell: str) -> bool:
+    """Whether a cell is a file's name (``rapport.txt``, ``jfk.wav``, ``prompts/a.jsonl``): what a
+    run was measured on, not a setting.
+
+    >>> [file_name(c) for c in ("rapport.txt", "jfk.wav", "Q4_K_M", "v0.11.0", "1.5")]
+    [True, True, False, False, False]
+    """
+    return bool(re.fullmatch(r"[\w./-]*[A-Za-z_-][\w-]*\.[A-Za-z][A-Za-z0-9]{1,4}", cell.strip()))

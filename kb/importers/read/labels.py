@@ -65,7 +65,8 @@ def repetitions(name: str, cells: list[str]) -> bool:
     (True, False, False)
     """
     words = _WORDS.findall(name.lower())
-    if not words or words[0] not in ("run", "runs", "iteration", "iter", "trial", "rep", "repeat", "repetition", "pass"):
+    if not words or words[0] not in ("run", "runs", "iteration", "iter", "trial", "rep", "repeat", "repetition", "pass",
+                                     "durchlauf", "lauf", "messung", "essai", "passage", "ejecucion", "corrida", "prova"):
         return False
     numbers = [re.match(r"\s*#?(\d+)", cell) for cell in cells]
     return bool(cells) and all(numbers) and [int(m.group(1)) for m in numbers if m] == list(range(1, len(cells) + 1))

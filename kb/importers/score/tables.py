@@ -47,19 +47,19 @@ def table_candidates(segment: Segment, context_units: list[str] | None = None) -
         return _arm_columns(segment, table, roles)
     rows = [_row(segment, table, roles, row, position) for position, row in enumerate(table.rows)]
     found = [c for c in rows if c is not None]
-    _drop_derived(found, roles)
-    merged = _merged_rows(segment, table, roles, found)
+    merged = _merged_rows(segment, table, roles, found)  # points of one run: no row of them is derived from the others
     if merged is not None:
         _group(merged, table, roles)
         return merged
+    _drop_derived(found, roles)
     _group(found, table, roles)
     return found
 
 
 def _merged_rows(segment: Segment, table: Table, roles: dict, found: list[Candidate]) -> list[Candidate] | None:
-    """Rows that are points of one run, not runs: they differ only in what was measured (a first
-    column headed ``Sample``, ``Case``, ``Prompt``, ``Dataset``) or in a pass number (``Run`` 1,
-    2, 3), within blocks of the other settings (``fp16`` rows, ``int8`` rows). Each block of two or more rows becomes one
+    """Rows that are points of one run, not runs: they differ only in what was measured (a column
+    headed ``Sample``, ``Case``, ``Prompt``, ``Dataset``, or of file names) or in a pass number
+    (``Run`` 1, 2, 3), within blocks of the other settings (``fp16`` rows, ``int8`` rows). Each block of two or more rows becomes one
     attempt: the first row's figures under their plain names, every row's as points
     (``output_throughput[K=2]``). ``None`` when the table is not of that shape."""
     settings = [h for h, r in roles.items() if r[0] == "setting"]
@@ -101,16 +101,24 @@ def _merged_rows(segment: Segment, table: Table, roles: dict, found: list[Candid
 
 
 def _swept(table: Table, settings: list[str], found: list[Candidate]) -> str | None:
-    """The setting column the rows run over, when they run over one: a first column that names
-    workloads, or a column of pass numbers. (A column of swept numbers is left alone: a table's
-    rows over batch sizes are as often the configurations tried as one sweep.)"""
+    """The setting column the rows run over, when they run over one, within each block of the
+    other settings: a column that names workloads (headed ``Sample``, ``Prompt``, ``Case``, or
+    holding file names), or a column of pass numbers (1, 2, 3 in each block). (A column of swept
+    numbers is left alone: a table's rows over batch sizes are as often the configurations tried
+    as one sweep.)"""
     if len(found) < 2:
         return None
-    first = table.headers[0]
-    if first in settings and labels.workload_key(first) == "dataset_name":
-        return first
     for header in settings:
-        if labels.repetitions(header, [c.settings.get(header, "") for c in found]):
+        others = [h for h in settings if h != header and not all(cells.measured(c.settings.get(h, "")) for c in found)]
+        blocks: dict[tuple, list[str]] = {}
+        for candidate in found:
+            blocks.setdefault(tuple(candidate.settings.get(h, "") for h in others), []).append(candidate.settings.get(header, ""))
+        values = [v for block in blocks.values() for v in block]
+        workload = labels.workload_key(header) == "dataset_name" or all(cells.file_name(v) for v in values)
+        if workload and all(len(set(block)) == len(block) for block in blocks.values()) and \
+                any(len(block) >= 2 for block in blocks.values()):
+            return header
+        if all(labels.repetitions(header, block) for block in blocks.values()) and any(len(b) >= 2 for b in blocks.values()):
             return header
     return None
 
