@@ -136,6 +136,10 @@ def _roles(table: Table, context_unit: str | None) -> dict[str, tuple[str, str |
         if header == table.headers[0] and labels.workload_key(header) == "dataset_name":
             roles[header] = ("setting", None, None)  # "Sample", "Case", "Prompt": what the row was measured on
             continue
+        if header == table.headers[0] and len(table.rows) >= 2 and labels.header_figure(header) is None and all(
+                cells.measured(prose.plain(row.cells.get(header, ""))) for row in table.rows):
+            roles[header] = ("setting", None, None)  # "| Size | ..." over 2KB, 32KB, 1MB: the swept dimension names the row
+            continue
         values = [row.cells.get(header, "") for row in table.rows]
         filled = [v for v in values if not cells.is_blank(v)]
         named = labels.header_figure(header)
@@ -298,7 +302,7 @@ def _arm_columns(segment: Segment, table: Table, roles: dict) -> list[Candidate]
     unit = next(r[2] for r in roles.values() if r[0] == "arm")
     labels_ = [h for h, r in roles.items() if r[0] == "setting"]
     if len(labels_) == 1 and len(table.rows) >= 2 and all(
-            cells.cell_figure(row.cells.get(labels_[0], "")) is not None
+            cells.cell_figure(row.cells.get(labels_[0], "")) is not None or cells.measured(prose.plain(row.cells.get(labels_[0], "")))
             or labels.names_measure(prose.plain(row.cells.get(labels_[0], ""))) for row in table.rows):
         return _swept_arms(segment, table, roles, arms, labels_[0], unit)  # rows sweep a number, or are measures
     if len(labels_) >= 2 and len(table.rows) >= 2 and all(
