@@ -1,7 +1,7 @@
-"""The labelled import corpus (tests/corpus/: dev, sealed, sealed-2) and its scorer
+"""The labelled import corpus (tests/corpus/: dev and sealed) and its scorer
 (bench/score_import.py): every truth file is sound, the halves are split by origin repository,
 the corpus covers the shapes of issues 10 and 22, the scorer matches drafts as documented, and the
-import quality on the sealed halves does not fall below the floors set under their one scoring."""
+import quality on the sealed half does not fall below the floors set under its one scoring."""
 
 from __future__ import annotations
 
@@ -49,14 +49,14 @@ def test_halves_are_split_by_origin_repository():
     for a in repos:
         for b in repos:
             assert a == b or not repos[a] & repos[b], (a, b, repos[a] & repos[b])
-    assert all(t.meta.get("origin_repo") for half in ("sealed", "sealed-2") for t in TRUTHS[half])
+    assert all(t.meta.get("origin_repo") for t in TRUTHS["sealed"])
 
 
 def test_corpus_holds_enough_whole_documents_from_enough_repositories():
     public = [t for t in ALL if t.meta.get("origin_repo")]
     assert len(public) >= 40
     assert len({t.meta["origin_repo"] for t in public}) >= 25
-    assert len(TRUTHS["sealed"]) >= 20 and len(TRUTHS["sealed-2"]) >= 15
+    assert len(TRUTHS["sealed"]) >= 15
 
 
 def test_corpus_covers_the_shapes_of_issue_10():
