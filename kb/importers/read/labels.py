@@ -83,6 +83,19 @@ def names_result(header: str) -> bool:
     return bool(words) and words[0] in ("outcome", "outcomes", "result", "results", "status", "verdict")
 
 
+_TEST_CELL = re.compile(r"^(pp|tg)\s*\d+(?:\s*@\s*d\d+)?(?:\s*\+\s*(?:pp|tg)\d+)?$", re.I)
+
+
+def unit_of_test(cell: str) -> str | None:
+    """``tok/s`` when a cell is a llama-bench test (``pp512``, ``tg128 @ d4096``, ``pp512+tg128``),
+    whose figures llama-bench prints in tokens per second (its ``t/s`` column); else ``None``.
+
+    >>> unit_of_test("pp512 @ d1024"), unit_of_test("tg128"), unit_of_test("batch 8")
+    ('tok/s', 'tok/s', None)
+    """
+    return "tok/s" if _TEST_CELL.match(cell.strip()) else None
+
+
 def is_test_name(word: str) -> bool:
     """Whether ``word`` is a llama-bench test name (``pp512``, ``tg128``)."""
     return bool(_TEST.match(word.strip()))

@@ -36,6 +36,9 @@ def table_candidates(segment: Segment, context_units: list[str] | None = None) -
     table = segment.table
     if table is None or not table.rows or not table.headers:
         return []
+    if not context_units and any(all(labels.unit_of_test(prose.plain(row.cells.get(h, ""))) for row in table.rows)
+                                 for h in table.headers):
+        context_units = ["tok/s"]  # a column of llama-bench tests (pp512, tg128 @ d4096): its numbers are t/s
     roles = _roles(table, (context_units or [None])[0])
     if any(cells.is_formula(value) for row in table.rows for value in row.cells.values()):
         return []  # a worked calculation (``5.4 × 14.0 = 75 ms``): derived figures, no run
@@ -301,6 +304,9 @@ def _arm_columns(segment: Segment, table: Table, roles: dict) -> list[Candidate]
     arms = [h for h, r in roles.items() if r[0] == "arm" or (r[0] == "mark" and h != table.headers[0])]
     unit = next(r[2] for r in roles.values() if r[0] == "arm")
     labels_ = [h for h, r in roles.items() if r[0] == "setting"]
+    varying = [h for h in labels_ if len({row.cells.get(h, "").strip() for row in table.rows}) > 1]
+    if len(labels_) > 1 and len(varying) == 1:
+        labels_ = varying  # model, size, params the same on every row: they describe the table, the test names the row
     if len(labels_) == 1 and len(table.rows) >= 2 and all(
             cells.cell_figure(row.cells.get(labels_[0], "")) is not None or cells.measured(prose.plain(row.cells.get(labels_[0], "")))
             or labels.names_measure(prose.plain(row.cells.get(labels_[0], ""))) for row in table.rows):
