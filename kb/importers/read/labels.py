@@ -58,15 +58,19 @@ _SUFFIX_UNITS = {"ms": "ms", "us": "us", "s": "s", "tflops": "TFLOPS", "gbps": N
 
 
 def repetitions(name: str, cells: list[str]) -> bool:
-    """Whether a column counts the passes of one measurement: headed ``Run``, ``Iteration``,
-    ``Trial``, ``Rep`` or ``Pass``, its cells the numbers 1, 2, 3 ... (a warm-up note allowed).
+    """Whether a column counts the passes of one measurement (headed ``Run``, ``Iteration``,
+    ``Trial``, ``Rep``, ``Pass``) or numbers the items it ran over (``#``, ``№``, ``No.``), its
+    cells the numbers 1, 2, 3 ... (a warm-up note allowed). Within blocks of another setting the
+    caller decides; rows that each name another configuration stay apart there.
 
     >>> repetitions("Run", ["1 (warmup)", "2", "3"]), repetitions("K", ["1", "2"]), repetitions("Run", ["a", "b"])
     (True, False, False)
     """
     words = _WORDS.findall(name.lower())
-    if not words or words[0] not in ("run", "runs", "iteration", "iter", "trial", "rep", "repeat", "repetition", "pass",
-                                     "durchlauf", "lauf", "messung", "essai", "passage", "ejecucion", "corrida", "prova"):
+    numbering = name.strip().strip("*_").strip().lower() in ("#", "№", "no", "no.", "nr", "nr.", "n°", "idx", "index")
+    if not numbering and (not words or words[0] not in (
+            "run", "runs", "iteration", "iter", "trial", "rep", "repeat", "repetition", "pass",
+            "durchlauf", "lauf", "messung", "essai", "passage", "ejecucion", "corrida", "prova")):
         return False
     numbers = [re.match(r"\s*#?(\d+)", cell) for cell in cells]
     return bool(cells) and all(numbers) and [int(m.group(1)) for m in numbers if m] == list(range(1, len(cells) + 1))

@@ -80,6 +80,8 @@ other)."""
     said: str | None = None
     fallback_error: str | None = None
     arm: bool = False
+    merged: bool = False
+    """The rows of one table that are one run's points (:func:`kb.importers.score.tables._merged_rows`)."""
     arm_of_output: bool = False
     """One of the arms an output printed (its rows or labelled lines), named by ``label``."""
     labelled: bool = False

@@ -136,6 +136,8 @@ def _restates(candidate: Candidate, accepted: list[Candidate], headline: Headlin
     for other in accepted:
         if other.ordinal == candidate.ordinal or not _repeats(wanted, other):
             continue
+        if candidate.merged and other.merged and candidate.path != other.path:
+            continue  # two tables of runs over the same inputs, each in its own section: two runs
         agree = all(_repeats(f, other) for n, f in candidate.figures.items()
                     if any(n.split("[", 1)[0] == m.split("[", 1)[0] for m in other.figures) and "[" not in n)
         if agree:

@@ -98,6 +98,7 @@ def _merged_rows(segment: Segment, table: Table, roles: dict, found: list[Candid
         head.settings = {h: v for h, v in head.settings.items() if h != dim}
         head.workload = {}
         head.reason = f"rows of one run over {name} (a table's points, one attempt)"
+        head.merged = True
         head.key = f"{segment.text}|{rest}"
         out.append(head)
     return out
