@@ -1,7 +1,7 @@
 """Dates as logs write them: ISO 8601 (``2025-12-11``, ``2025-12-11T07:47:00Z``), with slashes
 (``2025/12/11``), the output of ``date`` (``Thu Dec 11 07:47:00 UTC 2025``), month names
 (``Dec 11, 2025``, ``11 December 2025``), US order (``07/11/2025``, month first unless that
-cannot be), and, in file names only, ``20251211``.
+cannot be), day first with dots (``11.12.2025``), and, in file names only, ``20251211``.
 
 >>> find_date("## 2026-02-19 — baseline"), find_date("Generated: Sat Sep  6 09:55:04 AM EDT 2025")
 (datetime.date(2026, 2, 19), datetime.date(2025, 9, 6))
@@ -14,7 +14,8 @@ from __future__ import annotations
 import datetime as dt
 import re
 
-SOURCES = {"ISO 8601; POSIX date(1) default output; English month names": ()}
+SOURCES = {"ISO 8601; POSIX date(1) default output; English month names; the dotted day.month.year of "
+           "DIN 5008 and GOST R 7.0.97": ()}
 """The forms read."""
 
 _MONTHS = {name: number for number, names in enumerate(
@@ -26,6 +27,8 @@ _ISO = re.compile(r"(?<![\d.])(\d{4})[-/](\d{2})[-/](\d{2})(?!\d|\.\d)")
 _MONTH_DAY_YEAR = re.compile(rf"\b{_MONTH}\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+(?:\d{{1,2}}:\d{{2}}(?::\d{{2}})?\s*(?:[AP]M)?\s*(?:[A-Z]{{2,5}}\s+)?)?(\d{{4}})\b", re.I)
 _DAY_MONTH_YEAR = re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+{_MONTH}\.?,?\s+(\d{{4}})\b", re.I)
 _US = re.compile(r"(?<![\d/])(\d{1,2})/(\d{1,2})/(\d{4})(?![\d/])")
+_DOTTED = re.compile(r"(?<![\d.])(\d{1,2})\.(\d{1,2})\.(\d{4})(?![\d.])")
+"""``11.03.2026``: day, month, year, as German, Russian and most of Europe write a date with dots."""
 _COMPACT = re.compile(r"(?<!\d)(20\d{2})(\d{2})(\d{2})(?!\d)")
 _STAMP = re.compile(r"(?<!\d)(20\d{2})(\d{2})(\d{2})-\d{6}(?!\d)")
 """``20250826-093012``: the ``date`` vLLM's benchmark saves with its result."""
@@ -61,6 +64,11 @@ def find_date(text: str) -> dt.date | None:
             break
     for match in _STAMP.finditer(text):
         date = _valid(int(match.group(1)), int(match.group(2)), int(match.group(3)))
+        if date:
+            found.append((match.start(), date))
+            break
+    for match in _DOTTED.finditer(text):
+        date = _valid(int(match.group(3)), int(match.group(2)), int(match.group(1)))
         if date:
             found.append((match.start(), date))
             break

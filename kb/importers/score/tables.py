@@ -397,8 +397,10 @@ def _swept_arms(segment: Segment, table: Table, roles: dict, arms: list[str], di
     numbers = [cells.cell_figure(row.cells.get(dimension, "")) for row in table.rows]
     last = max(range(len(numbers)), key=lambda i: float(numbers[i][0]) if numbers[i] else float("-inf")) \
         if all(numbers) else len(table.rows) - 1
+    tests = all(labels.unit_of_test(prose.plain(row.cells.get(dimension, ""))) for row in table.rows)
     for column, header in enumerate(arms):
         figures: dict[str, Figure] = {}
+        undepthed: set[str] = set()
         failed = False
         for position, row in enumerate(table.rows):
             value = row.cells.get(header, "")
@@ -417,7 +419,13 @@ def _swept_arms(segment: Segment, table: Table, roles: dict, arms: list[str], di
                 f"metrics.{point}", locator_text(where), short_quote(f"{header}: {value}")), figure[2],
                 not labels.qualifies(label if named_by_row else header, figure_unit))
             figures[point] = made
-            if position == last or name not in figures:  # the plain name: the largest swept number, else the last row
+            at_depth = "@" in label
+            if name not in figures or (position == last and not (tests and name in undepthed)) or \
+                    (tests and not at_depth and name not in undepthed):
+                # the plain name: the largest swept number, else the last row; over llama-bench tests, a test at
+                # no depth (tg128 before tg128 @ d4096) when the table has one
+                if tests and not at_depth:
+                    undepthed.add(name)
                 figures[name] = Figure(name, made.text, made.unit, made.evidence, made.spread, made.generic)
         if not figures and not failed:
             continue
@@ -505,6 +513,8 @@ def _transposed(table: Table) -> bool:
     """Whether the table's first column names the measures (``Mean``, ``P99``, ``TTFT (ms)``) and
     its other headers the configurations compared (``| Metric | PyTorch | TensorRT EP |``)."""
     first = table.headers[0]
+    if all(cells.measured(prose.plain(row.cells.get(first, ""))) for row in table.rows):
+        return False  # 1 MiB, 16 MiB: sizes a run swept, not the names of measures
     named = [labels.names_measure(prose.plain(row.cells.get(first, ""))) for row in table.rows]
     others = table.headers[1:]
     if others and all(labels.is_statistic(prose.plain(row.cells.get(first, ""))) for row in table.rows):
