@@ -40,6 +40,7 @@ import io
 import json
 import re
 from decimal import Decimal
+from typing import Any
 
 from kb.importers.read.base import Measure, Readout, RunReading, number
 
@@ -293,9 +294,10 @@ def _json(text: str) -> Readout:
     if not isinstance(document, dict):
         return out
     slices = document.get("timeslices")
-    parts = ([dict(part, timeslice=part.get("timeslice_index")) for part in slices if isinstance(part, dict)]
-             if isinstance(slices, list) else [document.get("records") if isinstance(document.get("records"), dict)
-                                               else document])
+    records = document.get("records")
+    parts: list[dict[str, Any]] = (
+        [dict(part, timeslice=part.get("timeslice_index")) for part in slices if isinstance(part, dict)]
+        if isinstance(slices, list) else [records if isinstance(records, dict) else document])
     config = _flat(document["input_config"]) if isinstance(document.get("input_config"), dict) else {}
     for part in parts:
         run = _json_run(part, lines)

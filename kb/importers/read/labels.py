@@ -25,7 +25,7 @@ SOURCES = {
 }
 """Where the terms come from: the documented outputs the tool readers cite."""
 
-UNITS: dict[str, str] = {
+UNITS: dict[str, str | None] = {
     "tok/s": "tok/s", "tokens/s": "tok/s", "token/s": "tok/s", "tokens/sec": "tok/s", "tok/sec": "tok/s",
     "t/s": "tok/s", "tps": "tok/s", "tokens per second": "tok/s", "tokens/second": "tok/s", "tk/s": "tok/s",
     "toks/s": "tok/s", "tokens/sec/user": "tok/s", "tok/s/user": "tok/s", "tps/user": "tok/s",
@@ -279,8 +279,8 @@ def key_figure(key: str) -> tuple[str, str] | None:
         unit = _PER[parts[-3]]
         return name_for(" ".join(parts[:-3] + [parts[-3]]), unit), unit
     if parts[-1] in _RATE_KEYS:
-        unit = _RATE_KEYS[parts[-1]]
-        return (name_for(" ".join(parts[:-1]), unit), unit) if unit else None
+        rate = _RATE_KEYS[parts[-1]]
+        return (name_for(" ".join(parts[:-1]), rate), rate) if rate else None
     if len(parts) >= 2 and parts[-1] in _SUFFIX_UNITS and _SUFFIX_UNITS[parts[-1]]:
         return key, _SUFFIX_UNITS[parts[-1]] or ""
     return None

@@ -95,7 +95,7 @@ def read_lines(text: str, skip: set[int] | frozenset[int] = frozenset()) -> Read
     give each figure as a point named by those keys (``median_us[NCCL_ALGO=Ring,bytes=4096]``)."""
     run = RunReading(TOOL, documented=False)
     lines_seen: list[int] = []
-    rows: list[tuple[int, dict[str, str], list[tuple[str, str, str]]]] = []
+    rows: list[tuple[int, dict[str, str], list[tuple[str, str, str, bool]]]] = []
     for number_, line in enumerate(text.splitlines(), 1):
         if number_ in skip or len(line) > 200:
             continue

@@ -131,7 +131,7 @@ def _table_runs(header: list[str], rows: list[tuple[int, list[str]]], title_unit
     transposed = _measures_by_row(header, rows)
     if transposed is not None:
         return [transposed]
-    columns = []
+    columns: list[tuple[str, str, str | None]] = []
     for position, name in enumerate(header):
         cells = [row[position] for _, row in rows]
         parsed = [_CELL.match(c) for c in cells]

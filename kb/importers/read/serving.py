@@ -209,6 +209,12 @@ the serving benchmarks add sections inside the result block: the block goes on."
 _CUT_BANNER = re.compile(r"={3,}\s*Serving Bench")
 
 
+def excerpt_warning(block: Block) -> str:
+    """What to say of latency figures printed without their result block (a pasted excerpt)."""
+    return (f"latency figures at line {block.first} without their 'Serving Benchmark Result' block "
+            "(an excerpt?); read as a run of their own")
+
+
 def cut_banners(lines: list[str]) -> list[int]:
     """The 1-based lines where a result block's banner is cut short (a paste that ends there)."""
     return [n for n, line in enumerate(lines, 1) if _CUT_BANNER.search(line) and not _BANNER.search(line)]
@@ -300,18 +306,22 @@ def json_text(value: object) -> str:
     return str(value)
 
 
+def _put(run: RunReading, found: tuple[str, str, str | None] | None, line: int) -> None:
+    """Put one read ``(name, value, unit)`` in ``run``: a figure when it has a unit, else a setting."""
+    if found is None:
+        return
+    name, figure, unit = found
+    if unit is None:
+        run.settings[name] = figure
+    else:
+        run.metrics[name] = Measure(figure, unit, line=line)
+
+
 def block_run(tool: str, block: Block, settings: dict[str, str]) -> RunReading:
     """A run from a result block, with ``settings`` read around it (they go first)."""
     run = RunReading(tool, lines=(block.first, block.last), settings=dict(settings))
     for label, value, line in block.entries:
-        found = label_figure(label, value)
-        if found is None:
-            continue
-        name, figure, unit = found
-        if unit is None:
-            run.settings[name] = figure
-        else:
-            run.metrics[name] = Measure(figure, unit, line=line)
+        _put(run, label_figure(label, value), line)
     if run.settings.get("successful_requests") == "0":
         run.failed = True
     return run
@@ -364,14 +374,7 @@ def record_run(tool: str, record: dict, first: int, last: int) -> RunReading:
     """A run from one saved-result object (see :func:`key_figure`)."""
     run = RunReading(tool, lines=(first, last))
     for key, value in record.items():
-        found = key_figure(key, value)
-        if found is None:
-            continue
-        name, figure, unit = found
-        if unit is None:
-            run.settings[name] = figure
-        else:
-            run.metrics[name] = Measure(figure, unit, line=first)
+        _put(run, key_figure(key, value), first)
     if run.settings.get("completed") == "0":
         run.failed = True
     return run

@@ -67,8 +67,7 @@ def read(text: str) -> Readout:
         run = serving.block_run(TOOL, block, settings)
         start = block.last
         if not block.banner:
-            out.warnings.append(f"latency figures at line {block.first} without their 'Serving Benchmark Result' block "
-                                "(an excerpt?); read as a run of their own")
+            out.warnings.append(serving.excerpt_warning(block))
         elif not block.closed:
             out.warnings.append(f"the SGLang result block at line {block.first} is cut off before its closing rule")
         out.runs.append(run)

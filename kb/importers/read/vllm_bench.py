@@ -68,8 +68,7 @@ def read(text: str) -> Readout:
         run = serving.block_run(TOOL, block, settings)
         start = block.last
         if not block.banner:
-            out.warnings.append(f"latency figures at line {block.first} without their 'Serving Benchmark Result' block "
-                                "(an excerpt?); read as a run of their own")
+            out.warnings.append(serving.excerpt_warning(block))
         elif not any(name.endswith("_throughput") for name in run.metrics):
             out.warnings.append(f"a vLLM result block at line {block.first} has no throughput line; "
                                 "its other figures are kept")

@@ -124,8 +124,8 @@ class _State:
             self._note(segment, not_done, deciding)
             return
         if segment.kind in ("run", "output"):
-            for found in stack.output_facts(segment.command, segment.output or ""):
-                self.fact(found, segment)
+            for fact in stack.output_facts(segment.command, segment.output or ""):
+                self.fact(fact, segment)
             if segment.when is None and not self.chat:
                 printed = dates.find_date("\n".join((segment.output or "").splitlines()[:100]))
                 if printed:
@@ -169,8 +169,8 @@ class _State:
             if deciding and self.decision_section is not None and not segment.attrs.get("task"):
                 heading = self.decision_section
                 if self.out.decisions and self.out.decisions[-1].evidence.locator == locator_text(heading.locator):
-                    held = self.out.decisions[-1]
-                    held.text = f"{held.text}\n\n{text.strip()}"
+                    decision = self.out.decisions[-1]
+                    decision.text = f"{decision.text}\n\n{text.strip()}"
                 else:
                     self.out.decisions.append(Statement("decision", text.strip(), Evidence(
                         "decision", locator_text(heading.locator), short_quote(text))))

@@ -118,8 +118,8 @@ def _restates(candidate: Candidate, accepted: list[Candidate], headline: Headlin
             return next((a for a in accepted if a.failed and a.ordinal < candidate.ordinal and words
                          and words <= set(prose.words(" ".join(a.path[-1:]) + " " + a.title))), None)
         if candidate.failed and candidate.error and candidate.evidence in _NOTES | {"row"}:
-            wanted = " ".join(candidate.error.split()).lower()
-            return next((a for a in accepted if a.failed and a.error and " ".join(a.error.split()).lower() == wanted
+            error = " ".join(candidate.error.split()).lower()
+            return next((a for a in accepted if a.failed and a.error and " ".join(a.error.split()).lower() == error
                          and a.ordinal != candidate.ordinal), None)
         return None
     if candidate.evidence in _NOTES:

@@ -91,7 +91,7 @@ def run_candidates(segment: Segment, headline: Headline, warn, passes: bool = Tr
         failures = []  # it printed its figures: a warning or a late error line does not undo them
     if failures or exit_failed:
         own = [run for run in failures if run.tool != error_output.TOOL]
-        signal = (own or failures or [None])[0]
+        signal = (own or failures)[0] if (own or failures) else None
         if signal is not None and signal.tool != error_output.TOOL:
             tool = tool or signal.tool  # a benchmark tool's own report of its failure: it was run
         if not program and not tool:
@@ -235,11 +235,11 @@ def _base(segment: Segment, command: str | None, flags: list[str], env: dict[str
                           family=family_key(program, model) if program else None, transcript=segment.role is not None)
     if narration:
         candidate.evidence_list.append(Evidence("approach", locator_text(narration[0].locator), short_quote(approach)))
-    said = statements.calls_baseline(" ".join(prose.plain(n.text) for n in narration) + " " + (description or ""))
-    if said:
+    called = statements.calls_baseline(" ".join(prose.plain(n.text) for n in narration) + " " + (description or ""))
+    if called:
         candidate.marked = True
         candidate.evidence_list.append(Evidence("outcome", locator_text(narration[0].locator if narration else
-                                                                         segment.locator), short_quote(said)))
+                                                                         segment.locator), short_quote(called)))
     if flags or env:
         candidate.evidence_list.append(Evidence("config", locator_text(segment.locator), short_quote(command or "")))
     return candidate
@@ -331,6 +331,6 @@ def _plain_names(candidate: Candidate, headline: Headline) -> None:
             direction = better(points[0].unit, headline, base)
             chosen = max(points, key=lambda f: f.value) if direction == "higher" else min(points, key=lambda f: f.value)
         candidate.figures[base] = Figure(base, chosen.text, chosen.unit, chosen.evidence, chosen.spread, chosen.generic)
-    name = headline_name(candidate.figures, headline)
-    if name:
-        candidate.label = candidate.label or name
+    headline_figure = headline_name(candidate.figures, headline)
+    if headline_figure:
+        candidate.label = candidate.label or headline_figure

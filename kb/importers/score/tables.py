@@ -39,11 +39,12 @@ def table_candidates(segment: Segment, context_units: list[str] | None = None) -
     if not context_units and any(all(labels.unit_of_test(prose.plain(row.cells.get(h, ""))) for row in table.rows)
                                  for h in table.headers):
         context_units = ["tok/s"]  # a column of llama-bench tests (pp512, tg128 @ d4096): its numbers are t/s
-    roles = _roles(table, (context_units or [None])[0])
+    context_unit = context_units[0] if context_units else None
+    roles = _roles(table, context_unit)
     if any(cells.is_formula(value) for row in table.rows for value in row.cells.values()):
         return []  # a worked calculation (``5.4 × 14.0 = 75 ms``): derived figures, no run
     if _transposed(table):
-        transposed = _arms(segment, table, (context_units or [None])[0])
+        transposed = _arms(segment, table, context_unit)
         if transposed:
             return transposed
     if any(role[0] == "arm" for role in roles.values()):
@@ -395,8 +396,8 @@ def _swept_arms(segment: Segment, table: Table, roles: dict, arms: list[str], di
     found = []
     dim = prose.plain(dimension).strip() or "x"
     numbers = [cells.cell_figure(row.cells.get(dimension, "")) for row in table.rows]
-    last = max(range(len(numbers)), key=lambda i: float(numbers[i][0]) if numbers[i] else float("-inf")) \
-        if all(numbers) else len(table.rows) - 1
+    values = [float(n[0]) if n is not None else float("-inf") for n in numbers]
+    last = max(range(len(values)), key=values.__getitem__) if all(numbers) else len(table.rows) - 1
     tests = all(labels.unit_of_test(prose.plain(row.cells.get(dimension, ""))) for row in table.rows)
     for column, header in enumerate(arms):
         figures: dict[str, Figure] = {}
