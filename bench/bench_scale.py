@@ -3,7 +3,7 @@
 Usage::
 
     python bench/bench_scale.py --sizes 1000,10000,30000 [--repeat 3] [--once-above 20000]
-                                [--serve] [--search 10000] [--daemon] [--json out.json] [--work DIR]
+                                [--serve] [--search 10000] [--json out.json] [--work DIR]
 
 For each size it writes a seeded campaign (:mod:`gen_campaign`), then times whole processes
 (wall time, median of ``--repeat`` runs; peak resident memory of that process from ``wait4``):
@@ -12,9 +12,7 @@ For each size it writes a seeded campaign (:mod:`gen_campaign`), then times whol
   (``yaml.load(..., CSafeLoader)``); a plain Material for MkDocs site (search plugin on) of as
   many minimal pages, out of the navigation, as kb's site has;
 * kb: ``kb check`` cold (empty cache) and warm, ``kb roots``, ``kb why``, ``kb unblocks``;
-  ``kb check`` and each query as the first command after one record file was edited; with
-  ``--daemon``, each query answered by a ``kb daemon`` holding the records, unchanged and after
-  one edit;
+  ``kb check`` and each query as the first command after one record file was edited;
   ``kb build``; with ``--serve``, ``kb serve``: one attempt's title edited → the page served
   with the new title; with ``--search N``: at size N, Chromium (Playwright) types queries into
   the built site's search box and waits for the first result.
@@ -232,8 +230,7 @@ def search_timing(site: Path, queries: list[str]) -> dict:
     return out
 
 
-def bench_size(n: int, work: Path, repeat: int, serve: bool, search: bool, build: bool = True,
-               daemon: bool = False) -> dict:
+def bench_size(n: int, work: Path, repeat: int, serve: bool, search: bool, build: bool = True) -> dict:
     print(f"\n== {n} attempts", flush=True)
     camp = work / f"n{n}"
     records = camp / "records"
@@ -255,8 +252,6 @@ def bench_size(n: int, work: Path, repeat: int, serve: bool, search: bool, build
     timed("unblocks", [*KB, "--records", str(records), "unblocks", "cuda=13.0", "--from", "gen-stack-0000"],
           repeat, res, cwd=camp)
     after_edit(records, camp, failed, repeat, res)
-    if daemon:
-        with_daemon(records, camp, failed, repeat, res)
     if not build:
         return res
     site = camp / "site"
@@ -316,38 +311,6 @@ def after_edit(records: Path, camp: Path, failed: str, repeat: int, res: dict) -
     run([*base, "check"], cwd=camp)  # warm again for what follows
 
 
-QUESTIONS = {"check": ["check"], "roots": ["roots", "-n", "5"], "why": ["why", "{failed}"],
-             "unblocks": ["unblocks", "cuda=13.0", "--from", "gen-stack-0000"]}
-"""The commands timed with ``kb daemon``, as arguments after ``kb --records R`` (``{failed}``: a
-failed attempt's id)."""
-
-
-def with_daemon(records: Path, camp: Path, failed: str, repeat: int, res: dict) -> None:
-    """Time each question answered by a ``kb daemon`` holding the records, in wall seconds
-    whatever ``--clock`` says (the answer is worked out in the daemon's process, whose CPU time
-    the asking process does not see): with the records unchanged since the daemon looked (more
-    than its 3-second settling time after the last write), and as the first question after one
-    attempt's title was edited. The daemon is started first and stopped afterwards; the file is
-    put back as it was."""
-    base = [*KB, "--records", str(records)]
-    target, original, edit = _editor(records)
-    run([*base, "daemon", "start", "--idle", "10"], cwd=camp)
-    try:
-        run([*base, *QUESTIONS["roots"]], cwd=camp)  # the daemon prepares its tables after loading
-        time.sleep(4)  # settle: after_edit put a file back just now
-        for q, args in QUESTIONS.items():
-            label = f"{q} daemon"
-            timed(label, [*base, *(a.format(failed=failed) for a in args)], repeat, res, cwd=camp)
-            res[label]["s"] = res[label]["wall"]
-        for q, args in QUESTIONS.items():
-            label = f"{q} daemon after edit"
-            timed(label, [*base, *(a.format(failed=failed) for a in args)], repeat, res, cwd=camp, before=edit)
-            res[label]["s"] = res[label]["wall"]
-    finally:
-        target.write_bytes(original)
-        run([*base, "daemon", "stop"], cwd=camp)
-
-
 def table(results: list[dict]) -> str:
     """The Markdown table of medians, memory and ratios (targets of kb issue 13)."""
     def s(r, k):
@@ -377,23 +340,6 @@ def table(results: list[dict]) -> str:
         row(f"`kb {q}` after one edit", lambda r, q=q: f"{s(r, q + ' after edit'):.2f} s = "
             f"{s(r, q + ' after edit') / s(r, 'check after edit'):.2f}× check after one edit",
             "≤ 1 s and ≤ 1.2× check after one edit")
-    if any("roots daemon" in r for r in results):
-        def wall(r, k):
-            return r[k]["wall"] if k in r else float("nan")
-        def versus(r, label, q, other):
-            if label not in r:
-                return "–"
-            if q == "check":
-                return f"{wall(r, label):.2f} s wall = {wall(r, label) / wall(r, 'libyaml parse'):.2f}× libyaml (wall)"
-            return f"{wall(r, label):.2f} s wall = {wall(r, label) / wall(r, other):.2f}× {other} (wall)"
-        for q in QUESTIONS:
-            row(f"`kb {q}` answered by `kb daemon`, records unchanged",
-                lambda r, q=q: versus(r, q + " daemon", q, "check warm"),
-                "≤ 0.5× libyaml, ≤ 1 s" if q == "check" else "≤ 1 s and ≤ 1.2× warm check")
-        for q in QUESTIONS:
-            row(f"`kb {q}` answered by `kb daemon` after one edit",
-                lambda r, q=q: versus(r, q + " daemon after edit", q, "check after edit"),
-                "≤ 0.5× libyaml, ≤ 1 s" if q == "check" else "≤ 1 s")
     row("floor: plain Material, same page count", lambda r: f"{s(r, 'material floor'):.1f} s ({r['pages']:,} pages), "
         f"{rss(r, 'material floor')}" if "pages" in r else "–")
     row("`kb build`", lambda r: f"{s(r, 'kb build'):.1f} s = {s(r, 'kb build') / s(r, 'material floor'):.2f}× floor, "
@@ -425,7 +371,6 @@ def main(argv: list[str] | None = None) -> list[dict]:
     ap.add_argument("--search", type=int, default=None, help="time search in Chromium at this size")
     ap.add_argument("--build-max", type=int, default=None, help="build the site only up to this size")
     ap.add_argument("--serve-sizes", default="", help="comma-separated sizes at which to time kb serve")
-    ap.add_argument("--daemon", action="store_true", help="also time the questions answered by kb daemon")
     ap.add_argument("--clock", choices=["cpu", "wall"], default="cpu", help="the median the table uses")
     ap.add_argument("--json", default=None, help="write the results here")
     ap.add_argument("--work", default=None, help="keep campaigns and sites here (default: a temporary folder)")
@@ -440,7 +385,7 @@ def main(argv: list[str] | None = None) -> list[dict]:
         CLOCK[0] = args.clock
         serve_sizes = {int(x) for x in args.serve_sizes.split(",") if x}
         results = [bench_size(n, work, 1 if n > args.once_above else args.repeat, args.serve or n in serve_sizes,
-                              args.search == n, build=args.build_max is None or n <= args.build_max, daemon=args.daemon)
+                              args.search == n, build=args.build_max is None or n <= args.build_max)
                    for n in sizes]
         print(f"\nload average {os.getloadavg()[0]:.1f} at the end\n")
         print(f"(medians of {args.clock} seconds per process; peak RSS per process)\n")

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from kb.errors import InvalidRecords, Problem
 from kb.graph import KnowledgeGraph, build_graph, check_references
@@ -38,12 +37,10 @@ class Loaded:
         return self.graph
 
 
-def load(root: str | Path, catalogs: list[str] | tuple[str, ...] = (), prefetched: Prefetched | None = None,
-         kept: Any = None) -> Loaded:
+def load(root: str | Path, catalogs: list[str] | tuple[str, ...] = (), prefetched: Prefetched | None = None) -> Loaded:
     """Load, check and link the records under ``root`` (a ``records/`` folder), with the
     catalogs its campaigns list and ``catalogs`` (the kb plugin's option; :func:`kb.catalog.merge_catalogs`).
-    ``prefetched``: the record files' bytes read beforehand (:class:`kb.store.Prefetched`);
-    ``kept``: a records cache kept between loads (see :func:`kb.store.load_records`).
+    ``prefetched``: the record files' bytes read beforehand (:class:`kb.store.Prefetched`).
 
     Reference problems are looked for among the records that loaded; a record that failed to
     load is reported once, as its own problem, not again as an unknown id. Never raises for bad
@@ -51,7 +48,7 @@ def load(root: str | Path, catalogs: list[str] | tuple[str, ...] = (), prefetche
     """
     from kb.catalog import merge_catalogs
 
-    loaded = load_records(root, prefetched=prefetched, kept=kept)
+    loaded = load_records(root, prefetched=prefetched)
     problems = loaded.problems + merge_catalogs(loaded.records, root, catalogs)
     problems += _reference_problems(loaded.records, root)
     problems.sort(key=lambda p: (p.path, p.line or 0, p.field, p.message))

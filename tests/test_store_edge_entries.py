@@ -297,24 +297,6 @@ def test_the_serve_watcher_stats_without_opening(tmp_path: Path) -> None:
     assert str(root / "attempts" / "loop.yaml") not in stats  # a loop cannot be stat'ed: left out, no error
 
 
-def test_the_daemon_stamp_sees_a_fifo_replaced_and_never_opens_it(tmp_path: Path) -> None:
-    from kb.store.stamp import stamp
-
-    root = _campaign(tmp_path)
-    (root / "assets").mkdir()
-    fifo = root / "assets" / "f.png"
-    os.mkfifo(fifo)
-    _fifo(root)
-    _self_loop(root)
-    with _deadline():
-        first = stamp(root)
-    assert ("S", str(fifo), 0o010000) in first.entries  # stat.S_IFIFO
-    fifo.unlink()
-    fifo.write_bytes(b"\x89PNG")  # the load reported the FIFO; a stamp must not call the folder unchanged
-    with _deadline():
-        assert stamp(root).entries != first.entries
-
-
 def test_a_loop_or_fifo_takes_its_id_for_the_write_gate(tmp_path: Path) -> None:
     """The dry run (free_id) skips a name a loop or FIFO holds, as the write does (its exclusive
     link fails there): both give the next id."""

@@ -22,16 +22,7 @@ __all__ = ["cli", "main"]
 
 
 def main() -> None:
-    """Entry point of the ``kb`` console script and ``python -m kb``: a question about records a
-    ``kb daemon`` holds is answered by it (:func:`kb.cli.relay.relay`); everything else, and every
-    question no daemon takes, runs here (:func:`kb.cli.app.main`)."""
-    import sys
-
-    from kb.cli.relay import relay
-
-    code = relay(sys.argv[1:])
-    if code is not None:
-        sys.exit(code)
+    """Entry point of the ``kb`` console script and ``python -m kb`` (:func:`kb.cli.app.main`)."""
     from kb.cli.app import main as run
 
     run()

@@ -49,9 +49,6 @@ class Env:
         paused while loading and the loaded objects are then frozen out of its reach
         (:func:`gc.freeze`), so that it never walks them again (at 10,000 attempts its first
         passes over them cost about 0.4 s of CPU). Objects made afterwards are collected as usual."""
-        if HELD is not None and HELD.serves(self):
-            self.last_graph = HELD.loaded.raise_if_invalid()
-            return self.last_graph
         import gc
 
         from kb.pipeline import load_graph
@@ -68,12 +65,6 @@ class Env:
 
 
 pass_env = click.make_pass_decorator(Env)
-
-HELD: Any = None
-"""In a ``kb daemon``'s answering child only: the records the daemon holds (a
-:class:`kb.cli.resident.Held`, checked against the folder just before the child was forked), which
-:meth:`Env.graph` returns instead of loading when they are the ones asked about."""
-
 
 def plugin_catalogs(records: Path, config: Path = Path("mkdocs.yml")) -> tuple[str, ...]:
     """The ``catalogs`` option of the kb plugin in ``config`` (``./mkdocs.yml``, the file ``kb build``
@@ -229,8 +220,7 @@ def kept_answer(name: str, skip: Callable[[dict[str, Any]], bool] = lambda kwarg
         def wrapper(env: Env, **kwargs: Any) -> Any:
             from kb.store.memo import ANSWERS, memo_path
 
-            if (skip(kwargs) or (HELD is not None and HELD.serves(env)) or not env.records.is_dir()
-                    or memo_path(env.records, ANSWERS) is None):
+            if skip(kwargs) or not env.records.is_dir() or memo_path(env.records, ANSWERS) is None:
                 return fn(env, **kwargs)
             return _answer(name, fn, env, kwargs)
 
@@ -340,12 +330,12 @@ COMMANDS = {
     "check": "kb.cli.check", "roots": "kb.cli.ask", "why": "kb.cli.ask", "unblocks": "kb.cli.ask",
     "graph": "kb.cli.ask", "diff": "kb.cli.diff", "build": "kb.cli.site", "serve": "kb.cli.site",
     "log": "kb.cli.log", "capture": "kb.cli.capture", "new": "kb.cli.new", "import": "kb.cli.importing",
-    "schema": "kb.cli.schema", "export": "kb.cli.export", "daemon": "kb.cli.daemon",
+    "schema": "kb.cli.schema", "export": "kb.cli.export",
 }
 """Command name → the module that defines it (imported when the command runs). A module added
 without an entry here is still found: an unknown name imports every module of :data:`MODULES`."""
 
-MODULES = ("kb.cli.ask", "kb.cli.capture", "kb.cli.check", "kb.cli.daemon", "kb.cli.diff", "kb.cli.export",
+MODULES = ("kb.cli.ask", "kb.cli.capture", "kb.cli.check", "kb.cli.diff", "kb.cli.export",
            "kb.cli.importing", "kb.cli.log", "kb.cli.new", "kb.cli.schema", "kb.cli.site")
 """Every module that registers commands on :func:`cli`."""
 

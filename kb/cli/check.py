@@ -43,22 +43,6 @@ def check(env: Env, as_json: bool, strict: bool, verbose: bool, folder: str | No
 
     if folder is not None:
         env.records = Path(folder)
-    from kb.cli import app
-
-    held = app.HELD
-    if held is not None and held.serves(env):  # in a kb daemon: the records it holds are these files
-        # whose digest it took when it loaded them (None: a file changed during that load)
-        key = _key(held.tree, env.catalogs) if held.tree else ""
-        recalled = recall(env.records, "check", key) if key else None
-        report: dict[str, Any]
-        if _is_report(recalled):
-            report = recalled
-        else:
-            report, deps = _report(held.loaded, env.records, env.catalogs)
-            if key:
-                remember(env.records, "check", report, deps, key)
-        _print(report, env.records, as_json, strict, verbose)
-        return
     # the folder is hashed once, its record files' bytes kept: compared with the memo's digest,
     # then (on a miss) loaded from those very bytes (not read twice); the listing is compared
     # again before the report is kept under this digest

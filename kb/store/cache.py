@@ -197,20 +197,11 @@ class RecordCache:
         return entry
 
     def put(self, rel: str, digest: bytes, record: Any, problems: list[Any]) -> None:
-        """Remember what validating the file ``rel`` (content hash ``digest``) produced (in
-        memory too without a cache folder: a cache kept between loads, :meth:`carry_over`, then
-        still spares the next load the parsing)."""
+        """Remember what validating the file ``rel`` (content hash ``digest``) produced, to be
+        written by :meth:`save`."""
         n = shard_of(rel)
         self.new[n][rel] = (digest, record, tuple(problems))
         self.dirty.add(n)
-
-    def carry_over(self) -> None:
-        """Make what this load met (read or added) what the next load starts from, without
-        reading the cache files again: for a caller that keeps the cache between loads of the
-        same folder (``kb daemon``). Call after :meth:`save`."""
-        self.old = [dict(entries) for entries in self.new]
-        self.new = [{} for _ in range(SHARDS)]
-        self.dirty = set()
 
     def save(self, shards: list[int] | None = None) -> list[int]:
         """Write, atomically, each shard one of whose entries changed or was dropped in this load

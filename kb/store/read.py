@@ -222,7 +222,7 @@ class Prefetched:
 
 
 def load_records(root: str | Path, cache_for: str | Path | None = None,
-                 prefetched: Prefetched | None = None, kept: Any = None) -> LoadResult:
+                 prefetched: Prefetched | None = None) -> LoadResult:
     """Read and validate every record under ``root`` (a ``records/`` folder).
 
     Each file is read and hashed; what validating it produced (the record, or its problems) is
@@ -230,9 +230,7 @@ def load_records(root: str | Path, cache_for: str | Path | None = None,
     before, else parsed and validated and kept for next time. Problems are reported on every
     load either way. ``cache_for``: the campaign records folder whose cache folder keeps this
     folder's cache (a catalog's; default ``root``). ``prefetched``: record files' bytes read
-    beforehand (:class:`Prefetched`), used instead of reading those files again. ``kept``: a
-    :class:`kb.store.cache.RecordCache` of ``root`` the caller keeps from one load to the next
-    (``kb daemon``), used instead of reading the cache files.
+    beforehand (:class:`Prefetched`), used instead of reading those files again.
 
     Returns a :class:`LoadResult`; never raises for bad records (they become problems). Raises
     :class:`kb.errors.RecordError` only when ``root`` itself is not a folder.
@@ -243,11 +241,9 @@ def load_records(root: str | Path, cache_for: str | Path | None = None,
     from kb.store.cache import RecordCache, cache_path
 
     with gc_paused():  # reading the cache back allocates as much as building the records
-        cache = kept or RecordCache(cache_path(root, Path(cache_for) if cache_for is not None else None))
+        cache = RecordCache(cache_path(root, Path(cache_for) if cache_for is not None else None))
         result = _load(root, cache, prefetched)
     cache.save()
-    if kept is not None:
-        kept.carry_over()
     return result
 
 
