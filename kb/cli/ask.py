@@ -1,6 +1,9 @@
-"""The questions: ``kb roots``, ``kb why``, ``kb unblocks``, ``kb graph``."""
+"""The questions: ``kb roots``, ``kb why``, ``kb unblocks``, ``kb graph``, and ``kb ask --stdin``
+(many of them over records loaded once)."""
 
 from __future__ import annotations
+
+import json
 
 import click
 
@@ -261,3 +264,83 @@ def graph(env: Env, fmt: str, as_json: bool) -> None:
         click.echo(export.to_dot(kg))
     else:
         click.echo(export.to_mermaid(kg))
+
+
+_ASKED = ("check", "roots", "why", "unblocks", "diff")
+"""The read-only commands ``kb ask --stdin`` answers."""
+
+
+@cli.command("ask")
+@click.option("--stdin", "from_stdin", is_flag=True, required=True,
+              help="Read one question a line from standard input (required: the only way to ask).")
+@pass_env
+def ask(env: Env, from_stdin: bool) -> None:
+    """Answer many questions with the records loaded once: one question a line on standard input,
+    the argv of a read-only command as a JSON list (``["roots", "-n", "3"]``, ``["why", "ID"]``,
+    ``["unblocks", "cuda=13.0", "--from", "S"]``, ``["diff", "A", "B"]``, ``["check"]``); one
+    JSON object a line out: ``{"exit": N, "result": ..., "problems": [...]}``, ``result`` being what
+    the command's ``--json`` prints. An error answers that line and the next is read; records
+    changed meanwhile are loaded again before the next answer (:meth:`kb.api.Knowledge.refresh`).
+
+    \b
+    Example:
+      printf '%s\\n' '["roots", "-n", "2"]' '["why", "2026-02-23-nccl-tree"]' | kb ask --stdin
+    """
+    import sys
+
+    from kb.api import Knowledge
+    from kb.cli.app import exit_code
+    from kb.errors import InvalidRecords, KbError
+
+    knowledge = Knowledge(env.records, env.catalogs)
+    for number, line in enumerate(sys.stdin, 1):
+        if not line.strip():
+            continue
+        try:
+            try:
+                argv = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise ValueError(f"line {number}: not JSON ({exc.msg}); a question is a JSON list such as "
+                                 '["why", "ATTEMPT-ID"]') from None
+            if not isinstance(argv, list) or not argv or not all(isinstance(a, str) for a in argv):
+                raise ValueError(f"line {number}: a question is a JSON list of strings, the command and its arguments")
+            knowledge.refresh()
+            answer = {"exit": 0, "result": _answer_of(knowledge, argv), "problems": []}
+        except InvalidRecords as exc:
+            answer = {"exit": exit_code(exc), "result": None, "problems": [str(p) for p in exc.problems]}
+        except KbError as exc:
+            answer = {"exit": exit_code(exc), "result": None, "problems": [str(exc)]}
+        except (ValueError, click.ClickException) as exc:
+            message = exc.format_message() if isinstance(exc, click.ClickException) else str(exc)
+            answer = {"exit": 2, "result": None, "problems": [message]}
+        click.echo(json.dumps(answer, ensure_ascii=False, default=str))
+        sys.stdout.flush()
+
+
+def _answer_of(knowledge, argv: list[str]):
+    """The ``--json`` result of one question: ``argv`` parsed by the command's own options."""
+    name, args = argv[0], argv[1:]
+    if name not in _ASKED:
+        raise click.UsageError(f"'{name}' is not a question kb ask answers; ask one of {', '.join(_ASKED)}")
+    if name == "check":
+        if args:
+            raise click.UsageError("check takes no arguments here")
+        return {"problems": [str(p) for p in knowledge.problems], "ok": not knowledge.problems}
+    command = cli.commands[name] if name in cli.commands else None
+    if command is None:
+        from kb.cli.app import load_commands
+
+        load_commands()
+        command = cli.commands[name]
+    with command.make_context(name, list(args), resilient_parsing=False) as ctx:
+        params = ctx.params
+    if name == "roots":
+        if params.get("catalog") is not None:
+            raise click.UsageError("roots --catalog is not asked through kb ask")
+        return [r.to_dict() for r in knowledge.roots(campaign=params["campaign"], limit=params["limit"])]
+    if name == "why":
+        return knowledge.why(params["attempt"]).to_dict()
+    if name == "unblocks":
+        return knowledge.unblocks(list(params["change"]), to_stack=params["to_stack"], from_stack=params["from_stack"],
+                                  campaign=params["campaign"]).to_dict()
+    return knowledge.diff(params["a"], params["b"]).to_dict()

@@ -1,0 +1,169 @@
+"""kb as a library: load the records once, then ask in process.
+
+    >>> import kb
+    >>> knowledge = kb.load("records")                       # doctest: +SKIP
+    >>> [r.id for r in knowledge.roots(limit=3)]              # doctest: +SKIP
+    >>> knowledge.unblocks("cuda=13.0").resolved              # doctest: +SKIP
+
+The functions are the same queries the commands print (:mod:`kb.queries`), over the graph that
+:func:`kb.pipeline.load` builds (load → check → link); what they return are the queries' result
+objects, each with ``to_dict()`` for JSON. A script or an agent that asks many questions loads
+once (:func:`load`) and asks the :class:`Knowledge`; :meth:`Knowledge.refresh` loads again only
+when a record file or a catalog folder changed. The module-level :func:`roots`, :func:`why`,
+:func:`unblocks` and :func:`diff` take a :class:`Knowledge` or a records folder.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from kb.errors import Problem
+    from kb.graph import KnowledgeGraph
+    from kb.queries import AttemptDiff, RootCause, UnblocksResult, WhyResult
+
+__all__ = ["Knowledge", "check", "diff", "load", "roots", "unblocks", "why"]
+
+
+def _signature(root: Path, catalogs: Iterable[Path]) -> tuple[tuple[str, int, int], ...]:
+    """What decides whether the records changed: every file's path, size and modification time
+    (nanoseconds) under ``root`` and the catalog folders, sorted. Reading it costs a walk of the
+    folders, no file is opened."""
+    seen: list[tuple[str, int, int]] = []
+    for base in (root, *catalogs):
+        if not base.is_dir():
+            seen.append((str(base), -1, -1))
+            continue
+        for folder, dirs, files in os.walk(base):
+            dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+            for name in files:
+                path = os.path.join(folder, name)
+                try:
+                    st = os.stat(path)
+                except OSError:
+                    continue
+                seen.append((path, st.st_size, st.st_mtime_ns))
+    return tuple(sorted(seen))
+
+
+@dataclass
+class Knowledge:
+    """The records of one folder, loaded, checked and linked once: ``graph`` (a
+    :class:`kb.graph.KnowledgeGraph`) and ``problems`` (every :class:`kb.errors.Problem` found,
+    sorted; the queries refuse to answer while there is any, as the commands do)."""
+
+    root: Path
+    catalogs: tuple[str, ...] = ()
+    problems: list[Problem] = field(default_factory=list)
+    _graph: Any = None
+    _signature: tuple[tuple[str, int, int], ...] = ()
+
+    @property
+    def graph(self) -> KnowledgeGraph:
+        """The linked graph; raises :class:`kb.errors.InvalidRecords` (holding every problem)
+        when a record or a reference is invalid."""
+        if self.problems:
+            from kb.errors import InvalidRecords
+
+            raise InvalidRecords(self.problems)
+        return self._graph
+
+    def refresh(self) -> bool:
+        """Load again when a file under the records folder or a catalog folder changed (path,
+        size or modification time) since the last load; ``True`` when it did."""
+        from kb.pipeline import catalog_folders
+
+        folders = catalog_folders(self._graph.records, self.root, self.catalogs) if self._graph is not None else []
+        if self._graph is not None and _signature(self.root, folders) == self._signature:
+            return False
+        self._load()
+        return True
+
+    def _load(self) -> None:
+        from kb.pipeline import catalog_folders
+        from kb.pipeline import load as load_pipeline
+
+        loaded = load_pipeline(self.root, self.catalogs)
+        self._graph, self.problems = loaded.graph, loaded.problems
+        self._signature = _signature(self.root, catalog_folders(loaded.records, self.root, self.catalogs))
+
+    def roots(self, campaign: str | None = None, limit: int | None = None) -> list[RootCause]:
+        """Root causes ranked as ``kb roots`` ranks them (:func:`kb.queries.roots`)."""
+        from kb.queries import roots as rank
+
+        return rank(self.graph, campaign=campaign, limit=limit)
+
+    def why(self, attempt: str) -> WhyResult:
+        """Why ``attempt`` came out as it did (:func:`kb.queries.why`); raises
+        :class:`kb.errors.QueryError` for an unknown attempt id."""
+        from kb.queries import why as explain
+
+        return explain(self.graph, attempt)
+
+    def unblocks(self, change: str | Iterable[str] | Mapping[str, str] = (), *, to_stack: str | None = None,
+                 from_stack: str | None = None, campaign: str | None = None) -> UnblocksResult:
+        """What a stack change does (:func:`kb.queries.unblocks`). ``change``: ``"cuda=13.0"``,
+        several such strings, or a mapping component → version; raises
+        :class:`kb.errors.UsageError` for a malformed change (:func:`kb.queries.parse_change`)."""
+        from kb.queries import parse_change
+        from kb.queries import unblocks as compute
+
+        if isinstance(change, Mapping):
+            items = [f"{k}={v}" for k, v in change.items()]
+        elif isinstance(change, str):
+            items = change.split()
+        else:
+            items = list(change)
+        return compute(self.graph, parse_change(items), to_stack=to_stack, from_stack=from_stack, campaign=campaign)
+
+    def diff(self, a: str, b: str) -> AttemptDiff:
+        """What differs between attempt ``a`` (the reference) and ``b`` (:func:`kb.queries.diff_attempts`)."""
+        from kb.queries import diff_attempts
+
+        return diff_attempts(self.graph, a, b)
+
+
+def load(records: str | Path = "records", catalogs: Iterable[str] = ()) -> Knowledge:
+    """Load, check and link the records under ``records`` with the catalogs their campaigns list
+    and ``catalogs`` (names or folders, as the kb plugin's option). Bad records do not raise here:
+    they are in :attr:`Knowledge.problems`, and a query then raises
+    :class:`kb.errors.InvalidRecords`. Raises :class:`kb.errors.RecordError` when ``records`` is
+    not a folder."""
+    knowledge = Knowledge(Path(records), tuple(catalogs))
+    knowledge._load()
+    return knowledge
+
+
+def check(records: str | Path = "records", catalogs: Iterable[str] = ()) -> list[Problem]:
+    """Every problem ``kb check`` reports for ``records`` (``[]`` when all is valid)."""
+    return load(records, catalogs).problems
+
+
+def _knowledge(source: Knowledge | str | Path) -> Knowledge:
+    return source if isinstance(source, Knowledge) else load(source)
+
+
+def roots(source: Knowledge | str | Path = "records", campaign: str | None = None,
+          limit: int | None = None) -> list[RootCause]:
+    """:meth:`Knowledge.roots` of ``source`` (a :class:`Knowledge`, or a records folder loaded now)."""
+    return _knowledge(source).roots(campaign=campaign, limit=limit)
+
+
+def why(source: Knowledge | str | Path, attempt: str) -> WhyResult:
+    """:meth:`Knowledge.why` of ``source`` (a :class:`Knowledge`, or a records folder loaded now)."""
+    return _knowledge(source).why(attempt)
+
+
+def unblocks(source: Knowledge | str | Path, change: str | Iterable[str] | Mapping[str, str] = (), *,
+             to_stack: str | None = None, from_stack: str | None = None, campaign: str | None = None) -> UnblocksResult:
+    """:meth:`Knowledge.unblocks` of ``source`` (a :class:`Knowledge`, or a records folder loaded now)."""
+    return _knowledge(source).unblocks(change, to_stack=to_stack, from_stack=from_stack, campaign=campaign)
+
+
+def diff(source: Knowledge | str | Path, a: str, b: str) -> AttemptDiff:
+    """:meth:`Knowledge.diff` of ``source`` (a :class:`Knowledge`, or a records folder loaded now)."""
+    return _knowledge(source).diff(a, b)
