@@ -53,6 +53,9 @@ if os.environ.get("FAIL_PIPE"):  # out of file descriptors from the FAIL_PIPE-th
     os.pipe = failing_pipe
 if os.environ.get("INTERRUPT_WORKERS"):  # a Ctrl-C reaching each worker as it starts
     import signal
+    # Python's own SIGINT handler, whatever the launcher left (a background job, some CI runners
+    # start the suite with SIGINT ignored, and a process keeps an ignored signal ignored)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     real_work = par._work
     def interrupted_work(*args):
         os.kill(os.getpid(), signal.SIGINT)
