@@ -25,6 +25,7 @@ names a figure from the words of its label (the field's metric terms); :mod:`.ce
 table cell; :mod:`.console` splits a shell session into commands and their output.
 """
 
-from kb.importers.read.base import Measure, Readout, RunReading, read_output, recognises
+from kb.importers.read.base import Measure, Readout, RunReading
+from kb.importers.read.run import read_output, recognises
 
 __all__ = ["Measure", "Readout", "RunReading", "read_output", "recognises"]

@@ -17,18 +17,14 @@ from markupsafe import Markup
 
 from kb.models import Attempt, Campaign
 from kb.queries.compare import AttemptDiff, Pair, attempt_facts, compare_pairs, diff_attempts
-from kb.site.pages.context import ROWS, Ctx, metric_name, outcome_cell, page_of, render
+from kb.site.pages.context import ROWS, Ctx, metric_name, outcome_cell, render
+from kb.site.pages.shared import page_of, pair_page
 
 SECTION_TITLES = {"flags": ("Flags", "Flag"), "env": ("Environment", "Variable"),
                   "components": ("Stack components", "Component"), "platform": ("Platform", "Field")}
 
 SAME_NOUNS = {"flags": "flags", "env": "environment variables", "components": "stack components",
               "platform": "platform fields"}
-
-
-def pair_page(a: str, b: str) -> str:
-    """Source path of the compare page of attempts ``a`` (reference) and ``b``: ids only."""
-    return f"compare/{a}--{b}.md"
 
 
 def pairs_by_attempt(pairs: list[Pair]) -> dict[str, list[Pair]]:

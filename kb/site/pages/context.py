@@ -17,23 +17,14 @@ from markupsafe import Markup
 
 from kb.graph import KnowledgeGraph
 from kb.ids import free_id, slugify
-from kb.models import METRIC_NAMES, Attempt, Campaign, Metric, Outcome, Record
+from kb.models import METRIC_NAMES, Attempt, Outcome, Record
 from kb.queries import roots
 from kb.queries.bearing import published_ids
 from kb.queries.compare import compare_pairs
 from kb.site.pages.lists import ROWS, ListRegistry
 from kb.site.pages.reverse import ReverseLinks, by_date, reverse_links
+from kb.site.pages.shared import OUTCOME_ICONS, headline, page_of, upstream_url
 from kb.site.text import code_block, inline, join, markdown_block, mono
-
-OUTCOME_ICONS = {
-    "baseline": "◆",
-    "improved": "▲",
-    "regressed": "▼",
-    "neutral": "●",
-    "failed": "✖",
-    "inconclusive": "?",
-}
-
 
 NAV = [
     ("Home", "index.md"),
@@ -50,11 +41,6 @@ NAV = [
 ]
 """The site navigation: sections and index pages only, never one entry per record (a nav with
 every record makes each page carry the whole list and the build quadratic)."""
-
-
-def page_of(record: Record) -> str:
-    """Source path of a record's page: ``attempts/<id>.md`` etc."""
-    return f"{record.folder}/{record.id}.md"
 
 
 @lru_cache(maxsize=1 << 16)
@@ -270,26 +256,9 @@ def tidy_markdown(text: str) -> str:
     return "\n".join(out).strip("\n") + "\n"
 
 
-def upstream_url(ref: str) -> str:
-    """The address of an upstream reference: a URL as it is, ``owner/repo#123`` as its GitHub
-    issue (GitHub redirects an issue number to the pull request of that number)."""
-    if ref.startswith("http"):
-        return ref
-    repo, _, number = ref.partition("#")
-    return f"https://github.com/{repo}/issues/{number}"
-
-
 def metric_name(name: str) -> str:
     """Display name of a metric (``output_throughput`` → ``Output throughput``)."""
     return METRIC_NAMES.get(name, name.replace("_", " "))
-
-
-def headline(kg: KnowledgeGraph, a: Attempt) -> Metric | None:
-    """The attempt's figure for its campaign's headline metric, if it has one."""
-    camp = kg.get(a.campaign)
-    if isinstance(camp, Campaign):
-        return a.metrics.get(camp.metric.name)
-    return None
 
 
 def delta(value: float, ref: float, higher: bool) -> str:

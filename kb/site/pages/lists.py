@@ -22,6 +22,7 @@ from html import escape
 from typing import TYPE_CHECKING, Any, Callable
 
 from kb.models import Attempt, Blocker, Decision, Record
+from kb.site.pages.shared import OUTCOME_ICONS, headline, page_of, pair_page, upstream_url
 
 if TYPE_CHECKING:  # pragma: no cover
     from kb.site.pages.context import Ctx
@@ -126,7 +127,6 @@ def pager(c: Ctx, src: str, sources: list[str], k: int, labels: tuple[str, str, 
 def _a(c: Ctx, src: str, r: Record | None, rid: str = "") -> str:
     """A link to ``r``'s page; a catalog record without a page (:attr:`Ctx.published`) is its
     title marked as from the catalog, linked to its first upstream thread when it has one."""
-    from kb.site.pages.context import page_of, upstream_url
 
     if r is None:
         return escape(rid, quote=False)
@@ -145,7 +145,6 @@ def _table(head: list[str], rows: list[list[str]]) -> str:
 
 
 def _attempts(c: Ctx, src: str, items: list[Attempt]) -> str:
-    from kb.site.pages.context import OUTCOME_ICONS, headline
 
     rows = []
     for a in items:
@@ -176,7 +175,6 @@ def _records(c: Ctx, src: str, items: list[Record]) -> str:
 
 
 def _pairs(c: Ctx, src: str, items: list[Any]) -> str:
-    from kb.site.pages.compare import pair_page
 
     rows = []
     for p in items:
