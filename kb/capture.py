@@ -13,6 +13,7 @@ kb).
 from __future__ import annotations
 
 import concurrent.futures
+import contextlib
 import datetime as _dt
 import os
 import platform as _platform
@@ -374,10 +375,8 @@ def _merge(
             src["compute_capability"] = gpu_src
         if capability:
             plat["compute_capability"] = capability
-            try:
+            with contextlib.suppress(ValueError):
                 plat["arch"] = arch_of(capability)
-            except ValueError:
-                pass
         else:
             cap.notes.append("compute capability unknown (needs nvidia-smi from driver 510+, or torch with CUDA)")
         if gpus[0]["mib"]:

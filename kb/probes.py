@@ -120,7 +120,7 @@ def run_subprocess(argv: Sequence[str], timeout_s: float) -> ProbeResult:
     started are killed together. Raises ``FileNotFoundError``/``OSError`` (cannot start) or
     ``subprocess.TimeoutExpired`` (killed after ``timeout_s``).
     """
-    proc = subprocess.Popen(
+    proc = subprocess.Popen(  # noqa: S603 - the probes' own fixed argv (nvidia-smi, nvcc, pip), no shell
         list(argv),
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,

@@ -84,7 +84,7 @@ def _fill(con: sqlite3.Connection, kg: KnowledgeGraph, counts: dict[str, int]) -
         con.execute(f'CREATE TABLE "{folder}" ({cols})')
         records = kg.of_kind(model)
         marks = ", ".join("?" for _ in fields)
-        con.executemany(f'INSERT INTO "{folder}" VALUES ({marks})',
+        con.executemany(f'INSERT INTO "{folder}" VALUES ({marks})',  # noqa: S608 - folder: a record kind's fixed name
                         [tuple(_column_value(record_json(r).get(c)) for c in fields) for r in records])
         counts[folder] = len(records)
     con.execute("CREATE TABLE edges (source TEXT NOT NULL REFERENCES records(id), "

@@ -21,7 +21,7 @@ import operator
 import re
 import unicodedata
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 import yaml
 
@@ -46,7 +46,7 @@ class _Loader(_BaseLoader):  # type: ignore[misc,valid-type]
     the same arguments and do nothing (two Python calls fewer per node; with a path resolver
     registered, PyYAML's own are kept)."""
 
-    _memo: dict[str, str] = {}
+    _memo: ClassVar[dict[str, str]] = {}
     _MEMO_MAX = 200_000
 
     if not _BaseLoader.yaml_path_resolvers:

@@ -326,7 +326,7 @@ def _answer_of(knowledge, argv: list[str]):
         if args:
             raise click.UsageError("check takes no arguments here")
         return {"problems": [str(p) for p in knowledge.problems], "ok": not knowledge.problems}
-    command = cli.commands[name] if name in cli.commands else None
+    command = cli.commands.get(name)
     if command is None:
         from kb.cli.app import load_commands
 

@@ -27,7 +27,7 @@ def complete_ids(kind: str | None = None) -> Callable[[Any, Any, str], list[Comp
             from kb.store import load_records
 
             records = load_records(_records_dir(ctx)).records.records
-        except Exception:  # completion must never print a traceback into the shell
+        except Exception:  # noqa: BLE001 - completion must never print a traceback into the shell
             return []
         return [CompletionItem(rid, help=rec.title) for rid, rec in sorted(records.items())
                 if rid.startswith(incomplete) and (kind is None or rec.kind == kind)]

@@ -38,6 +38,7 @@ Guarantees:
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 from collections import Counter
 from collections.abc import Iterator
@@ -502,10 +503,8 @@ def _metric(figure: Any) -> dict[str, Any]:
     """A figure as a record's metric: value, unit, the number as written, and its reported spread."""
     data: dict[str, Any] = {"value": float(figure.text), "unit": figure.unit, "text": figure.text}
     if figure.spread:
-        try:
+        with contextlib.suppress(ValueError):  # a spread written as no number is left out
             data["spread"] = abs(float(figure.spread))
-        except ValueError:
-            pass
     return data
 
 

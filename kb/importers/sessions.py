@@ -131,9 +131,8 @@ def detect_format(path: str | Path, head_bytes: bytes) -> str:
         found = _detect_json(head)
         if found:
             return found
-    if stripped.startswith("["):
-        if re.search(r'"avg_ts"\s*:', head) and re.search(r'"n_prompt"\s*:', head):
-            return "llama-bench"
+    if stripped.startswith("[") and re.search(r'"avg_ts"\s*:', head) and re.search(r'"n_prompt"\s*:', head):
+        return "llama-bench"
     first_line = stripped.split("\n", 1)[0]
     if re.match(r"\|\s*model\s*\|", first_line) and re.search(r"\|\s*test\s*\|\s*t/s\s*\|", first_line):
         return "llama-bench"
@@ -152,14 +151,13 @@ def detect_format(path: str | Path, head_bytes: bytes) -> str:
         or re.search(r"(?m)^_\*\*(User|Agent|Assistant)\b.*\*\*_\s*$", head)
     ):
         return "specstory"
-    if lowered.endswith((".log", ".out")) or (lowered.endswith(".txt") and not _looks_like_markdown(head)):
-        if "\x00" not in head:
-            return "text"
+    if (lowered.endswith((".log", ".out")) or (lowered.endswith(".txt") and not _looks_like_markdown(head))) \
+            and "\x00" not in head:
+        return "text"
     if "\x00" not in head and _raw_tool_output(head):
         return "text"
-    if lowered.endswith(_MARKDOWN_SUFFIXES) or re.search(r"(?m)^#{1,6} \S", head):
-        if "\x00" not in head:
-            return "markdown"
+    if (lowered.endswith(_MARKDOWN_SUFFIXES) or re.search(r"(?m)^#{1,6} \S", head)) and "\x00" not in head:
+        return "markdown"
     if "\x00" not in head and "\ufffd" not in head[:4096] and not stripped.startswith(("{", "[")) and \
             not lowered.endswith((".json", ".jsonl")):
         return "text"  # a console capture under any name; JSON kb cannot place is no capture ...

@@ -94,13 +94,12 @@ def not_applicable_reason(blocker: Blocker, comps: dict[str, Component], platfor
 
     An empty ``comps`` (no stack known) is not judged on components."""
     aw = blocker.applies_when
-    if aw.compute_capability and platform is not None:
-        if not satisfies(platform.compute_capability, aw.compute_capability).ok:
-            return (f"applies only on compute capability {aw.compute_capability}; "
-                    f"{platform.id} is {platform.compute_capability}")
-    if aw.interconnect and platform is not None:
-        if aw.interconnect.lower() not in (platform.interconnect or "").lower():
-            return f"applies only over {aw.interconnect}; {platform.id} has {platform.interconnect or 'no interconnect recorded'}"
+    if aw.compute_capability and platform is not None and \
+            not satisfies(platform.compute_capability, aw.compute_capability).ok:
+        return (f"applies only on compute capability {aw.compute_capability}; "
+                f"{platform.id} is {platform.compute_capability}")
+    if aw.interconnect and platform is not None and aw.interconnect.lower() not in (platform.interconnect or "").lower():
+        return f"applies only over {aw.interconnect}; {platform.id} has {platform.interconnect or 'no interconnect recorded'}"
     comp = blocker_component(blocker)
     if comps and comp and comp not in comps:
         return f"the stack has no {comp}"

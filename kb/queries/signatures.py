@@ -160,7 +160,7 @@ def specific_matches(kg: KnowledgeGraph, error_text: str) -> list[str]:
     out = []
     for bid in sorted(norm):
         mine = norm[bid]
-        if not any(s.startswith("/") and s.endswith("/") or len(s) >= SPECIFIC_LENGTH for s in mine):
+        if not any((s.startswith("/") and s.endswith("/")) or len(s) >= SPECIFIC_LENGTH for s in mine):
             continue
         others = [s for o, ss in norm.items() if o != bid for s in ss]
         if all(any(s in o and s != o for o in others) for s in mine):

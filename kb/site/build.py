@@ -42,7 +42,7 @@ def _load_config(records: Path, config_file: str | None, site_dir: str | None, s
         kwargs["site_dir"] = str(Path(site_dir).resolve())
     try:
         cfg = load_config(config_file=config_file, **kwargs)
-    except Exception as exc:  # mkdocs raises ConfigurationError / Abort (click exceptions)
+    except Exception as exc:  # noqa: BLE001 - mkdocs raises ConfigurationError / Abort (click exceptions)
         raise BuildError(f"{config_file}: {getattr(exc, 'message', exc)}") from None
     plugin = cfg.plugins.get("kb")
     if plugin is None:
@@ -76,7 +76,7 @@ def build_site(records: str | Path, *, config_file: str | None = None, site_dir:
         gc.freeze()
         try:
             build(cfg)
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - a plugin's or theme's error, whatever its class: one message
             raise BuildError(f"site build failed: {getattr(exc, 'message', None) or exc}") from None
         finally:
             gc.unfreeze()
@@ -113,7 +113,7 @@ def serve_site(records: str | Path, *, config_file: str | None = None, dev_addr:
         os.environ[RECORDS_ENV] = str(records)
         try:
             serve(config_file=cfg_file, dev_addr=dev_addr)
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - the server's error, whatever its class: one message
             raise BuildError(f"serve failed: {getattr(exc, 'message', None) or exc}") from None
         finally:
             if previous is None:

@@ -8,6 +8,7 @@ kb from record ids.
 from __future__ import annotations
 
 import datetime as dt
+import itertools
 import math
 from dataclasses import dataclass
 from html import escape
@@ -93,7 +94,7 @@ def compress_gaps(dates: list[dt.date], *, factor: float = 3.0, min_days: int = 
     """
     offsets: dict[dt.date, float] = {}
     breaks: list[tuple[dt.date, dt.date]] = []
-    gaps = sorted((b - a).days for a, b in zip(dates, dates[1:]))
+    gaps = sorted((b - a).days for a, b in itertools.pairwise(dates))
     median = gaps[len(gaps) // 2] if gaps else 0
     pos = 0.0
     for i, d in enumerate(dates):

@@ -219,7 +219,7 @@ class Preview:
             cfg.plugins.on_startup(command="serve", dirty=False)
         try:
             build(cfg, serve_url=self.serve_url)
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - a live preview reports any build error and keeps serving
             message = f"the site could not be rebuilt: {getattr(exc, 'message', None) or exc}"
             if first:
                 raise BuildError(message) from None
@@ -271,11 +271,11 @@ class Preview:
                 self.full_build()
             else:
                 self.rebuild_records()
-        except Exception as exc:  # any surprise: the full build is always right
+        except Exception as exc:  # noqa: BLE001 - any surprise: the full build is always right
             log.warning("kb: incremental rebuild failed (%s: %s); rebuilding everything", type(exc).__name__, exc)
             try:
                 self.full_build()
-            except Exception as exc2:
+            except Exception as exc2:  # noqa: BLE001 - still serving the last good site is the point
                 log.error("kb: the site could not be rebuilt (%s); still serving the last good site", exc2)
                 self.problems = [f"the site could not be rebuilt: {exc2}"]
 

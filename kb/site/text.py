@@ -91,7 +91,7 @@ def _md() -> MarkdownIt:
     md.enable("table")
     md.enable("strikethrough")
 
-    def image(self, tokens, idx, options, env):  # noqa: ANN001 - markdown-it renderer signature
+    def image(self, tokens, idx, options, env):
         tok = tokens[idx]
         src = tok.attrGet("src") or ""
         alt = escape(tok.content or "image")
@@ -100,7 +100,7 @@ def _md() -> MarkdownIt:
             return f'<img src="{ASSET_SCHEME}{escape(local)}" alt="{alt}" loading="lazy">'
         return f'<a href="{escape(src)}" rel="nofollow noopener">[image: {alt}]</a>'
 
-    def link_open(self, tokens, idx, options, env):  # noqa: ANN001
+    def link_open(self, tokens, idx, options, env):
         local = local_target(tokens[idx].attrGet("href") or "")
         if local is not None:
             tokens[idx].attrSet("href", ASSET_SCHEME + local)
@@ -109,7 +109,7 @@ def _md() -> MarkdownIt:
 
     default_fence = md.renderer.rules["fence"]  # type: ignore[attr-defined]  # RendererHTML has rules
 
-    def fence(self, tokens, idx, options, env):  # noqa: ANN001
+    def fence(self, tokens, idx, options, env):
         tok = tokens[idx]
         if tok.info.strip().split(" ")[0].lower() == "mermaid":
             return f'<pre class="{MERMAID_CLASS}">{escape(tok.content)}</pre>\n'

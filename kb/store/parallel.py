@@ -130,12 +130,12 @@ def parse_ahead(jobs: list[Job], cache: RecordCache, read: Callable[[Job], bytes
                 break
         for job, digest, doc in _parse(mine[0], cache, read, parse):
             docs[job.rel] = (digest, doc)
-    except BaseException as exc:  # Ctrl-C, or a failure: the workers are ended first, then it goes on up
+    except BaseException as exc:  # noqa: BLE001 - Ctrl-C, or a failure: the workers are ended first, then it goes on up
         error = exc
     for pid, r in started:
         try:
             docs.update(_collect(cache, pid, r, end=error is not None))
-        except BaseException as exc:  # a Ctrl-C while waiting: that worker was ended, so are the others
+        except BaseException as exc:  # noqa: BLE001 - a Ctrl-C while waiting: that worker was ended, so are the others
             error = error or exc
     if error is not None:
         raise error
@@ -195,7 +195,7 @@ def _work(jobs: list[Job], cache: RecordCache, read: Callable[[Job], bytes],
         while view:
             view = view[os.write(w, view):]
         code = 0
-    except BaseException:  # noqa: BLE001 - anything at all: the parent falls back to parsing
+    except BaseException:  # noqa: BLE001, S110 - anything at all: the parent falls back to parsing
         pass
     finally:
         os._exit(code)

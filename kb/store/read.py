@@ -40,7 +40,7 @@ class Origin:
     taken is noted in ``kept``, to be saved by :func:`kb.store.lines.save_line_maps`.
     """
 
-    __slots__ = ("path", "_doc", "_file", "_kept")
+    __slots__ = ("_doc", "_file", "_kept", "path")
 
     def __init__(self, path: str, doc: Document | None = None, file: str | Path | None = None,
                  kept: tuple[LineMaps, str, bytes] | None = None):

@@ -111,7 +111,7 @@ def open_binary(path: Path) -> IO[bytes]:
     """Open ``path`` for reading bytes, decompressing ``.zst`` on the fly (``zstandard`` is
     imported only then). Raises :class:`LogFormatError` when it cannot."""
     try:
-        raw = open(path, "rb")
+        raw = open(path, "rb")  # noqa: SIM115 - returned to the caller, who closes it (a with block would close it here)
     except OSError as exc:
         raise LogFormatError(path.name, None, f"cannot open: {exc.strerror or exc}") from exc
     if path.name.endswith(".zst"):

@@ -16,6 +16,7 @@ True
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass
 
@@ -136,7 +137,7 @@ def iterations(text: str, min_gap: int = 3) -> list[tuple[int, int]]:
         places.setdefault(_DIGITS.sub("0", line.strip()), []).append(number)
     best: list[int] = []
     for found in places.values():
-        if len(found) < 2 or any(b - a < min_gap for a, b in zip(found, found[1:])):
+        if len(found) < 2 or any(b - a < min_gap for a, b in itertools.pairwise(found)):
             continue
         if len(found) > len(best) or (len(found) == len(best) and found and best and found[0] < best[0]):
             best = found

@@ -124,11 +124,7 @@ def text_flags(text: str) -> list[str]:
 
 
 _NOT_RUNS = frozenset(
-    "ls cat grep egrep rg find head tail sed awk cd git pip pip3 uv conda mamba mkdir rm cp mv ln echo printf which type"
-    " nvidia-smi nvcc curl wget ps kill pkill sleep tmux screen du df free env export source . chmod chown touch tar"
-    " unzip zip wc sort uniq less more diff apt apt-get yum brew jq until while for do done then if fi true false"
-    " hostname uname lscpu lspci whoami id date pwd tee xargs cut tr stat file history clear set unset alias wait"
-    " huggingface-cli hf gh code vim nano open nproc watch top htop journalctl systemctl docker-compose".split())
+    ["ls", "cat", "grep", "egrep", "rg", "find", "head", "tail", "sed", "awk", "cd", "git", "pip", "pip3", "uv", "conda", "mamba", "mkdir", "rm", "cp", "mv", "ln", "echo", "printf", "which", "type", "nvidia-smi", "nvcc", "curl", "wget", "ps", "kill", "pkill", "sleep", "tmux", "screen", "du", "df", "free", "env", "export", "source", ".", "chmod", "chown", "touch", "tar", "unzip", "zip", "wc", "sort", "uniq", "less", "more", "diff", "apt", "apt-get", "yum", "brew", "jq", "until", "while", "for", "do", "done", "then", "if", "fi", "true", "false", "hostname", "uname", "lscpu", "lspci", "whoami", "id", "date", "pwd", "tee", "xargs", "cut", "tr", "stat", "file", "history", "clear", "set", "unset", "alias", "wait", "huggingface-cli", "hf", "gh", "code", "vim", "nano", "open", "nproc", "watch", "top", "htop", "journalctl", "systemctl", "docker-compose"])
 """Commands that inspect, move files or install: a failure of one alone is no run."""
 
 _WRAPPERS = frozenset({"sudo", "time", "nohup", "exec", "stdbuf", "numactl", "taskset", "nice", "caffeinate"})
@@ -301,7 +297,7 @@ def program_of(command: str, depth: int = 0) -> str | None:
         if head == "vllm" and len(tokens) > 1:
             return f"vllm {tokens[1]}"
         if head == "docker" and "run" in tokens[1:3]:
-            image = next((t for t in tokens[2:] if "/" in t and not t.startswith("-") and ":" in t or t.startswith("vllm/")), None)
+            image = next((t for t in tokens[2:] if ("/" in t and not t.startswith("-") and ":" in t) or t.startswith("vllm/")), None)
             return image or "docker run"
         return head
     return None

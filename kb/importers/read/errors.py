@@ -135,10 +135,7 @@ def error_detail(output: str) -> str:
     end) when there is one, else the last lines; at most ``ERROR_CHARS`` characters (the end
     is kept)."""
     text = "\n".join(clean_lines(output))
-    if TRACEBACK in text:
-        text = text[text.index(TRACEBACK):]
-    else:
-        text = "\n".join(text.splitlines()[-8:])
+    text = text[text.index(TRACEBACK):] if TRACEBACK in text else "\n".join(text.splitlines()[-8:])
     text = text.strip() or "(no output)"
     return text if len(text) <= ERROR_CHARS else "…" + text[-(ERROR_CHARS - 1):]
 

@@ -73,7 +73,7 @@ _NCCL = re.compile(r"\bNCCL INFO NCCL version\s+(\S+)")
 _FAILURE = re.compile(r"\bTest (?:NCCL )?failure\b.*$")
 _PROGRAM = re.compile(r"\b([a-z_]+_perf(?:_mpi)?)\b")
 _ELIDED = re.compile(r"^(?:\.{3,}|…)$")
-_DEFAULT_COLUMNS = "size count type redop root time algbw busbw #wrong time algbw busbw #wrong".split()
+_DEFAULT_COLUMNS = ["size", "count", "type", "redop", "root", "time", "algbw", "busbw", "#wrong", "time", "algbw", "busbw", "#wrong"]
 """The column header of nccl-tests 2.x, for rows whose header was not captured."""
 
 

@@ -139,7 +139,7 @@ def _table_runs(header: list[str], rows: list[tuple[int, list[str]]], title_unit
         named = labels.header_figure(name)
         units = {labels.unit_of(p.group(2)) for p in numeric if p.group(2)}
         units -= {None, "%", "x"}  # shares and ratios compare; they measure nothing
-        if len(numeric) < len(cells) or position == 0 and not named:
+        if len(numeric) < len(cells) or (position == 0 and not named):
             columns.append(("setting", name, None))
         elif named:
             columns.append(("figure", named[0], named[1]))

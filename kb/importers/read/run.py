@@ -92,6 +92,6 @@ def recognises(text: str) -> str | None:
         try:
             if any(marker in lowered for marker in module.MARKERS) and module.read(text).runs:
                 return str(module.TOOL)
-        except Exception:  # noqa: BLE001 - read_output reports it; here it only recognises nothing
+        except Exception:  # noqa: BLE001, S112 - read_output reports it; here it only recognises nothing
             continue
     return None

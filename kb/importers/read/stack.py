@@ -110,7 +110,7 @@ def output_facts(command: str | None, output: str) -> list[StackFact]:
         facts.extend(_pip_facts(output))
     if re.search(r"^torch\.version\.cuda\b|^cuda available\b", output, re.M):
         facts.extend(_probe_facts(output))
-    elif command and ("print(" in command and "__version__" in command or "device_count" in command):
+    elif command and (("print(" in command and "__version__" in command) or "device_count" in command):
         facts.extend(_print_facts(command, output))
     for match in _DEVICE.finditer(output):
         add("platform", "gpu", match.group(1).strip(), match.group(0))

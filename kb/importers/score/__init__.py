@@ -543,7 +543,7 @@ def _fill_errors(state: _State) -> None:
             candidate.notes.append(f"Error: the row says {candidate.fallback_error!r}; this is the error given "
                                    f"before it, at {locator_text(earlier.locator)}.")
         elif near:
-            ordinal, _, error, where = min(near, key=lambda e: (abs(e[0] - candidate.ordinal), e[0] > candidate.ordinal))
+            _, _, error, where = min(near, key=lambda e: (abs(e[0] - candidate.ordinal), e[0] > candidate.ordinal))
             candidate.error = error
             candidate.notes.append(f"Error: the one the log prints at {where}, in the same section.")
         else:

@@ -206,7 +206,7 @@ def _env() -> jinja2.Environment:
 
     env = jinja2.Environment(
         loader=jinja2.PackageLoader("kb.site", "templates"),
-        autoescape=False,
+        autoescape=False,  # noqa: S701 - the templates write Markdown, whose text kb.site.text escapes itself
         finalize=finalize,
         trim_blocks=True,
         lstrip_blocks=True,
