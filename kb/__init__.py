@@ -14,9 +14,10 @@ of a short command's start-up, and most commands never need it.
 
 from typing import Any
 
-__all__ = ["Knowledge", "__version__", "check", "diff", "load", "roots", "unblocks", "why"]
+__all__ = ["Knowledge", "Run", "__version__", "check", "diff", "load", "log_attempt", "record_run", "roots", "unblocks",
+           "why"]
 
-_API = frozenset({"Knowledge", "check", "diff", "load", "roots", "unblocks", "why"})
+_API = frozenset({"Knowledge", "Run", "check", "diff", "load", "log_attempt", "record_run", "roots", "unblocks", "why"})
 
 
 def __getattr__(name: str) -> Any:

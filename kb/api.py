@@ -5,6 +5,10 @@
     >>> [r.id for r in knowledge.roots(limit=3)]              # doctest: +SKIP
     >>> knowledge.unblocks("cuda=13.0").resolved              # doctest: +SKIP
 
+It writes too: :func:`log_attempt` records an attempt as ``kb log`` does, and ``with
+kb.record_run(...) as run:`` records the block's run when it ends (MLflow's ``start_run`` shape),
+both through the store's write gate.
+
 The functions are the same queries the commands print (:mod:`kb.queries`), over the graph that
 :func:`kb.pipeline.load` builds (load → check → link); what they return are the queries' result
 objects, each with ``to_dict()`` for JSON. A script or an agent that asks many questions loads
@@ -24,9 +28,10 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from kb.errors import Problem
     from kb.graph import KnowledgeGraph
+    from kb.logbook import LogResult
     from kb.queries import AttemptDiff, RootCause, UnblocksResult, WhyResult
 
-__all__ = ["Knowledge", "check", "diff", "load", "roots", "unblocks", "why"]
+__all__ = ["Knowledge", "Run", "check", "diff", "load", "log_attempt", "record_run", "roots", "unblocks", "why"]
 
 
 def _signature(root: Path, catalogs: Iterable[Path]) -> tuple[tuple[str, int, int], ...]:
@@ -167,3 +172,94 @@ def unblocks(source: Knowledge | str | Path, change: str | Iterable[str] | Mappi
 def diff(source: Knowledge | str | Path, a: str, b: str) -> AttemptDiff:
     """:meth:`Knowledge.diff` of ``source`` (a :class:`Knowledge`, or a records folder loaded now)."""
     return _knowledge(source).diff(a, b)
+
+
+def _items(values: Mapping[str, Any] | Iterable[str]) -> list[str]:
+    """``{"a": 1}`` as ``["a=1"]``; a list of ``name=value`` strings as it is."""
+    if isinstance(values, Mapping):
+        return [f"{k}={v}" for k, v in values.items()]
+    return list(values)
+
+
+def log_attempt(records: str | Path = "records", *, title: str, outcome: str, approach: str | None = None,
+                campaign: str | None = None, metrics: Mapping[str, Any] | Iterable[str] = (),
+                flags: Iterable[str] = (), env: Mapping[str, str] | Iterable[str] = (),
+                components: Mapping[str, str] | Iterable[str] = (), command: str | None = None,
+                error: str | None = None, baseline: str | None = None, blocked_by: Iterable[str] = (),
+                notes: str | None = None, tags: Iterable[str] = (), date: Any = None, status: str = "reviewed",
+                link_matches: bool = False) -> LogResult:
+    """Record one attempt as ``kb log`` does, through the store's write gate (secrets redacted,
+    a merge-safe id, an atomic write). ``approach`` defaults to the title. ``metrics``: ``{"output_throughput": "54.1tok/s"}`` (a
+    number alone takes the campaign's headline unit) or ``["name=value unit", ...]``; ``env`` and
+    ``components`` likewise (``{"NCCL_ALGO": "Tree"}``, ``{"cuda": "13.0"}``). ``link_matches``:
+    link the blockers whose signatures the error matches specifically.
+
+    Returns a :class:`kb.logbook.LogResult` (the attempt as written, its path, the blocker
+    matches, what was redacted). Raises :class:`kb.errors.InvalidOptions` (nothing written) for
+    bad input, naming each field as ``kb log``'s option (``--outcome``, ``--metric``); :class:`kb.errors.WriteError` when the disk refuses."""
+    from kb.logbook import AttemptDraft
+    from kb.logbook import log_attempt as log
+
+    draft = AttemptDraft(title=title, approach=approach or title, outcome=outcome, campaign=campaign, date=date,
+                         components=_items(components), flags=list(flags), env=_items(env), command=command,
+                         metrics=_items(metrics), baseline=baseline, error=error, blocked_by=list(blocked_by),
+                         notes=notes, tags=list(tags), status=status)
+    return log(Path(records), draft, link_matches=link_matches)
+
+
+class Run:
+    """An attempt being recorded from Python code (:func:`record_run`): set what it measured
+    (:meth:`metric`), its ``outcome`` (one of kb's outcomes; ``inconclusive`` unless set: kb does
+    not guess a comparison), its ``flags``, ``env`` and ``notes``. ``result`` holds the
+    :class:`kb.logbook.LogResult` once the ``with`` block has ended."""
+
+    def __init__(self, title: str, approach: str | None, command: str | None):
+        self.title, self.approach, self.command = title, approach, command
+        self.outcome: str | None = None
+        self.metrics: dict[str, str] = {}
+        self.flags: list[str] = []
+        self.env: dict[str, str] = {}
+        self.notes: list[str] = []
+        self.result: LogResult | None = None
+
+    def metric(self, name: str, value: float | str, unit: str | None = None) -> None:
+        """Record one figure: ``run.metric("output_throughput", 54.1, "tok/s")``; without a unit
+        the campaign's headline unit is taken for its headline metric (else the write refuses)."""
+        self.metrics[name] = f"{value}{unit}" if unit else str(value)
+
+
+class record_run:
+    """``with kb.record_run("records", title="EAGLE-3, 5 steps") as run: ...``: the attempt is
+    written when the block ends, through :func:`log_attempt`. An exception in the block records
+    the attempt as ``failed`` with the exception as its error headline (``KeyError: 12``), then
+    goes on up; a ``KeyboardInterrupt`` records it as failed too, with ``interrupted``. The
+    duration is kept in the notes. Writing raises what :func:`log_attempt` raises."""
+
+    def __init__(self, records: str | Path = "records", *, title: str, approach: str | None = None,
+                 campaign: str | None = None, command: str | None = None, **fields: Any):
+        self.records, self.campaign, self.fields = Path(records), campaign, fields
+        self.run = Run(title, approach, command)
+        self.started = 0.0
+
+    def __enter__(self) -> Run:
+        import time
+
+        self.started = time.monotonic()
+        return self.run
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: Any) -> None:
+        import time
+
+        run = self.run
+        seconds = time.monotonic() - self.started
+        error = None
+        outcome = run.outcome or "inconclusive"
+        if exc is not None:
+            outcome = "failed"
+            error = "interrupted (KeyboardInterrupt)" if isinstance(exc, KeyboardInterrupt) else \
+                f"{type(exc).__name__}: {exc}".strip()
+        notes = "\n\n".join([*run.notes, f"Recorded from Python by kb.record_run; the block ran {seconds:.1f} s."])
+        run.result = log_attempt(self.records, title=run.title, outcome=outcome, approach=run.approach,
+                                 campaign=self.campaign, metrics=run.metrics, flags=run.flags, env=run.env,
+                                 command=run.command, error=error, notes=notes, **self.fields)
+        # returning None: the exception, if any, goes on up

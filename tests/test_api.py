@@ -127,3 +127,60 @@ def test_ask_reloads_records_changed_between_questions(tmp_path):
     assert len(second["problems"]) == 1 and f"{FAILED}.yaml:" in second["problems"][0] \
         and ": outcome: " in second["problems"][0]
     assert proc.returncode == 0
+
+
+def _copy(tmp_path: Path) -> Path:
+    root = tmp_path / "records"
+    shutil.copytree(CAMPAIGN_RECORDS, root)
+    return root
+
+
+def test_log_attempt_writes_through_the_gate(tmp_path):
+    import yaml
+
+    root = _copy(tmp_path)
+    result = kb.log_attempt(root, title="EAGLE-3, five draft steps", outcome="improved", approach="eagle3 steps 5",
+                            metrics={"output_throughput": 96.1}, flags=["--speculative-num-steps 5"],
+                            env={"NCCL_ALGO": "Ring", "HF_TOKEN": "hf_abcdefghijklmnopqrstuvwxyz012345"},
+                            date="2026-03-01")
+    data = yaml.safe_load(result.path.read_text(encoding="utf-8"))
+    assert result.path == root / "attempts" / f"{result.attempt.id}.yaml"
+    assert data["outcome"] == "improved" and data["approach"] == "eagle3 steps 5"
+    assert (result.attempt.metrics["output_throughput"].value, result.attempt.metrics["output_throughput"].unit) == \
+        (96.1, "tok/s")  # a number alone takes the campaign's headline unit
+    assert "hf_abcdefghijklmnopqrstuvwxyz012345" not in result.path.read_text(encoding="utf-8")
+    assert kb.check(root) == []
+
+
+def test_log_attempt_refuses_bad_input_and_writes_nothing(tmp_path):
+    from kb.errors import InvalidOptions
+
+    root = _copy(tmp_path)
+    before = sorted(p.name for p in (root / "attempts").iterdir())
+    with pytest.raises(InvalidOptions) as caught:
+        kb.log_attempt(root, title="x", outcome="exploded", metrics=["speed=fast"])
+    assert {p.field for p in caught.value.problems} == {"--outcome", "--metric"}
+    assert sorted(p.name for p in (root / "attempts").iterdir()) == before
+
+
+def test_record_run_writes_the_block_as_an_attempt(tmp_path):
+    root = _copy(tmp_path)
+    with kb.record_run(root, title="TP8 with CUDA graphs to 256", command="python bench.py --cuda-graph-max-bs 256",
+                       date="2026-03-02") as run:
+        run.metric("output_throughput", 88.4, "tok/s")
+        run.flags.append("--cuda-graph-max-bs 256")
+        run.outcome = "improved"
+    attempt = run.result.attempt
+    assert (attempt.outcome.value, attempt.metrics["output_throughput"].value) == ("improved", 88.4)
+    assert attempt.config.command == "python bench.py --cuda-graph-max-bs 256"
+    assert "Recorded from Python by kb.record_run" in (attempt.notes or "")
+    assert kb.load(root).why(attempt.id).outcome == "improved"
+
+
+def test_record_run_records_a_failure_and_lets_the_exception_go_on(tmp_path):
+    root = _copy(tmp_path)
+    with pytest.raises(KeyError), kb.record_run(root, title="symmetric memory all-reduce", date="2026-03-03") as run:
+        raise KeyError(12)
+    attempt = run.result.attempt
+    assert attempt.outcome.value == "failed" and attempt.error == "KeyError: 12"
+    assert kb.record_run.__doc__ and kb.Run.__doc__
