@@ -28,8 +28,8 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from kb.errors import Problem
     from kb.graph import KnowledgeGraph
-    from kb.logbook import LogResult
     from kb.queries import AttemptDiff, RootCause, UnblocksResult, WhyResult
+    from kb.usecases.log import LogResult
 
 __all__ = ["Knowledge", "Run", "check", "diff", "load", "log_attempt", "record_run", "roots", "unblocks", "why"]
 
@@ -194,11 +194,11 @@ def log_attempt(records: str | Path = "records", *, title: str, outcome: str, ap
     ``components`` likewise (``{"NCCL_ALGO": "Tree"}``, ``{"cuda": "13.0"}``). ``link_matches``:
     link the blockers whose signatures the error matches specifically.
 
-    Returns a :class:`kb.logbook.LogResult` (the attempt as written, its path, the blocker
+    Returns a :class:`kb.usecases.log.LogResult` (the attempt as written, its path, the blocker
     matches, what was redacted). Raises :class:`kb.errors.InvalidOptions` (nothing written) for
     bad input, naming each field as ``kb log``'s option (``--outcome``, ``--metric``); :class:`kb.errors.WriteError` when the disk refuses."""
-    from kb.logbook import AttemptDraft
-    from kb.logbook import log_attempt as log
+    from kb.usecases.log import AttemptDraft
+    from kb.usecases.log import log_attempt as log
 
     draft = AttemptDraft(title=title, approach=approach or title, outcome=outcome, campaign=campaign, date=date,
                          components=_items(components), flags=list(flags), env=_items(env), command=command,
@@ -211,7 +211,7 @@ class Run:
     """An attempt being recorded from Python code (:func:`record_run`): set what it measured
     (:meth:`metric`), its ``outcome`` (one of kb's outcomes; ``inconclusive`` unless set: kb does
     not guess a comparison), its ``flags``, ``env`` and ``notes``. ``result`` holds the
-    :class:`kb.logbook.LogResult` once the ``with`` block has ended."""
+    :class:`kb.usecases.log.LogResult` once the ``with`` block has ended."""
 
     def __init__(self, title: str, approach: str | None, command: str | None):
         self.title, self.approach, self.command = title, approach, command

@@ -1,6 +1,6 @@
 """The questions ``kb log`` asks on a terminal, apart from any terminal library.
 
-:func:`fill_attempt_draft` walks an :class:`kb.logbook.AttemptDraft` and asks, through an
+:func:`fill_attempt_draft` walks an :class:`kb.usecases.log.AttemptDraft` and asks, through an
 :class:`Asker`, for what is missing or wrong (an unknown id, a malformed ``--metric``), checking
 each answer at once with the same parsers the flags go through; :func:`confirm_matches` offers
 to link the known blockers whose signatures match the error text. The CLI passes an asker built
@@ -12,11 +12,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from kb import logbook
 from kb.errors import KbError
 from kb.graph import KnowledgeGraph
 from kb.models import Attempt, Blocker, Campaign, Outcome, Platform, Stack
 from kb.queries import default_from_stack
+from kb.usecases import log as logbook
 
 
 class Asker(Protocol):

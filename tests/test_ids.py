@@ -8,8 +8,8 @@ import pytest
 
 from kb.ids import dated_id, free_id, slugify, suffixed
 from kb.importers.drafts import _new_id
-from kb.logbook import AttemptDraft, build_attempt
 from kb.pipeline import load_graph
+from kb.usecases.log import AttemptDraft, build_attempt
 
 DAY = dt.date(2026, 3, 1)
 

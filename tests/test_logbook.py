@@ -1,4 +1,4 @@
-"""kb log: kb.logbook (parsing, checking, matching, merge-safe ids) and the command, flags and prompts."""
+"""kb log: kb.usecases.log (parsing, checking, matching, merge-safe ids) and the command, flags and prompts."""
 
 from __future__ import annotations
 
@@ -17,16 +17,16 @@ from kb.capture import Capture
 from kb.cli import cli
 from kb.errors import InvalidRecords
 from kb.ids import slugify
-from kb.logbook import (
+from kb.models import Blocker
+from kb.pipeline import load_graph
+from kb.store import create_record, load_records
+from kb.usecases.log import (
     AttemptDraft,
     build_attempt,
     log_attempt,
     parse_component,
     parse_metric,
 )
-from kb.models import Blocker
-from kb.pipeline import load_graph
-from kb.store import create_record, load_records
 
 BASE = ["log", "-t", "Retry fusion", "-a", "fuse allreduce and RMSNorm", "--date", "2026-03-01", "--no-interactive"]
 

@@ -17,16 +17,16 @@ from kb.cli import cli
 from kb.errors import InvalidRecords, QueryError
 from kb.graph import KnowledgeGraph, build_graph
 from kb.models import Campaign, Decision, Platform, Stack
-from kb.newrecords import (
+from kb.pipeline import load_graph
+from kb.site.build import build_site
+from kb.store import load_records
+from kb.usecases.new import (
     decision_from_upgrade,
     new_campaign,
     new_decision,
     new_platform,
     new_stack,
 )
-from kb.pipeline import load_graph
-from kb.site.build import build_site
-from kb.store import load_records
 
 
 def invoke(root: Path, *args: str):

@@ -7,9 +7,9 @@ from typing import Any
 
 from conftest import CAMPAIGN_RECORDS
 
-from kb.logbook import AttemptDraft
 from kb.pipeline import load_graph
 from kb.prompting import confirm_matches, fill_attempt_draft
+from kb.usecases.log import AttemptDraft
 
 
 class Script:

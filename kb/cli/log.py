@@ -113,7 +113,7 @@ def log(env: Env, title: str | None, approach: str | None, outcome: str | None, 
         --stack cuda-12.8 --flag --enable-flashinfer-allreduce-fusion \\
         --error "No supported CUDA architectures found for major versions [9, 10]" --link-matches
     """
-    from kb import logbook
+    from kb.usecases import log as logbook
 
     if error is not None and error_file is not None:
         raise click.UsageError("give --error or --error-file, not both")
@@ -179,8 +179,8 @@ def log(env: Env, title: str | None, approach: str | None, outcome: str | None, 
 def _say_no_stack(kg: Any, draft: Any) -> None:
     """Say on stderr that the attempt just logged records no stack (no ``--stack``,
     ``--component`` or ``--capture`` given, none chosen at the prompt), and how to give it one."""
-    from kb import logbook
     from kb.queries import default_from_stack
+    from kb.usecases import log as logbook
 
     current = default_from_stack(kg, draft.campaign or logbook.default_campaign(kg))
     offer = f"the campaign's current stack is {current}: pass --stack {current}" if current else "pass --stack ID"

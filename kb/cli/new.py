@@ -34,7 +34,7 @@ def new() -> None:
 
 def _write_new(env: Env, record: Any, kg: Any, as_json: bool,
                hint: str = "fill in its TODOs, then run 'kb check'") -> None:
-    from kb.newrecords import write_new
+    from kb.usecases.new import write_new
 
     saved = write_new(env.records, record, kg)
     record, path = saved.record, saved.path
@@ -105,7 +105,8 @@ def new_platform(env: Env, title: tuple[str, ...], gpu: str, gpu_count: int, com
       kb new platform 8x RTX PRO 6000 --gpu "NVIDIA RTX PRO 6000 Blackwell" --count 8 \\
         --compute-capability 12.0 --interconnect "PCIe Gen5" --no-nvlink --memory-gib 96
     """
-    from kb import logbook, newrecords
+    from kb.usecases import log as logbook
+    from kb.usecases import new as newrecords
 
     text = _title(title)
     kg, _problems = logbook.load_for_writing(env.records, env.catalogs)
@@ -134,7 +135,8 @@ def new_stack(env: Env, title: tuple[str, ...], base: str | None, components: tu
       kb new stack CUDA 12.8 --component cuda=12.8 --component torch=2.9.1+cu128 --component sglang=0.5.8
       kb new stack CUDA 13.0 --base cuda-12.8 --component cuda=13.0 --component torch=2.10.0+cu130
     """
-    from kb import logbook, newrecords
+    from kb.usecases import log as logbook
+    from kb.usecases import new as newrecords
 
     text = _title(title)
     kg, _problems = logbook.load_for_writing(env.records, env.catalogs)
@@ -180,7 +182,8 @@ def new_campaign(env: Env, title: tuple[str, ...], model: str, platform: str, st
       kb new campaign Llama 70B on RTX PRO --model "Llama-3.1-70B FP8" --platform 8x-rtx-pro-6000 \\
         --stack cuda-12.8 --target "100 tok/s"
     """
-    from kb import logbook, newrecords
+    from kb.usecases import log as logbook
+    from kb.usecases import new as newrecords
 
     text = _title(title)
     kg, _problems = logbook.load_for_writing(env.records, env.catalogs)
@@ -212,8 +215,9 @@ def new_decision(env: Env, title: tuple[str, ...], upgrade: tuple[str, ...], fro
       kb new decision Adopt NCCL 2.28
       kb new decision --from-upgrade cuda=13.0 --from cuda-12.8 Upgrade to CUDA 13
     """
-    from kb import logbook, newrecords
     from kb.queries import parse_change
+    from kb.usecases import log as logbook
+    from kb.usecases import new as newrecords
 
     text = " ".join(title).strip()
     if not text:
@@ -245,7 +249,8 @@ def new_decision(env: Env, title: tuple[str, ...], upgrade: tuple[str, ...], fro
 @handle_errors
 def new_blocker(env: Env, title: tuple[str, ...], as_json: bool) -> None:
     """Write an open blocker titled TITLE and print its path."""
-    from kb import logbook, newrecords
+    from kb.usecases import log as logbook
+    from kb.usecases import new as newrecords
 
     text = " ".join(title).strip()
     if not text:

@@ -36,7 +36,7 @@ SUCCESS = ("improved", "baseline")
 """Outcomes that claim the feature worked."""
 
 PLACEHOLDER = "TODO"
-"""The placeholder ``kb new`` writes into fields for a person to fill (kb.logbook.TODO)."""
+"""The placeholder ``kb new`` writes into fields for a person to fill (kb.usecases.log.TODO)."""
 
 
 @dataclass(frozen=True)

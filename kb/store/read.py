@@ -107,7 +107,7 @@ def _reparse(file: str | Path | None, rel: str, digest: bytes | None = None) -> 
 
 QUIET_WORDS = ("](", "TODO")
 """What ``kb check`` looks for in every record's text: a Markdown link's ``](`` (links to files
-under ``assets/``, :mod:`kb.attachments`) and kb's ``TODO`` placeholder (``kb.logbook.TODO``)."""
+under ``assets/``, :mod:`kb.attachments`) and kb's ``TODO`` placeholder (``kb.usecases.log.TODO``)."""
 _QUIET_TEXT = (*QUIET_WORDS, "\\")
 _QUIET_BYTES = tuple(w.encode() for w in _QUIET_TEXT)
 

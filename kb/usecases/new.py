@@ -19,10 +19,10 @@ from pydantic import ValidationError
 from kb.errors import InvalidOptions, Problem, QueryError, UsageError
 from kb.graph import KnowledgeGraph
 from kb.ids import dated_id, slugify
-from kb.logbook import check_reference, parse_component, parse_date
 from kb.models import UNITS, Attempt, Blocker, Campaign, Component, Decision, Metric, Platform, Record, Stack
 from kb.queries import last_metric, unblocks
 from kb.store import Saved, save_record
+from kb.usecases.log import check_reference, parse_component, parse_date
 from kb.validation import first_message, option_problems
 from kb.versions import arch_of
 
