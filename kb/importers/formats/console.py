@@ -123,8 +123,9 @@ def iterations(text: str, min_gap: int = 3) -> list[tuple[int, int]]:
     """Where a script that loops over settings starts each pass, in a capture of its output with
     no prompts: the 1-based ``(first, last)`` line ranges that begin at each occurrence of the line
     shape that repeats most (digits masked: ``Processing config 1/62: ISL=128`` and ``Processing
-    config 2/62: ISL=128`` are one shape), when it repeats at least twice at least ``min_gap`` lines
-    apart; the lines before the first pass are left out. ``[]`` when no shape repeats so.
+    config 2/62: ISL=128`` are one shape; of shapes that repeat as often, one whose lines differ
+    from pass to pass, as a header naming its pass does, then the earliest), when it repeats at
+    least twice at least ``min_gap`` lines apart; the lines before the first pass are left out. ``[]`` when no shape repeats so.
 
     >>> iterations("start\\n== run 1 ==\\na\\nb\\nc\\n== run 2 ==\\nd\\ne\\nf")
     [(2, 5), (6, 9)]
@@ -136,11 +137,14 @@ def iterations(text: str, min_gap: int = 3) -> list[tuple[int, int]]:
             continue
         places.setdefault(_DIGITS.sub("0", line.strip()), []).append(number)
     best: list[int] = []
+    best_key: tuple[int, bool, int] = (0, False, 0)
     for found in places.values():
         if len(found) < 2 or any(b - a < min_gap for a, b in itertools.pairwise(found)):
             continue
-        if len(found) > len(best) or (len(found) == len(best) and found and best and found[0] < best[0]):
-            best = found
+        names_pass = len({lines[n - 1].strip() for n in found}) > 1  # "=== batch 8 ===", not the same loop line each time
+        key = (len(found), names_pass, -found[0])
+        if key > best_key:
+            best, best_key = found, key
     if not best:
         return []
     ends = [b - 1 for b in best[1:]] + [len(lines)]

@@ -59,7 +59,8 @@ _ERROR_LEVEL = re.compile(r"^\s*(?:\([^)]{1,80}\)\s*)?(?:\[[^\]]{1,40}\]\s*)?(?:
 """A log line at error level, as Python's logging, vLLM's and SGLang's loggers print it
 (``(EngineCore_0 pid=1321) ERROR 09-06 03:10:08 [core.py:700] EngineCore failed to start.``)."""
 _SPECIFIC = re.compile(r"OutOfMemoryError|out of memory|\bOOM\b|NCCL error|NCCL failure|CUDA error|cudaError\w*|illegal memory access"
-                       r"|HSA_STATUS_ERROR\w*|hipError\w+|\bHIP error\b|\bROCm error\b|GGML_ASSERT|\bfatal\b", re.I)
+                       r"|HSA_STATUS_ERROR\w*|hipError\w+|\bHIP error\b|\bROCm error\b|GGML_ASSERT|\bfatal\b"
+                       r"|^\S+?(?:\(\d+\)|:\d+(?::\d+)?):\s+error\b|^CMake Error\b", re.I)
 _EXCEPTION = re.compile(r"^\s*((?:[A-Za-z_][\w]*\.)*[A-Za-z_]*(?:Error|Exception|Exit|Interrupt|Unsupported|Warning)\b)(?::.*)?$")
 _ERRORISH = re.compile(r"\bError\b|\berror:|\bERROR\b|\bfailed\b|\bFailed\b|\bFAILED\b|^FAIL\b|Segmentation fault|core dumped|NCCL WARN")
 _SIGNAL = re.compile(r"OutOfMemoryError|out of memory|NCCL error|NCCL failure|CUDA error|Segmentation fault|core dumped"
@@ -153,3 +154,30 @@ def read(text: str) -> Readout:
     out.runs.append(RunReading(TOOL, lines=(1, max(len(lines), 1)), failed=True, error=error_headline(text),
                                documented=True))
     return out
+
+
+_CHECK_FAILED = re.compile(r"^\s*(?:[\w .:/=+-]{0,60}?(?:err(?:or)?|check|correct(?:ness)?|verif\w*|match\w*|valid\w*|"
+                           r"accuracy)\b[^\n]{0,60}?)[\s:(\[]*(?:FAIL|FAILED|MISMATCH)[)\]!.]*\s*$", re.I | re.M)
+"""A correctness check's verdict line that says it failed (``max abs err: 3.1e+01 (FAIL)``,
+``Correctness check: FAILED``, ``verify: MISMATCH``)."""
+
+
+def check_failed(text: str) -> str | None:
+    """The line of ``text`` where a run's own correctness check reports a failure (its output is
+    wrong, whatever its speed), or ``None``.
+
+    >>> check_failed("kernel: 1.2 ms\\nmax abs err: 3.1e+01 (FAIL)"), check_failed("Correctness check: PASSED")
+    ('max abs err: 3.1e+01 (FAIL)', None)
+    """
+    found = _CHECK_FAILED.search(text)
+    return found.group(0).strip() if found else None
+
+
+def headline_line(output: str) -> int | None:
+    """The 1-based line of ``output`` that holds its error headline (:func:`error_headline`), or
+    ``None`` when no line holds it."""
+    headline = error_headline(output)
+    for number, line in enumerate(output.splitlines(), 1):
+        if headline and headline in line:
+            return number
+    return None

@@ -29,7 +29,9 @@ _UNIT_WORDS = "|".join(re.escape(u) for u in sorted((k for k, v in labels.UNITS.
                                                      key=len, reverse=True)) + "|TFLOPs"
 """Every throughput, latency, bandwidth, rate and ratio spelling :data:`kb.importers.read.labels.UNITS`
 knows (sizes aside: a figure in prose in GB is a model's size as often as a measurement), longest first."""
-_FIGURE = re.compile(rf"(?<![\w.,/])~?\s*({NUMBER})\s*(?:\*\*)?\s*({_UNIT_WORDS})(?![\w/])", re.I)
+_KIND = r"(?:output|input|prompt|generated|generation|decode|decoding|prefill|total)"
+"""A word between a figure and its unit that says which throughput it is (``3,480 output tok/s``)."""
+_FIGURE = re.compile(rf"(?<![\w.,/])~?\s*({NUMBER})\s*(?:\*\*)?\s*(?:{_KIND}\s+)?({_UNIT_WORDS})(?![\w/])", re.I)
 _FROM_TO = re.compile(rf"(?<![\w.,])({NUMBER})\s*(?:{_UNIT_WORDS})?\s*(?:\*\*)?\s*(?:→|->|=>|\bto\b)\s*(?:\*\*)?\s*~?({NUMBER})\s*(?:\*\*)?\s*({_UNIT_WORDS})(?![\w/])", re.I)
 _SIGNED = re.compile(rf"(?<![\w.])([+\-−])\s?({NUMBER})\s?%")
 _APPROXIMATE = re.compile(r"(?:[~≈]|\b(?:about|around|roughly|approximately|approx\.?|circa|nearly))\s*$", re.I)
@@ -133,7 +135,9 @@ def figures(text: str) -> list[ProseFigure]:
         if plus_minus:  # "41.62±0.43 tok/s": the number before ± is the figure, the one after its spread
             value, spread, start = plus_minus.group(1).replace(",", ""), value, max(0, start - 40) + plus_minus.start(1)
         label = _label_before(text, start)
-        found.append(ProseFigure(labels.name_for(_measure_words(label), unit), value, unit, label,
+        kind = re.match(rf"\s*(?:\*\*)?\s*({_KIND})\s", text[match.end(1):match.start(2)] + " ", re.I)
+        words = f"{_measure_words(label)} {kind.group(1)}".strip() if kind else _measure_words(label)
+        found.append(ProseFigure(labels.name_for(words, unit), value, unit, label,
                                  start, match.end(), approximate="~" in match.group(0)[:2]
                                  or _APPROXIMATE.search(text[max(0, start - 16):start]) is not None, spread=spread))
     found.sort(key=lambda f: f.start)

@@ -146,6 +146,13 @@ class _State:
             units = [u for text in reversed(above) for u in labels.units_named(text)]
             units += labels.units_named(segment.path[-1]) if segment.path else []
             found_candidates = [] if not_done else table_candidates(segment, units)
+            lead = above[-1] if above else ""
+            if lead and statements.attributed(lead) and not prose.figures(lead):
+                # the paragraph right above says whose figures the table holds ("copied from the vendor's
+                # blog post; we have not run these"), quoting none of its own
+                for candidate in found_candidates:
+                    candidate.confidence = min(candidate.confidence, THRESHOLD - 0.15)
+                    candidate.reason += "; the text right above the table gives its figures as someone else's"
             if stack.mentions_gpu(segment.text[:4000]):
                 self.inference = True
         else:

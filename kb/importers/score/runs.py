@@ -85,9 +85,12 @@ def run_candidates(segment: Segment, headline: Headline, warn, passes: bool = Tr
             _take_runs(candidate, group, segment, headline)
             if segment.output_at is not None and (segment.kind == "output" or len(groups) > 1):
                 candidate.locator = _lines_locator(segment, group[0].lines[0], group[-1].lines[1])
+            verdict = error_output.check_failed(text) if not documented else None
+            if verdict:  # its own correctness check failed: wrong output, whatever the figures say
+                candidate.failed, candidate.error = True, verdict
             found.append(candidate)
         return found
-    if generic and not exit_failed:
+    if generic and not exit_failed and not _failed_after(text, generic, failures):
         failures = []  # it printed its figures: a warning or a late error line does not undo them
     if failures or exit_failed:
         own = [run for run in failures if run.tool != error_output.TOOL]
@@ -116,6 +119,9 @@ def run_candidates(segment: Segment, headline: Headline, warn, passes: bool = Tr
         return [candidate]
     if generic:
         candidate = base
+        verdict = error_output.check_failed(text)
+        if verdict:  # its own correctness check failed: wrong output, whatever the figures say
+            candidate.failed, candidate.error = True, verdict
         candidate.evidence = "lines"
         candidate.confidence = 0.6 if (program or tool or segment.kind == "output") else 0.45
         candidate.reason = "figures printed as name value unit lines (no tool reader knows this output)"
@@ -127,6 +133,17 @@ def run_candidates(segment: Segment, headline: Headline, warn, passes: bool = Tr
         candidate.reason = f"a {tool} run whose output printed no figure kb reads"
         return [candidate]
     return []
+
+
+def _failed_after(text: str, generic: list[RunReading], failures: list[RunReading]) -> bool:
+    """Whether the output ends in the failure it reports: its error headline comes after every
+    figure it printed (a reference line, then the build error that stopped the run), so the
+    figures were not the run's."""
+    if not failures:
+        return False
+    at = error_output.headline_line(text)
+    last = max((m.line or 0 for run in generic for m in run.metrics.values()), default=0)
+    return at is not None and last > 0 and at > last
 
 
 def variant_candidate(segment: Segment) -> Candidate | None:
