@@ -9,7 +9,8 @@ It writes too: :func:`log_attempt` records an attempt as ``kb log`` does, and ``
 kb.record_run(...) as run:`` records the block's run when it ends (MLflow's ``start_run`` shape),
 both through the store's write gate.
 
-The functions are the same queries the commands print (:mod:`kb.queries`), over the graph that
+The functions are the same queries the commands print (:mod:`kb.queries`; :mod:`kb.render` turns
+their results into the commands' text), over the graph that
 :func:`kb.pipeline.load` builds (load → check → link); what they return are the queries' result
 objects, each with ``to_dict()`` for JSON. A script or an agent that asks many questions loads
 once (:func:`load`) and asks the :class:`Knowledge`; :meth:`Knowledge.refresh` loads again only

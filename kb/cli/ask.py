@@ -47,23 +47,10 @@ def roots(env: Env, as_json: bool, limit: int | None, campaign: str | None, cata
         return
     if not ranked:
         echo("no root causes recorded", err=True)
-    for i, r in enumerate(ranked, 1):
-        drafts = f", +{len(r.drafts)} draft{'s' if len(r.drafts) != 1 else ''}" if r.drafts else ""
-        now = ", ".join(f"{state.replace('_', ' ')} on {cid}'s current stack" for cid, state in sorted(r.now.items()))
-        echo(f"{i}. {r.id}  (blocks {len(r.current)} now; {len(r.attempts)} attempt"
-                   f"{'s' if len(r.attempts) != 1 else ''} historically{drafts})")
-        echo(f"   {r.title}")
-        if now:
-            echo(f"   {now}")
-        echo(f"   fix: {r.fix}")
-        if r.blockers:
-            echo(f"   causes: {', '.join(r.blockers)}")
-        if r.current:
-            echo(f"   blocks now: {', '.join(r.current)}")
-        if r.attempts:
-            echo(f"   attempts: {', '.join(r.attempts)}")
-        if r.drafts:
-            echo(f"   drafts (not reviewed): {', '.join(r.drafts)}")
+    if ranked:
+        from kb.render import roots_text
+
+        echo(roots_text(ranked))
 
 
 def _catalog_roots(env: Env, name: str | None, as_json: bool, limit: int | None) -> None:
@@ -86,10 +73,10 @@ def _catalog_roots(env: Env, name: str | None, as_json: bool, limit: int | None)
         return
     if not ranked:
         echo(f"no root causes in {'catalog ' + name if name else 'the catalogs'}", err=True)
-    for i, r in enumerate(ranked, 1):
-        echo(f"{i}. {r.id}  (explains {len(r.explains)} blocker{'s' if len(r.explains) != 1 else ''}"
-                   f" of catalog {r.catalog})")
-        echo(f"   {r.title}")
+    if ranked:
+        from kb.render import catalog_roots_text
+
+        echo(catalog_roots_text(ranked))
 
 
 @cli.command()
@@ -107,41 +94,9 @@ def why(env: Env, attempt: str, as_json: bool) -> None:
     if as_json:
         emit_json(res.to_dict())
         return
-    echo(f"{res.attempt}: {res.title} ({res.outcome})")
-    if res.error:
-        echo(f"  error: {res.error.strip().splitlines()[-1]}")
-    if not res.chains:
-        echo("  no blocker recorded for this attempt")
-    for chain in res.chains:
-        echo("")
-        for depth, link in enumerate(chain):
-            tag = " [root cause]" if link.is_root else ""
-            echo(f"  {'  ' * depth}→ {link.id}{tag}: {link.title}")
-            if link.fixed_by or link.is_root:
-                echo(f"  {'  ' * depth}  {link.fix}")
-            if link.workaround and link.fixed_by:
-                echo(f"  {'  ' * depth}  workaround: {link.workaround}")
-    if res.matches:
-        echo(f"\n  the error text also matches: {', '.join(res.matches)}")
-    if res.retries:
-        echo(f"\n  re-runs: {', '.join(res.retries)}")
-    if res.credit_text:
-        c = res.credit or {}
-        echo(f"\n  stack change since {c.get('before')}: {res.credit_text}")
-    for f in res.findings:
-        echo(f"\n  warning: {f}")
+    from kb.render import why_text
 
-
-def _retry_line(a) -> str:
-    line = f"  ↻ {a.id}: {a.title} (was {a.outcome}" + (f", {a.last_metric})" if a.last_metric else ")")
-    if a.disputed:
-        line += f" — the catalog disagrees: {', '.join(a.disputed)} still stands"
-    by_why: dict[str, list[str]] = {}
-    for bid, why in sorted(a.may_hit.items()):
-        by_why.setdefault(why, []).append(bid)
-    for why, ids in by_why.items():
-        line += f" — may hit {', '.join(ids)} ({why})"
-    return line
+    echo(why_text(res))
 
 
 @cli.command()
@@ -181,70 +136,9 @@ def unblocks(env: Env, change: tuple[str, ...], to_stack: str | None, from_stack
     if as_json:
         emit_json(res.to_dict())
         return
-    what = " ".join(f"{k}={v}" for k, v in res.change.items()) or "(no component changes)"
-    echo(f"change: {what}" + (f" (from stack {res.from_stack})" if res.from_stack else ""))
-    where = f"platform {res.platform} ({res.platform_title})" if res.platform else "no platform (platform rules not checked)"
-    echo(f"reasoned for {where}" + (f", campaign {res.campaign}" if res.campaign else "")
-               + f", stack {res.from_stack or '(none)'}" + (f" → {res.to_stack}" if res.to_stack else ""))
-    echo(f"\nresolved ({len(res.resolved)}):")
-    for r in res.resolved:
-        echo(f"  ✓ {r['id']}: {r['title']}  [{r['by']}]")
-    if not res.resolved:
-        echo("  nothing")
-    if res.disputed:
-        echo(f"\nresolved here, but the catalog disagrees ({len(res.disputed)}):")
-        for disp in res.disputed:
-            echo(f"  ≠ {disp['own']} [{disp['by']}]: {_dispute_text(disp)}")
-    if res.disabled:
-        echo(f"\nonly disabled, the feature still off ({len(res.disabled)}):")
-        for r in res.disabled:
-            need = f"; to enable it: {' and '.join(r['missing'])}" if r["missing"] else ""
-            echo(f"  ◐ {r['id']}: {r['title']}  [{r['by']}{need}]")
-    echo(f"\nintroduced ({len(res.introduced)}):")
-    for r in res.introduced:
-        fix = f"; needs {' and '.join(r['missing'])}" if r["missing"] else ""
-        doubt = f" (may not be met: {r['doubt']})" if r.get("doubt") else ""
-        echo(f"  ⚠ {r['id']}: {r['title']}  [{r['reason']}{fix}]{doubt}")
-    if not res.introduced:
-        echo("  nothing")
-    echo(f"\nworth retrying ({len(res.retry)}):")
-    for a in res.retry:
-        echo(_retry_line(a))
-    if not res.retry:
-        echo("  nothing")
-    if res.retry_would_hit:
-        echo(f"\nretries that would hit an introduced blocker, its conditions confirmed on the stack ({len(res.retry_would_hit)}):")
-        for a in res.retry_would_hit:
-            echo(_retry_line(a) + f" — would hit {', '.join(a.would_hit)}")
-    if res.retried:
-        echo(f"\nalready retried ({len(res.retried)}):")
-        for d in res.retried:
-            echo(f"  ✔ {d.of}: retried {d.date} on {d.stack or 'its stack'} as {d.id}: {d.outcome}"
-                       + (f", {d.last_metric}" if d.last_metric else ""))
-    n_still = len(res.still_blocked)
-    others = (f"; {len(res.other_still_blocked)} more that no attempt of the campaign met"
-              if res.other_still_blocked else "")
-    if show_all:
-        echo(f"\nstill blocked ({n_still}{others}):")
-        for s in res.still_blocked + res.other_still_blocked:
-            need = " and ".join(s.missing)
-            line = f"  ✗ {s.id}: " + (f"needs {need}" if need != "no known fix" else "no known fix")
-            if s.workaround and need == "no known fix":
-                line += f" (workaround: {s.workaround})"
-            if s.advice:
-                line += f" [{'; '.join(s.advice)}]"
-            echo(line)
-    else:
-        ids = f": {', '.join(s.id for s in res.still_blocked)}" if res.still_blocked else ""
-        echo(f"\nstill blocked ({n_still}{others}; --all lists them with what each needs){ids}")
-    for n in res.notes:
-        echo(f"\nnote: {n}")
+    from kb.render import unblocks_text
 
-
-def _dispute_text(d: dict) -> str:
-    from kb.queries.counterparts import Dispute
-
-    return Dispute(**d).sentence()
+    echo(unblocks_text(res, show_all))
 
 
 @cli.command()
