@@ -28,6 +28,8 @@ _PROMPT = re.compile(
     r"^\s*(?:\([\w.-]+\)\s*)?(?:(?:[\w.-]+@[\w.-]+)?:?[~/][^\s$#]*\s*)?(?:\$|❯|➜|%)\s+(\S.*)$"
     r"|^\s*(?:[\w.-]+@[\w.-]+)[:\s][^$#]*[$#]\s+(\S.*)$"
     r"|^\s*PS [A-Z]:\\[^>]*>\s+(\S.*)$")
+_LOG_LINE = re.compile(r"^(?:INFO|WARNING|WARN|ERROR|DEBUG|CRITICAL)(?::|\s+(?:\d\d[-/]\d\d|\[|\d{4}-))")
+"""A logger's line (vLLM's ``INFO 05-14 10:18:52 [file.py:12] ...``, uvicorn's ``INFO:  ...``)."""
 _CONTINUED = re.compile(r"\\\s*$")
 _COMMENT = re.compile(r"^\s*#")
 
@@ -46,11 +48,14 @@ class Step:
 
 
 def prompt_command(line: str) -> str | None:
-    """The command after a prompt on ``line``, or ``None`` when the line has no prompt."""
+    """The command after a prompt on ``line``, or ``None`` when the line has no prompt, or when what
+    follows the prompt is a log line a background process printed there (``$ INFO 05-14 10:18:52
+    [api_server.py:1287] ...``: a server started with ``&`` writes over the next prompt)."""
     found = _PROMPT.match(line)
     if not found:
         return None
-    return next(group for group in found.groups() if group is not None).strip()
+    command = next(group for group in found.groups() if group is not None).strip()
+    return None if _LOG_LINE.match(command) else command
 
 
 def split(text: str) -> list[Step]:
@@ -133,8 +138,8 @@ def iterations(text: str, min_gap: int = 3) -> list[tuple[int, int]]:
     lines = text.splitlines()
     places: dict[str, list[int]] = {}
     for number, line in enumerate(lines, 1):
-        if len(line.strip()) < 8 or _RULE_LINE.match(line) or line.lstrip().startswith("|"):
-            continue
+        if len(line.strip()) < 8 or _RULE_LINE.match(line) or line.lstrip().startswith("|") or _LOG_LINE.match(line.strip()):
+            continue  # a logger's lines repeat in any output: they mark no pass
         places.setdefault(_DIGITS.sub("0", line.strip()), []).append(number)
     best: list[int] = []
     best_key: tuple[int, bool, int] = (0, False, 0)

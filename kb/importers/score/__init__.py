@@ -131,9 +131,11 @@ class _State:
                 if printed:
                     self._date(printed, "the date the output prints")
             found_candidates = run_candidates(segment, self.headline, self.warn)
-            if self.chat and segment.command and shell.runs_in_background(segment.output or "") and \
-                    not any(c.figures for c in found_candidates):
-                self.server = segment.command  # a server the next runs measure
+            backgrounded = bool(segment.command and segment.command.rstrip().endswith("&") and
+                                not segment.command.rstrip().endswith("&&"))
+            if segment.command and (backgrounded or (self.chat and shell.runs_in_background(segment.output or ""))) \
+                    and not any(c.failed or (c.figures and not backgrounded) for c in found_candidates):
+                self.server = segment.command  # a server the next runs measure (its start-up log is no run)
                 return
             if self.chat and not found_candidates and segment.command:
                 family = _family(segment.command)

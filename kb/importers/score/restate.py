@@ -32,7 +32,7 @@ def link(candidates: list[Candidate], headline: Headline) -> list[Candidate]:
     ``restated`` list of the attempt they repeat."""
     accepted: list[Candidate] = []
     for candidate in sorted(candidates, key=lambda c: (-c.strength, c.ordinal, c.sub)):
-        same_arm = _same_arm(candidate, accepted)
+        same_arm = _same_arm(candidate, accepted) or _same_row(candidate, accepted)
         if same_arm is not None:  # the same configuration measured again in another table of the log
             for name, figure in candidate.figures.items():
                 same_arm.figures.setdefault(name, figure)
@@ -69,6 +69,22 @@ def _same_arm(candidate: Candidate, accepted: list[Candidate]) -> Candidate | No
         return None
     return next((a for a in accepted if a.arm and a.ordinal != candidate.ordinal and a.label == candidate.label
                  and a.path[:1] == candidate.path[:1] and not (a.failed or candidate.failed)), None)
+
+
+def _same_row(candidate: Candidate, accepted: list[Candidate]) -> Candidate | None:
+    """An accepted row of another table of the document whose settings hold the same values
+    (``vLLM`` at concurrency ``16`` in a throughput table and in a latency table, the columns in
+    another order): the tables give other measures of the same run, one attempt."""
+    values = _setting_values(candidate)
+    if candidate.evidence != "row" or len(values) < 2 or candidate.failed or candidate.merged:
+        return None  # a table that is one run's points stands for that run, whatever its first row says
+    return next((a for a in accepted if a.evidence == "row" and a.ordinal != candidate.ordinal and not a.failed
+                 and not a.merged
+                 and a.path[:1] == candidate.path[:1] and _setting_values(a) == values), None)
+
+
+def _setting_values(candidate: Candidate) -> frozenset[str]:
+    return frozenset(prose.normalised(v) for v in candidate.settings.values() if v and prose.normalised(v))
 
 
 def _compatible(a: str, b: str) -> bool:

@@ -223,6 +223,8 @@ def _passes(segment: Segment, headline: Headline, warn) -> list[Candidate]:
             candidate.quote = short_quote(head)
             candidate.reason += " (one pass of a script's loop)"
         found.extend(made)
+    if sum(1 for c in found if c.figures) >= 2:  # a pass that measured nothing and did not fail is no run
+        found = [c for c in found if c.figures or c.failed]
     return found if len(found) >= 2 else []
 
 
