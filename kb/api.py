@@ -66,7 +66,7 @@ class Knowledge:
     catalogs: tuple[str, ...] = ()
     problems: list[Problem] = field(default_factory=list)
     _graph: Any = None
-    _signature: tuple[tuple[str, int, int], ...] = ()
+    _seen: tuple[tuple[str, int, int], ...] = ()
 
     @property
     def graph(self) -> KnowledgeGraph:
@@ -84,7 +84,7 @@ class Knowledge:
         from kb.pipeline import catalog_folders
 
         folders = catalog_folders(self._graph.records, self.root, self.catalogs) if self._graph is not None else []
-        if self._graph is not None and _signature(self.root, folders) == self._signature:
+        if self._graph is not None and _signature(self.root, folders) == self._seen:
             return False
         self._load()
         return True
@@ -95,7 +95,7 @@ class Knowledge:
 
         loaded = load_pipeline(self.root, self.catalogs)
         self._graph, self.problems = loaded.graph, loaded.problems
-        self._signature = _signature(self.root, catalog_folders(loaded.records, self.root, self.catalogs))
+        self._seen = _signature(self.root, catalog_folders(loaded.records, self.root, self.catalogs))
 
     def roots(self, campaign: str | None = None, limit: int | None = None) -> list[RootCause]:
         """Root causes ranked as ``kb roots`` ranks them (:func:`kb.queries.roots`)."""

@@ -490,6 +490,17 @@ def runs_in_background(output: str) -> bool:
     return bool(_BACKGROUND.search(output))
 
 
+def backgrounded(command: str) -> bool:
+    """Whether ``command`` is started in the background (``vllm serve ... &``): a server, whose
+    start-up log measures nothing.
+
+    >>> backgrounded("vllm serve m --port 8000 &"), backgrounded("make && ./bench")
+    (True, False)
+    """
+    stripped = command.rstrip()
+    return stripped.endswith("&") and not stripped.endswith("&&")
+
+
 def installs(command: str) -> list[str]:
     """The packages a command installs with pip (options left out)."""
     return [" ".join(p for p in spec.split() if not p.startswith("-")) for spec in _INSTALL.findall(command)]

@@ -76,6 +76,21 @@ def repetitions(name: str, cells: list[str]) -> bool:
     return bool(cells) and all(numbers) and [int(m.group(1)) for m in numbers if m] == list(range(1, len(cells) + 1))
 
 
+_LOWER_IS_BETTER = frozenset({"wer", "cer", "perplexity", "loss", "error_rate"})
+"""Figures of a unit where more is better (percent, a plain number) that are better lower: error
+rates (word and character error rate), perplexity, a loss."""
+
+
+def better_lower(name: str) -> bool:
+    """Whether a figure named ``name`` (``wer``, ``wer[test-clean]``) is better lower although its
+    unit (``%``) is not.
+
+    >>> better_lower("wer[test-clean]"), better_lower("accuracy")
+    (True, False)
+    """
+    return name.split("[", 1)[0] in _LOWER_IS_BETTER
+
+
 def names_result(header: str) -> bool:
     """Whether a table header names the column where each row's result is written (``Outcome``,
     ``Result``, ``Status``, ``Verdict``), rather than a description (``Impact``, ``Why``).

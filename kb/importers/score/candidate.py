@@ -147,14 +147,9 @@ def better(unit: str, headline: Headline, name: str) -> str:
     """``higher`` or ``lower``: the campaign's direction for its own metric, else by the unit."""
     if name == headline.name and headline.direction in ("higher", "lower"):
         return headline.direction
-    if name.split("[", 1)[0] in LOWER_IS_BETTER_NAMES:
+    if labels.better_lower(name):
         return "lower"
     return "lower" if unit in LOWER_IS_BETTER else "higher"
-
-
-LOWER_IS_BETTER_NAMES = frozenset({"wer", "cer", "perplexity", "loss", "error_rate"})
-"""Figures of a unit where more is better (percent, a plain number) that are better lower: error
-rates (word and character error rate), perplexity, a loss."""
 
 
 def family_key(program: str, model: str | None) -> str:
