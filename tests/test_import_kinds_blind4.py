@@ -11,7 +11,7 @@ from __future__ import annotations
 from textwrap import dedent
 
 import pytest
-from test_import_kinds import drafts, transcript, value, has, one, outcomes, failed
+from test_import_kinds import drafts, failed, has, one, outcomes, transcript, value
 
 
 def _err(rec):
