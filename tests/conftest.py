@@ -15,6 +15,72 @@ CAMPAIGN_RECORDS = ROOT / "tests" / "fixtures" / "campaign"
 SHARED = ROOT.parent / "shared"
 
 
+PROGRESS_EVERY_S = 25.0
+"""Longest stretch without a new line of output: a run with few, slow tests (the browser tests
+take up to about 20 s each, and ``-q`` prints their dots on one line) still shows it is alive."""
+
+
+class _Progress:
+    """A line ``… N tests done in T s; running <test>`` every :data:`PROGRESS_EVERY_S` of the
+    run, written by a daemon thread (checking every second, so a slow test is reported while it
+    runs) to the terminal pytest started on: a copy of the standard output taken while pytest's
+    output capture is suspended (a test's own output stays captured)."""
+
+    def __init__(self, config: pytest.Config):
+        import threading
+        import time
+
+        self.config = config
+        self.clock = time.monotonic
+        self.start = self.last = self.clock()
+        self.done = 0
+        self.running = ""
+        self.out: Any = None
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._watch, name="kb-test-progress", daemon=True)
+
+    def _watch(self) -> None:
+        while not self.stop.wait(1.0):
+            now = self.clock()
+            if now - self.last >= PROGRESS_EVERY_S:
+                self.out.write(f"\n… {self.done} tests done in {now - self.start:.0f} s; running {self.running}\n")
+                self.out.flush()
+                self.last = now
+
+    def pytest_runtestloop(self, session: pytest.Session) -> None:
+        import os
+
+        capture = self.config.pluginmanager.getplugin("capturemanager")
+        if capture is not None:
+            capture.suspend_global_capture(in_=False)
+        try:
+            self.out = os.fdopen(os.dup(1), "w", encoding="utf-8", errors="replace")
+        finally:
+            if capture is not None:
+                capture.resume_global_capture()
+        self.start = self.last = self.clock()
+        self.thread.start()
+
+    def pytest_runtest_logstart(self, nodeid: str, location: Any) -> None:
+        self.running = nodeid
+
+    def pytest_runtest_logfinish(self, nodeid: str, location: Any) -> None:
+        self.done += 1
+
+    def pytest_unconfigure(self, config: pytest.Config) -> None:
+        self.stop.set()
+        if self.thread.is_alive():
+            self.thread.join(2.0)
+        if self.out is not None:
+            self.out.close()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Register :class:`_Progress` (once; not under xdist workers, whose output is not shown)."""
+    if not config.pluginmanager.has_plugin("kb-progress") and not hasattr(config, "workerinput"):
+        config.pluginmanager.register(_Progress(config), "kb-progress")
+
+
 @pytest.fixture(autouse=True, scope="session")
 def _record_cache_outside_the_tree(tmp_path_factory: pytest.TempPathFactory):
     """The store's cache of validated records (kb.store.cache) goes to a folder of the test
