@@ -180,7 +180,7 @@ def _damage(path: Path, how: str, tmp_path: Path) -> None:
 
         path.write_bytes(framed(pickle.dumps({"records/stacks/cuda-13.0.yaml": Evil()})))
     elif how == "planted-in-kb":  # a callable that lives in an allowed module but is no model
-        path.write_bytes(framed(_global_pickle("kb.models.base", "parse_version", "1")))
+        path.write_bytes(framed(_global_pickle("kb.models", "parse_version", "1")))
     else:
         raise AssertionError(how)
 
@@ -222,14 +222,14 @@ def test_a_corrupt_or_foreign_cache_is_ignored_and_rebuilt(records, how, tmp_pat
 def test_the_unpickler_refuses_what_is_not_a_kb_model():
     import io
 
-    for module, name in [("os", "system"), ("builtins", "eval"), ("kb.models.base", "parse_version"),
-                         ("kb.models.kinds", "re"), ("kb.store.cache", "RecordCache")]:
+    for module, name in [("os", "system"), ("builtins", "eval"), ("kb.models", "parse_version"),
+                         ("kb.models", "re"), ("kb.store.cache", "RecordCache")]:
         with pytest.raises(pickle.UnpicklingError, match="not allowed"):
             kb_cache._Unpickler(io.BytesIO(_global_pickle(module, name, "x"))).load()
     from kb.models import Attempt, Outcome
 
-    assert kb_cache._Unpickler(io.BytesIO(b"")).find_class("kb.models.kinds", "Attempt") is Attempt
-    assert kb_cache._Unpickler(io.BytesIO(b"")).find_class("kb.models.kinds", "Outcome") is Outcome
+    assert kb_cache._Unpickler(io.BytesIO(b"")).find_class("kb.models", "Attempt") is Attempt
+    assert kb_cache._Unpickler(io.BytesIO(b"")).find_class("kb.models", "Outcome") is Outcome
 
 
 def test_the_cache_can_be_turned_off(records, monkeypatch):

@@ -198,7 +198,7 @@ def test_search_index_has_compact_attempt_entries(site: Path) -> None:
 def test_an_attempt_entry_holds_only_the_versions_it_sets_itself() -> None:
     """An attempt's entry names the versions where it differs from its stack, not the stack's own
     (the stack's entry has them, and its page lists its attempts)."""
-    from kb.models.base import Component
+    from kb.models import Component
     from kb.site.search import attempt_entries
 
     kg = load_graph(CAMPAIGN_RECORDS)

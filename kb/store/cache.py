@@ -42,13 +42,13 @@ import zlib
 from pathlib import Path
 from typing import Any
 
-FORMAT = b"kb-record-cache 4\n"
+FORMAT = b"kb-record-cache 5\n"
 """First line of a cache file; a file that does not start with it is never unpickled."""
 
 SHARDS = 32
 """Number of shard files a records folder's cache is split into (by :func:`shard_of`)."""
 
-_SOURCE_MODULES = ("kb.models.base", "kb.models.kinds", "kb.models", "kb.validation", "kb.yamldoc",
+_SOURCE_MODULES = ("kb.models", "kb.validation", "kb.yamldoc",
                    "kb.versions", "kb.errors", "kb.leftovers", "kb.store.read", "kb.store.cache")
 """kb modules whose code decides what loading a record file produces (their source is hashed)."""
 
@@ -157,7 +157,7 @@ class _Unpickler(pickle.Unpickler):
     def find_class(self, module: str, name: str) -> Any:
         if (module, name) in _PLAIN:
             return super().find_class(module, name)
-        if module in ("kb.models.base", "kb.models.kinds"):
+        if module == "kb.models":
             from pydantic import BaseModel
 
             obj = getattr(sys.modules.get(module), name, None)
