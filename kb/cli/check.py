@@ -18,7 +18,7 @@ from kb.cli.app import (
 @cli.command()
 @click.option("--json", "as_json", is_flag=True, help="Print the problems and warnings as JSON.")
 @click.option("--strict", is_flag=True, help="Treat warnings (contradictions, placeholders) as errors: exit 1.")
-@click.option("-v", "--verbose", is_flag=True, help="List the editor and OS leftovers skipped (x.yaml~, Thumbs.db, ...).")
+@click.option("-v", "--verbose", is_flag=True, help="List the editor and OS leftovers skipped (x.yaml~, Thumbs.db, ...), and each warning that a blocker's line stands for.")
 @click.argument("folder", required=False, type=click.Path(file_okay=False))
 @pass_env
 def check(env: Env, as_json: bool, strict: bool, verbose: bool, folder: str | None) -> None:
@@ -102,7 +102,7 @@ def _report(loaded: Any, root: Any, catalogs: tuple[str, ...] = ()) -> tuple[dic
     :class:`kb.pipeline.Loaded` of ``root`` with ``catalogs``)."""
     from kb.attachments import asset_problems
     from kb.pipeline import catalog_folders
-    from kb.queries.findings import findings
+    from kb.queries.findings import findings, grouped
     from kb.store import list_assets
     from kb.store.lines import save_line_maps
 
@@ -110,14 +110,24 @@ def _report(loaded: Any, root: Any, catalogs: tuple[str, ...] = ()) -> tuple[dic
     records.keep_json = True  # asked of every record twice: for links to assets, for placeholders
     problems = sorted(problems + asset_problems(records, list_assets(root)),
                       key=lambda p: (p.path, p.line or 0, p.field, p.message))
-    warnings = [] if problems else [f.problem(loaded.graph) for f in findings(loaded.graph)]
-    warnings.sort(key=lambda p: (p.path, p.line or 0, p.field, p.message))
+    found = [] if problems else findings(loaded.graph)
+    located = sorted(((f.problem(loaded.graph), f) for f in found),
+                     key=lambda pf: (pf[0].path, pf[0].line or 0, pf[0].field, pf[0].message))
+    warnings = [w for w, _f in located]
+    at = {id(f): i for i, (_w, f) in enumerate(located)}
+    groups = [[*_row(g.problem(loaded.graph)), [at[id(f)] for f in g.members]] for g in grouped(found)]
     save_line_maps(records.origins)  # every line asked for is kept: the next check parses only what changed
     report = {"records": len(records),
-              "problems": [[p.path, p.line, p.field, p.message] for p in problems],
-              "warnings": [[w.path, w.line, w.field, w.message] for w in warnings],
+              "problems": [_row(p) for p in problems],
+              "warnings": [_row(w) for w in warnings],
+              "groups": groups,
               "ignored": [[path, what] for path, what in records.ignored]}
     return report, catalog_folders(records, root, catalogs)
+
+
+def _row(p: Any) -> list[Any]:
+    """A :class:`kb.errors.Problem` as the report keeps it: ``[path, line, field, message]``."""
+    return [p.path, p.line, p.field, p.message]
 
 
 def _is_report(report: Any) -> TypeGuard[dict[str, Any]]:
@@ -127,9 +137,30 @@ def _is_report(report: Any) -> TypeGuard[dict[str, Any]]:
             isinstance(i, list) and len(i) == 4 and isinstance(i[0], str) and (i[1] is None or type(i[1]) is int)
             and isinstance(i[2], str) and isinstance(i[3], str) for i in items)
 
+    def groups(items: Any, n: int) -> bool:
+        return isinstance(items, list) and all(
+            isinstance(g, list) and len(g) == 5 and located([g[:4]]) and isinstance(g[4], list)
+            and all(type(i) is int and 0 <= i < n for i in g[4]) for g in items)
+
     return (isinstance(report, dict) and type(report.get("records")) is int and located(report.get("problems"))
-            and located(report.get("warnings")) and isinstance(report.get("ignored"), list)
+            and located(report.get("warnings")) and groups(report.get("groups"), len(report["warnings"]))
+            and isinstance(report.get("ignored"), list)
             and all(isinstance(i, list) and len(i) == 2 and all(isinstance(x, str) for x in i) for i in report["ignored"]))
+
+
+def _shown_warnings(report: dict[str, Any], warnings: list[Any], verbose: bool) -> tuple[list[Any], int]:
+    """The warnings a text report prints, in path and line order, and how many of them were
+    folded into group lines: with ``verbose`` every warning; else each group of the report
+    (:func:`kb.queries.findings.grouped`: many successes contradicting one blocker) stands as one
+    line for its members."""
+    from kb.errors import Problem
+
+    if verbose or not report["groups"]:
+        return warnings, 0
+    folded = {i for g in report["groups"] for i in g[4]}
+    shown = [w for i, w in enumerate(warnings) if i not in folded] + [Problem(*g[:4]) for g in report["groups"]]
+    shown.sort(key=lambda p: (p.path, p.line or 0, p.field, p.message))
+    return shown, len(folded)
 
 
 def _print(report: dict[str, Any], records_path: Any, as_json: bool, strict: bool, verbose: bool) -> None:
@@ -141,6 +172,7 @@ def _print(report: dict[str, Any], records_path: Any, as_json: bool, strict: boo
     if as_json:
         emit_json({"records": report["records"], "problems": [p.__dict__ for p in problems],
                    "warnings": [w.__dict__ for w in warnings],
+                   "groups": [{**Problem(*g[:4]).__dict__, "warnings": g[4]} for g in report["groups"]],
                    "ignored": [{"path": path, "what": what} for path, what in ignored]})
     else:
         if verbose:
@@ -150,11 +182,16 @@ def _print(report: dict[str, Any], records_path: Any, as_json: bool, strict: boo
             n = len(ignored)
             click.echo(f"kb: skipped {n} editor/OS leftover file{'s' if n != 1 else ''} "
                        "(backups, swap files, Thumbs.db); 'kb check -v' lists them", err=True)
-        located = [str(p) for p in problems] + [str(w) for w in warnings]
+        shown, folded = _shown_warnings(report, warnings, verbose)
+        located = [str(p) for p in problems] + [str(w) for w in shown]
         if located:  # one write for them all (a 10,000-attempt campaign has thousands of warnings)
             click.echo("\n".join(located))
         n, m = len(problems), len(warnings)
         said = f"; {m} warning{'s' if m != 1 else ''}" + (" (--strict: counted as errors)" if strict else "") if m else ""
+        if folded:
+            k = len(report["groups"])
+            said += (f" ({folded} of them shown as {k} line{'s' if k != 1 else ''}, one per blocker that "
+                     f"{'many successes contradict' if k != 1 else 'they contradict'}; -v lists each)")
         if n:
             click.echo(f"{n} problem{'s' if n != 1 else ''} in {records_path}", err=True)
         else:

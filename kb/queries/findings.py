@@ -7,7 +7,9 @@ Kinds (issue 11, "Contradictions and status"):
 
 * ``success-where-blocker-stands`` — an attempt recorded as improved (or as the baseline) on a
   stack and platform where a blocker of the same feature stands: a blocker whose ``flags`` it
-  runs with, or one that blocked another attempt run with the flags that set that attempt apart;
+  runs with, or, for a blocker that names no flags, one that blocked another attempt run with the
+  flags that set that attempt apart (a blocker's own ``flags`` name its feature: an attempt that
+  runs none of them does not run it, whatever else it shares with the attempts it blocked);
 * ``success-cites-blocker`` — an improved or baseline attempt that names a blocker in ``blocked_by``;
 * ``credit-unchanged`` — a decision resolving a blocker through a stack change where no component
   of the blocker's fixes changed;
@@ -48,6 +50,9 @@ class Finding:
     field: tuple[Any, ...]
     kind: str
     message: str
+    about: str = ""
+    """The other record the finding is about, when there is one: the blocker of a
+    ``success-where-blocker-stands`` finding."""
 
     def problem(self, kg: KnowledgeGraph) -> Problem:
         """This finding as a located :class:`Problem` (``path:line: field: warning: message``)."""
@@ -79,6 +84,8 @@ def _same_feature(kg: KnowledgeGraph, b: Blocker, a: Attempt, flags: frozenset[s
     own = _own_flags(b, flags)
     if own:
         return _own_text(own)
+    if b.flags:  # its feature is named by its flags, and ``a`` runs none of them
+        return ""
     for other_id in kg.into(b.id, "blocked_by"):
         other = kg.get(other_id)
         if not isinstance(other, Attempt) or other.id == a.id:
@@ -140,6 +147,8 @@ class _Features:
         # distinguishing flag set → blocker → the attempts it blocked that ran with that set (sorted)
         self.blocked: dict[frozenset[str], dict[str, list[str]]] = {}
         for b in kg.of_kind(Blocker):
+            if b.flags:  # the blocker names the flags of its feature: only those say an attempt runs it
+                continue
             for other_id in blocked_by.get(b.id, ()):
                 other = kg.get(other_id)
                 if not isinstance(other, Attempt):
@@ -223,7 +232,8 @@ def _success_findings(kg: KnowledgeGraph, cache: StatusCache, a: Attempt) -> lis
         where = f"stack {a.stack}" if a.stack else "its stack"
         out.append(Finding(a.id, ("outcome",), "success-where-blocker-stands",
                            f"outcome is {a.outcome.value} on {where}, where blocker {b.id}{_catalog_note(kg, b)} "
-                           f"{state}; {why}: check the outcome, the stack or the blocker's applies_when/fixed_by"))
+                           f"{state}; {why}: check the outcome, the stack or the blocker's applies_when/fixed_by",
+                           about=b.id))
     return out
 
 
@@ -310,6 +320,51 @@ def _placeholder_findings(kg: KnowledgeGraph, rec: Record, alone: bool = False) 
         what = f"an accepted decision with an unfilled '{PLACEHOLDER}'" if accepted else f"still holds kb's '{PLACEHOLDER}' placeholder"
         out.append(Finding(rec.id, path, "placeholder", f"{what}; fill it in (or remove the line if it is optional)"))
     return out
+
+
+GROUP_AT = 4
+"""Attempts contradicting one blocker (``success-where-blocker-stands``) from which ``kb check``
+shows them as one line at the blocker (:func:`grouped`): one success where a blocker stands
+questions the attempt; several question the blocker."""
+
+
+@dataclass(frozen=True)
+class FindingGroup:
+    """The ``success-where-blocker-stands`` findings of one ``blocker`` (at least :data:`GROUP_AT`),
+    shown as one warning located at the blocker; ``members`` sorted by record."""
+
+    blocker: str
+    members: tuple[Finding, ...]
+
+    def problem(self, kg: KnowledgeGraph) -> Problem:
+        """The group as one located warning on the blocker's file: how many attempts, the first
+        three with their stacks, and what to check."""
+        b = kg.get(self.blocker)
+        fields = b.model_fields_set if b is not None else set()
+        field = next((f for f in ("applies_when", "fixed_by", "flags") if f in fields), "title")
+        shown = []
+        for f in self.members[:3]:
+            a = kg.get(f.record)
+            stack = a.stack if isinstance(a, Attempt) else None
+            shown.append(f"{f.record} (stack {stack})" if stack else f.record)
+        more = ", …" if len(self.members) > 3 else ""
+        p = kg.records.problem(self.blocker, (field,),
+                               f"{len(self.members)} attempts recorded as improved or baseline run this blocker's "
+                               f"feature on stacks where it stands ({', '.join(shown)}{more}): either it is narrower "
+                               "than recorded (applies_when, fixed_by, flags) or those outcomes are wrong; "
+                               "'kb check -v' lists each")
+        return Problem(p.path, p.line, p.field, f"warning: {p.message}")
+
+
+def grouped(found: list[Finding]) -> list[FindingGroup]:
+    """The ``success-where-blocker-stands`` findings of ``found`` by blocker, for each blocker with
+    at least :data:`GROUP_AT` of them, sorted by blocker id."""
+    by: dict[str, list[Finding]] = {}
+    for f in found:
+        if f.kind == "success-where-blocker-stands" and f.about:
+            by.setdefault(f.about, []).append(f)
+    return [FindingGroup(bid, tuple(sorted(fs, key=lambda f: f.record))) for bid, fs in sorted(by.items())
+            if len(fs) >= GROUP_AT]
 
 
 def findings(kg: KnowledgeGraph) -> list[Finding]:
