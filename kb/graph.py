@@ -134,15 +134,48 @@ def check_references(records: RecordSet) -> list[Problem]:
             problems.append(records.problem(first, path, f"cycle in {label}: {chain}; a cause cannot cause itself: remove one link"
                                             if edge == "caused_by" else f"cycle in {label}: {chain}; remove one link"))
     problems.extend(_component_name_problems(records))
-    superseded = {t for rec in ids.values() if isinstance(rec, Decision) for t in rec.supersedes}
+    problems.extend(_supersession_problems(records, ids))
+    return problems
+
+
+RETIRING = ("accepted", "deprecated", "superseded")
+"""Statuses of a decision whose ``supersedes`` hold: it was accepted (it may have been retired
+itself since). A proposed decision's ``supersedes`` are pending (the old one stands until it is
+accepted: :mod:`kb.queries.findings`, ``pending-supersession``); a rejected one supersedes
+nothing. The rules of MADR's and adr-tools' status lines: an ADR is "Superseded by" a later
+*accepted* one."""
+
+
+def _supersession_problems(records: RecordSet, ids: dict[str, Record]) -> list[Problem]:
+    """The problems of decision statuses against ``supersedes`` (see :data:`RETIRING`): a
+    decision marked superseded that no retiring decision lists (naming the pending ones), one
+    that a retiring decision lists but is not marked superseded, and a rejected decision that
+    lists any."""
+    problems: list[Problem] = []
+    by: dict[str, list[Decision]] = {}
     for rec in records.of_kind(Decision):
-        if rec.status == "superseded" and rec.id not in superseded:
-            problems.append(records.problem(rec.id, ("status",),
-                                            "status is 'superseded' but no decision lists it in 'supersedes'; "
-                                            "add it to the newer decision's supersedes"))
+        for t in rec.supersedes:
+            by.setdefault(t, []).append(rec)
+    for rec in records.of_kind(Decision):
+        listers = by.get(rec.id, [])
+        if rec.status == "superseded" and not any(d.status in RETIRING for d in listers):
+            pending = [d.id for d in listers if d.status == "proposed"]
+            if pending:
+                why = (f"status is 'superseded' but only {', '.join(pending)} (proposed) lists it in 'supersedes'; "
+                       "a decision stands until the one replacing it is accepted: set its status back "
+                       "(e.g. 'accepted'), or accept the newer one")
+            else:
+                why = ("status is 'superseded' but no accepted decision lists it in 'supersedes'; "
+                       "add it to the newer decision's supersedes")
+            problems.append(records.problem(rec.id, ("status",), why))
         for i, t in enumerate(rec.supersedes):
             other = ids.get(t)
-            if isinstance(other, Decision) and other.status != "superseded":
+            if rec.status == "rejected":
+                problems.append(records.problem(rec.id, ("supersedes", i),
+                                                f"status is 'rejected', so it supersedes nothing, yet it lists '{t}'; "
+                                                "remove it from supersedes (the rejected proposal's text can say what it "
+                                                "would have replaced)"))
+            elif rec.status in RETIRING and isinstance(other, Decision) and other.status != "superseded":
                 problems.append(records.problem(rec.id, ("supersedes", i),
                                                 f"supersedes '{t}', whose status is '{other.status}'; set its status to 'superseded'"))
     return problems

@@ -148,7 +148,11 @@ def test_log4brains_draft_tags_and_dates_from_file_names(tmp_path):
     assert by_id[tree.id].format == "log4brains"
     assert tree.status == "proposed" and tree.tags == ["nccl", "pcie"] and tree.date.isoformat() == "2026-01-05"
     assert any("status 'draft' read as 'proposed'" in w for w in by_id[tree.id].warnings)
-    assert tree.supersedes == [ring.id] and ring.status == "superseded"
+    # the ring ADR says "superseded by" a draft: a decision stands until its replacement is accepted
+    assert tree.supersedes == [ring.id] and ring.status == "accepted"
+    assert "**Original status**\n\nsuperseded (by 2026-01-05-use-nccl-tree-allreduce-on-pcie (proposed))" in ring.notes
+    assert any("not yet accepted: a decision stands until the one replacing it is accepted" in w
+               for w in by_id[ring.id].warnings)
 
 
 def test_reimport_writes_nothing_and_never_overwrites(tmp_path):

@@ -382,6 +382,7 @@ def import_adrs(root: str | Path, folder: str | Path, *, dry_run: bool = False,
                 sup = mapped[newer][2].setdefault("supersedes", [])
                 if adr.id not in sup:
                     sup.append(adr.id)
+    _retire_only_by_accepted(mapped)
     redactor = Redactor()
     for adr, mapper, data in mapped.values():
         result = AdrResult(adr.rel, adr.format, adr.id, "exists" if adr.sha256 in imported else "new", mapper.warnings)
@@ -402,6 +403,38 @@ def import_adrs(root: str | Path, folder: str | Path, *, dry_run: bool = False,
             result.record, result.id, result.state = record, record.id, "written"
     report.redactions = redactor.counts
     return report
+
+
+def _retire_only_by_accepted(mapped: dict[str, tuple[AdrFile, _Mapper, dict[str, Any]]]) -> None:
+    """The records' supersession rules (:data:`kb.graph.RETIRING`) applied to an imported log:
+    a rejected ADR supersedes nothing (its links are dropped, kept in its notes); an ADR marked
+    superseded only by proposed (draft) ones still stands: recorded as accepted, its original
+    status kept in its notes. Each change is a warning of the ADR changed."""
+    from kb.graph import RETIRING
+
+    for _adr, mapper, data in mapped.values():
+        if data["status"] == "rejected" and data.get("supersedes"):
+            gone = data.pop("supersedes")
+            mapper.warnings.append(f"{mapper.adr.rel}: status 'rejected' but it supersedes {', '.join(gone)}: a rejected "
+                                   "decision supersedes nothing; the links are kept in notes")
+            _add_note(data, "**Would have superseded**\n\n" + "\n".join(f"- {g}" for g in gone))
+    listers: dict[str, list[str]] = {}
+    for rid, (_adr, _mapper, data) in mapped.items():
+        for t in data.get("supersedes", []):
+            listers.setdefault(t, []).append(rid)
+    for rid, (_adr, mapper, data) in mapped.items():
+        by = listers.get(rid, [])
+        if data["status"] != "superseded" or not by or any(mapped[b][2]["status"] in RETIRING for b in by):
+            continue
+        pending = ", ".join(f"{b} ({mapped[b][2]['status']})" for b in by)
+        mapper.warnings.append(f"{mapper.adr.rel}: superseded by {pending}, not yet accepted: a decision stands until "
+                               "the one replacing it is accepted; recorded as 'accepted', the original status kept in notes")
+        _add_note(data, f"**Original status**\n\nsuperseded (by {pending})")
+        data["status"] = "accepted"
+
+
+def _add_note(data: dict[str, Any], text: str) -> None:
+    data["notes"] = f"{data['notes']}\n\n{text}" if data.get("notes") else text
 
 
 def _adr_date(adr: AdrFile) -> tuple[dt.date, str | None]:

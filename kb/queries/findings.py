@@ -15,6 +15,8 @@ Kinds (issue 11, "Contradictions and status"):
   of the blocker's fixes changed;
 * ``resolves-still-standing`` — a decision resolving a blocker that still stands under the stack it moves to;
 * ``not-accepted-resolves`` — ``resolves`` on a decision that is not accepted (it resolves nothing);
+* ``pending-supersession`` — a proposed decision listing in ``supersedes`` one that still stands: the
+  change is pending (only an accepted decision retires another, :data:`kb.graph.RETIRING`);
 * ``credit-disputed-by-catalog`` — a decision crediting a stack change with fixing a blocker (or,
   through it, the blockers it causes) while a catalog record of the same failure still stands
   under the stack it moves to (:func:`kb.queries.counterparts.credit_disputes`);
@@ -242,6 +244,13 @@ def _decision_findings(kg: KnowledgeGraph, cache: StatusCache, d: Decision) -> l
     from kb.queries.credit import stack_diff
 
     out: list[Finding] = []
+    if d.status == "proposed":
+        for i, t in enumerate(d.supersedes):
+            old = kg.get(t)
+            if isinstance(old, Decision) and old.status != "superseded":
+                out.append(Finding(d.id, ("supersedes", i), "pending-supersession",
+                                   f"would supersede {t} ({old.title!r}, {old.status}) once accepted; until then "
+                                   f"{t} stands: accept this decision (then mark {t} superseded) or reject it"))
     if d.resolves and d.status != "accepted":
         out.append(Finding(d.id, ("resolves",), "not-accepted-resolves",
                            f"status is {d.status}, so its resolves ({', '.join(d.resolves)}) resolve nothing; "

@@ -7,6 +7,7 @@ from typing import Any
 
 from markupsafe import Markup
 
+from kb.graph import RETIRING
 from kb.models import Attempt, Campaign, Decision
 from kb.queries import credit_sentence, decision_credit, findings_of
 from kb.queries.compare import decision_effect
@@ -62,7 +63,8 @@ def render_decision(c: Ctx, d: Decision) -> str:
         campaign=c.link(src, kg.get(d.campaign), d.campaign) if d.campaign else None,
         resolves=[c.link(src, kg.get(b), b) for b in d.resolves],
         supersedes=[c.link(src, kg.get(x), x) for x in d.supersedes],
-        superseded_by=[c.link(src, x) for x in c.rev.superseded_by.get(d.id, [])],
+        superseded_by=[c.link(src, x) if x.status in RETIRING else Markup(f"{c.link(src, x)} ({x.status}, not in force)")
+                       for x in c.rev.superseded_by.get(d.id, [])],
         stack_from=c.link(src, kg.get(d.stack_change.from_), "") if d.stack_change and d.stack_change.from_ else None,
         stack_to=c.link(src, kg.get(d.stack_change.to), "") if d.stack_change and d.stack_change.to else None,
         change=change, sources=sources(d), tags=c.tag_links(src, d.tags),
