@@ -116,7 +116,9 @@ def generate(dest: str | Path, n: int, seed: int = 1) -> dict[str, int]:
         d = base_date + dt.timedelta(days=(i * 300) // n_dec)
         did = f"{d.isoformat()}-gen-decision-{i:05d}"
         supersedes = decision_ids[-1] if i % 10 == 9 else None
-        status = "superseded" if (i + 1) % 10 == 9 and i + 1 < n_dec else statuses[i % 4]
+        # a superseder is accepted (only an accepted decision retires another, kb.graph.RETIRING)
+        status = ("superseded" if (i + 1) % 10 == 9 and i + 1 < n_dec
+                  else "accepted" if supersedes else statuses[i % 4])
         decision_ids.append(did)
         ev = rnd.sample(attempt_ids, min(3, len(attempt_ids)))
         lines = [f"title: Generated decision {i} on kernel path {i % 37}", f"status: {status}",

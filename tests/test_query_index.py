@@ -10,6 +10,7 @@ bench/gen_campaign.py; counts are pinned so a generator that stops exercising a 
 from __future__ import annotations
 
 import random
+import re
 import sys
 from pathlib import Path
 
@@ -455,7 +456,7 @@ def ref_attempt_flags(a: Attempt) -> frozenset[str]:
     """The flags of an attempt, token by token (the loop :func:`attempt_flags` replaced)."""
     items: list[str] = []
     for token in " ".join(a.config.flags).split():
-        if token.startswith("-") or not items:
+        if token.startswith("-") or not items or re.match(r"[A-Z_][A-Z0-9_]*=", token):  # a flag, or an env setting
             items.append(token)
         else:
             items[-1] += f" {token}"
@@ -465,7 +466,8 @@ def ref_attempt_flags(a: Attempt) -> frozenset[str]:
 
 def test_attempt_flags_match_the_token_loop(mixed: KnowledgeGraph, generated: KnowledgeGraph) -> None:
     rnd = random.Random(5)
-    words = ["--tp", "8", "-x", "value", "--opt-a", "two words", "  ", "\t--b\t3 ", "-", "a-b", "--k=v", ""]
+    words = ["--tp", "8", "-x", "value", "--opt-a", "two words", "  ", "\t--b\t3 ", "-", "a-b", "--k=v", "",
+             "NCCL_ALGO=Tree", "level=3", "A_B2=x y", "_X="]
     odd = [Attempt(id=f"x{i}", title="t", date="2026-01-01", campaign="ca", approach="a", outcome="baseline",
                    config={"flags": rnd.sample(words, rnd.randint(0, 6)),
                            "env": dict(rnd.sample([("A", "1"), ("B", "x y"), ("NCCL_ALGO", "Tree")], rnd.randint(0, 2)))})
