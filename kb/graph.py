@@ -161,7 +161,8 @@ def _supersession_problems(records: RecordSet, ids: dict[str, Record]) -> list[P
         if rec.status == "superseded" and not any(d.status in RETIRING for d in listers):
             pending = [d.id for d in listers if d.status == "proposed"]
             if pending:
-                why = (f"status is 'superseded' but only {', '.join(pending)} (proposed) lists it in 'supersedes'; "
+                why = (f"status is 'superseded' but only {', '.join(pending)} (proposed) "
+                       f"list{'s' if len(pending) == 1 else ''} it in 'supersedes'; "
                        "a decision stands until the one replacing it is accepted: set its status back "
                        "(e.g. 'accepted'), or accept the newer one")
             else:

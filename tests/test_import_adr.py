@@ -151,7 +151,7 @@ def test_log4brains_draft_tags_and_dates_from_file_names(tmp_path):
     # the ring ADR says "superseded by" a draft: a decision stands until its replacement is accepted
     assert tree.supersedes == [ring.id] and ring.status == "accepted"
     assert "**Original status**\n\nsuperseded (by 2026-01-05-use-nccl-tree-allreduce-on-pcie (proposed))" in ring.notes
-    assert any("not yet accepted: a decision stands until the one replacing it is accepted" in w
+    assert any("never accepted: a decision stands until the one replacing it is accepted" in w
                for w in by_id[ring.id].warnings)
 
 

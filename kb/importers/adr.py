@@ -412,12 +412,6 @@ def _retire_only_by_accepted(mapped: dict[str, tuple[AdrFile, _Mapper, dict[str,
     status kept in its notes. Each change is a warning of the ADR changed."""
     from kb.graph import RETIRING
 
-    for _adr, mapper, data in mapped.values():
-        if data["status"] == "rejected" and data.get("supersedes"):
-            gone = data.pop("supersedes")
-            mapper.warnings.append(f"{mapper.adr.rel}: status 'rejected' but it supersedes {', '.join(gone)}: a rejected "
-                                   "decision supersedes nothing; the links are kept in notes")
-            _add_note(data, "**Would have superseded**\n\n" + "\n".join(f"- {g}" for g in gone))
     listers: dict[str, list[str]] = {}
     for rid, (_adr, _mapper, data) in mapped.items():
         for t in data.get("supersedes", []):
@@ -427,10 +421,16 @@ def _retire_only_by_accepted(mapped: dict[str, tuple[AdrFile, _Mapper, dict[str,
         if data["status"] != "superseded" or not by or any(mapped[b][2]["status"] in RETIRING for b in by):
             continue
         pending = ", ".join(f"{b} ({mapped[b][2]['status']})" for b in by)
-        mapper.warnings.append(f"{mapper.adr.rel}: superseded by {pending}, not yet accepted: a decision stands until "
+        mapper.warnings.append(f"{mapper.adr.rel}: superseded by {pending}, never accepted: a decision stands until "
                                "the one replacing it is accepted; recorded as 'accepted', the original status kept in notes")
         _add_note(data, f"**Original status**\n\nsuperseded (by {pending})")
         data["status"] = "accepted"
+    for _adr, mapper, data in mapped.values():
+        if data["status"] == "rejected" and data.get("supersedes"):
+            gone = data.pop("supersedes")
+            mapper.warnings.append(f"{mapper.adr.rel}: status 'rejected' but it supersedes {', '.join(gone)}: a rejected "
+                                   "decision supersedes nothing; the links are kept in notes")
+            _add_note(data, "**Would have superseded**\n\n" + "\n".join(f"- {g}" for g in gone))
 
 
 def _add_note(data: dict[str, Any], text: str) -> None:
