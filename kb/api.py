@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from kb.errors import Problem
     from kb.graph import KnowledgeGraph
-    from kb.queries import AttemptDiff, RootCause, UnblocksResult, WhyResult
+    from kb.queries import AttemptDiff, RootCause, RootsReport, UnblocksResult, WhyResult
     from kb.usecases.log import LogResult
 
 __all__ = ["Knowledge", "Run", "check", "diff", "load", "log_attempt", "record_run", "roots", "unblocks", "why"]
@@ -97,11 +97,20 @@ class Knowledge:
         self._graph, self.problems = loaded.graph, loaded.problems
         self._seen = _signature(self.root, catalog_folders(loaded.records, self.root, self.catalogs))
 
-    def roots(self, campaign: str | None = None, limit: int | None = None) -> list[RootCause]:
-        """Root causes ranked as ``kb roots`` ranks them (:func:`kb.queries.roots`)."""
+    def roots(self, campaign: str | None = None, limit: int | None = None, now_first: bool = False) -> list[RootCause]:
+        """Root causes ranked as ``kb roots`` ranks them (:func:`kb.queries.roots`: by the attempts
+        they blocked over the history; ``now_first``: by those still blocked now, ``--now``)."""
         from kb.queries import roots as rank
 
-        return rank(self.graph, campaign=campaign, limit=limit)
+        return rank(self.graph, campaign=campaign, limit=limit, now_first=now_first)
+
+    def roots_report(self, campaign: str | None = None, limit: int | None = None,
+                     now_first: bool = False) -> RootsReport:
+        """What ``kb roots --json`` prints (:func:`kb.queries.roots_report`): the ranked roots,
+        the catalog roots no attempt met, and the campaign in scope with its current stack."""
+        from kb.queries import roots_report
+
+        return roots_report(self.graph, campaign=campaign, limit=limit, now_first=now_first)
 
     def why(self, attempt: str) -> WhyResult:
         """Why ``attempt`` came out as it did (:func:`kb.queries.why`); raises

@@ -8,26 +8,48 @@ from __future__ import annotations
 from typing import Any
 
 
-def roots_text(ranked: list[Any]) -> str:
-    """``kb roots``: each root cause ranked, what it blocks now and historically, its fix."""
+def roots_text(report: Any) -> str:
+    """``kb roots``: each root cause of a :class:`kb.queries.RootsReport` ranked by the attempts it
+    blocked, whether it stands now, its fix, any dispute; then one line for the catalog root causes
+    no attempt met."""
     out: list[str] = []
-    for i, r in enumerate(ranked, 1):
+    for i, r in enumerate(report.roots, 1):
         drafts = f", +{len(r.drafts)} draft{'s' if len(r.drafts) != 1 else ''}" if r.drafts else ""
-        now = ", ".join(f"{state.replace('_', ' ')} on {cid}'s current stack" for cid, state in sorted(r.now.items()))
-        out.append(f"{i}. {r.id}  (blocks {len(r.current)} now; {len(r.attempts)} attempt"
-                   f"{'s' if len(r.attempts) != 1 else ''} historically{drafts})")
+        source = f", {r.source}" if r.source != "campaign" else ""
+        out.append(f"{i}. {r.id}  ({len(r.attempts)} attempt{'s' if len(r.attempts) != 1 else ''}{drafts}; "
+                   f"blocks {len(r.current)} now{source})")
         out.append(f"   {r.title}")
-        if now:
-            out.append(f"   {now}")
+        for cid, state in sorted(r.now.items()):
+            stack = report.current_stack if report.campaign == cid else None
+            out.append(f"   now: {state.replace('_', ' ')} on {cid}'s current stack" + (f" ({stack})" if stack else ""))
         out.append(f"   fix: {r.fix}")
+        theirs = [f for f in r.fixes if f["blocker"] != r.id]
+        if theirs:
+            out.append("   fixes of the blockers met: " + "; ".join(
+                f"{f['blocker']}: {', '.join(f'{k}{v}' for k, v in f['requires'].items())}"
+                + (" (only disables it)" if f["kind"] == "disables" else "") for f in theirs))
+        if r.also_recorded_as:
+            out.append(f"   also recorded as: {', '.join(r.also_recorded_as)}")
+        for d in r.disputes:
+            says = f"says {d['claim']}" if d["claim"].startswith("fixed_by") else f"still {d['claim']}"
+            out.append(f"   disputed: {d['source']}'s \"{d['title']}\" ({d['record']}) {says}")
         if r.blockers:
-            out.append(f"   causes: {', '.join(r.blockers)}")
+            rest = len(r.blockers) - len(r.met)
+            if r.source == "campaign" or not rest:
+                out.append(f"   causes: {', '.join(r.blockers)}")
+            else:
+                out.append(f"   causes met here: {', '.join(r.met) or 'none'}; {rest} more in {r.source}")
         if r.current:
             out.append(f"   blocks now: {', '.join(r.current)}")
         if r.attempts:
-            out.append(f"   attempts: {', '.join(r.attempts)}")
+            shown = [f"{a} (by {r.linked_by[a]})" if a in r.linked_by else a for a in r.attempts]
+            out.append(f"   attempts: {', '.join(shown)}")
         if r.drafts:
             out.append(f"   drafts (not reviewed): {', '.join(r.drafts)}")
+    if report.not_met:
+        n = len(report.not_met)
+        out.append(f"{n} catalog root cause{'s' if n != 1 else ''} met no attempt here; 'kb roots --catalog' lists "
+                   f"{'them' if n != 1 else 'it'}")
     return "\n".join(out)
 
 

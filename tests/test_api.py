@@ -42,7 +42,8 @@ def test_the_package_exports_the_api():
 def test_answers_are_the_commands_json():
     knowledge = kb.load(CAMPAIGN_RECORDS)
     assert knowledge.problems == []
-    assert plain([r.to_dict() for r in knowledge.roots(limit=2)]) == cli_json(CAMPAIGN_RECORDS, "roots", "-n", "2")
+    assert plain(knowledge.roots_report(limit=2).to_dict()) == cli_json(CAMPAIGN_RECORDS, "roots", "-n", "2")
+    assert [r.id for r in knowledge.roots(limit=2)] == [r["id"] for r in cli_json(CAMPAIGN_RECORDS, "roots", "-n", "2")["roots"]]
     assert plain(knowledge.why(FAILED).to_dict()) == cli_json(CAMPAIGN_RECORDS, "why", FAILED)
     assert plain(knowledge.unblocks("cuda=13.0").to_dict()) == cli_json(CAMPAIGN_RECORDS, "unblocks", "cuda=13.0")
     assert knowledge.unblocks({"cuda": "13.0"}).to_dict() == knowledge.unblocks(["cuda=13.0"]).to_dict()

@@ -63,14 +63,21 @@ def test_roots_text_and_json():
     res = run("--records", str(CAMPAIGN_RECORDS), "roots")
     assert res.exit_code == 0
     lines = res.stdout.splitlines()
-    # the campaign now stands on cuda-13.0 (its latest attempt's stack), where SM120 support is no longer missing
-    assert lines[0] == "1. ep-a2a-gpu-memory-exhausted  (blocks 1 now; 1 attempt historically)"
-    assert "4. sm120-unsupported-by-cuda-12.8-stack  (blocks 0 now; 3 attempts historically)" in lines
-    assert "   resolved on kimi-k25-eagle3-blackwell's current stack" in lines
+    # ranked by the attempts blocked over the history: SM120 blocked three, though the campaign now
+    # stands on cuda-13.0 (its latest attempt's stack), where it is resolved
+    assert lines[:4] == ["1. sm120-unsupported-by-cuda-12.8-stack  (3 attempts; blocks 0 now)",
+                         "   SM120 not supported by the CUDA 12.8 software stack",
+                         "   now: resolved on kimi-k25-eagle3-blackwell's current stack (cuda-13.0)",
+                         "   fix: fixed by cuda>=13.0"]
+    assert "2. ep-a2a-gpu-memory-exhausted  (1 attempt; blocks 1 now)" in lines
+    assert not any("catalog root cause" in line for line in lines)  # the fixture uses no catalog
     data = json.loads(run("--records", str(CAMPAIGN_RECORDS), "roots", "--json").stdout)
-    assert data[-1]["id"] == "sm120-unsupported-by-cuda-12.8-stack"
-    assert data[-1]["fixed_by"] == [{"cuda": ">=13.0"}]
-    assert [(len(r["current"]), len(r["attempts"])) for r in data] == [(1, 1), (1, 1), (1, 1), (0, 3)]
+    assert (data["campaign"], data["current_stack"], data["not_met"]) == ("kimi-k25-eagle3-blackwell", "cuda-13.0", [])
+    assert data["roots"][0]["id"] == "sm120-unsupported-by-cuda-12.8-stack"
+    assert data["roots"][0]["fixed_by"] == [{"cuda": ">=13.0"}] and data["roots"][0]["now"] == "resolved"
+    assert [(len(r["current"]), len(r["attempts"])) for r in data["roots"]] == [(0, 3), (1, 1), (1, 1), (1, 1)]
+    now = json.loads(run("--records", str(CAMPAIGN_RECORDS), "roots", "--now", "--json").stdout)
+    assert [(len(r["current"]), len(r["attempts"])) for r in now["roots"]] == [(1, 1), (1, 1), (1, 1), (0, 3)]
 
 
 def test_roots_on_invalid_records_exits_1_with_the_problems(campaign_copy):

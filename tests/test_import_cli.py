@@ -41,7 +41,12 @@ def test_fixture_list_covers_every_format():
 
 
 @pytest.mark.parametrize("name", FIXTURES)
-def test_golden_output(campaign_copy, name):
+def test_golden_output(campaign_copy, name, monkeypatch):
+    import datetime as dt
+
+    import kb.importers.drafts
+
+    monkeypatch.setattr(kb.importers.drafts, "import_day", lambda: dt.date(2026, 12, 1))  # the goldens' day
     result = run(campaign_copy, str(LOGS / name), "--dry-run", "--json")
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)

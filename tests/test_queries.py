@@ -10,21 +10,27 @@ from kb.queries import roots, why
 SM120 = "sm120-unsupported-by-cuda-12.8-stack"
 
 
-def test_roots_rank_what_blocks_the_current_stack_with_the_history_beside():
-    ranked = roots(load_graph(CAMPAIGN_RECORDS))
-    # the campaign's current stack is cuda-13.0, where SM120 support stands no more: SM120 ranks last
-    # now, though it blocked the most attempts historically
-    assert [r.id for r in ranked] == ["ep-a2a-gpu-memory-exhausted", "nccl-tree-incompatible-with-cuda-graphs",
-                                      "pcie-bus-contention", SM120]
-    assert [len(r.current) for r in ranked] == [1, 1, 1, 0]
-    assert ranked[-1].now == {"kimi-k25-eagle3-blackwell": "resolved"}
-    first = ranked[-1]
+def test_roots_rank_by_the_attempts_blocked_over_the_history_with_now_beside():
+    kg = load_graph(CAMPAIGN_RECORDS)
+    ranked = roots(kg)
+    # SM120 blocked the most attempts over the campaign's history: first, though the campaign's
+    # current stack (cuda-13.0) resolves it
+    assert [r.id for r in ranked] == [SM120, "ep-a2a-gpu-memory-exhausted", "nccl-tree-incompatible-with-cuda-graphs",
+                                      "pcie-bus-contention"]
+    assert [len(r.current) for r in ranked] == [0, 1, 1, 1]
+    assert [len(r.attempts) for r in ranked] == [3, 1, 1, 1]
+    first = ranked[0]
+    assert first.now == {"kimi-k25-eagle3-blackwell": "resolved"}
     assert first.attempts == ["2026-02-21-eagle3-speculation", "2026-02-23-flashinfer-allreduce-fusion",
                               "2026-02-23-torch-symm-mem"]
     assert first.blockers == ["eagle3-verify-allreduce-latency", "flashinfer-allreduce-fusion-jit-no-sm120",
                               "torch-symm-mem-no-capability-12"]
     assert first.fixed_by == [{"cuda": ">=13.0"}]
-    assert [len(r.attempts) for r in ranked] == [1, 1, 1, 3]
+    assert (first.source, first.linked_by, first.disputes, first.also_recorded_as) == ("campaign", {}, [], [])
+    # --now: what still blocks the current stack first, the history beside
+    assert [r.id for r in roots(kg, now_first=True)] == ["ep-a2a-gpu-memory-exhausted",
+                                                         "nccl-tree-incompatible-with-cuda-graphs",
+                                                         "pcie-bus-contention", SM120]
 
 
 def test_ranking_counts_attempts_through_caused_blockers(write_tree):

@@ -75,7 +75,7 @@ def test_other_options_are_other_answers(records, monkeypatch):
     one = _run(records, "roots", "-n", "1")
     two = _run(records, "roots", "-n", "2")
     assert one[1].count("\n1. ") + one[1].startswith("1. ") == 1 and "\n2. " not in one[1]
-    assert "\n2. nccl-tree-incompatible-with-cuda-graphs  (blocks 1 now" in two[1]
+    assert "\n2. ep-a2a-gpu-memory-exhausted  (1 attempt; blocks 1 now)" in two[1]
     ran = _count_loads(monkeypatch)
     assert _run(records, "roots", "-n", "1") == one and _run(records, "roots", "-n", "2") == two and ran == []
     assert len(_answers(records)) == 2

@@ -203,13 +203,13 @@ def test_adr_page_status_options_evidence_and_figures(site: Path) -> None:
     assert "54.1" in text and "96.1" in text
 
 
-def test_root_causes_rank_by_what_blocks_the_current_stack(site: Path) -> None:
+def test_root_causes_rank_by_the_attempts_blocked_over_the_history(site: Path) -> None:
     art = content(soup_of(site, "blockers/index.html"))
     rows = [[td.get_text(" ", strip=True) for td in tr.find_all("td")] for tr in art.find("table").find("tbody").find_all("tr")]
-    # the campaign stands on cuda-13.0 now: SM120 support blocks nothing there, though it blocked 3 attempts
-    assert rows[0][:4] == ["1", "Expert parallelism with the FlashInfer A2A backend exhausts GPU memory", "1", "1"]
-    assert rows[-1][:4] == ["4", "SM120 not supported by the CUDA 12.8 software stack", "0", "3"]
-    link = art.find("table").find("tbody").find_all("tr")[-1].find("a")
+    # SM120 blocked 3 attempts, though the campaign's current stack (cuda-13.0) resolves it: 0 now
+    assert rows[0][:4] == ["1", "SM120 not supported by the CUDA 12.8 software stack", "3", "0"]
+    assert rows[1][:4] == ["2", "Expert parallelism with the FlashInfer A2A backend exhausts GPU memory", "1", "1"]
+    link = art.find("table").find("tbody").find_all("tr")[0].find("a")
     assert resolve("blockers/index.html", link["href"]) == SM120
 
 

@@ -23,34 +23,39 @@ from kb.cli.complete import complete_ids
 @click.option("--json", "as_json", is_flag=True, help="Print the ranking as JSON.")
 @click.option("-n", "--limit", type=click.IntRange(min=1), default=None, help="Show only the first N root causes.")
 @click.option("--campaign", help="Count only this campaign's attempts.")
+@click.option("--now", "now_first", is_flag=True, help="Rank by the attempts each root cause still blocks on the current stack.")
 @click.option("--catalog", "catalog", is_flag=False, flag_value="", default=None, metavar="[NAME]",
               help="Rank the catalogs' own root causes by the blockers each explains (a catalog's name: only it; "
                    "without catalogs in use, the catalogs shipped with kb).")
 @pass_env
 @kept_answer("roots", skip=lambda options: options["catalog"] is not None)
 @handle_errors
-def roots(env: Env, as_json: bool, limit: int | None, campaign: str | None, catalog: str | None) -> None:
-    """Root causes ranked by what blocks each campaign's current stack, with the historical count beside it.
+def roots(env: Env, as_json: bool, limit: int | None, campaign: str | None, now_first: bool, catalog: str | None) -> None:
+    """Root causes ranked by the attempts they blocked over the campaign's history.
 
-    The current stack is that of the campaign's latest attempt; a root cause counts an attempt
-    now when it still stands there (directly or through the blockers it causes).
-    With --catalog: the catalogs' root causes, ranked by the number of their blockers each explains.
+    An attempt counts for a root cause through the blockers it names (and their causes) and
+    through the catalog blockers its error matches by signature. Beside each: whether it still
+    stands on each campaign's current stack (that of its latest attempt), its fixes, and a
+    dispute when the records disagree on it. Catalog root causes no attempt met are one line at
+    the end. --now ranks by what still blocks the current stack; with --catalog: the catalogs'
+    root causes, ranked by the number of their blockers each explains.
     """
-    from kb.queries import roots as rank_roots
+    from kb.queries import roots_report
 
     if catalog is not None:
         _catalog_roots(env, catalog or None, as_json, limit)
         return
-    ranked = rank_roots(env.graph(), campaign=campaign, limit=limit)
+    report = roots_report(env.graph(), campaign=campaign, limit=limit, now_first=now_first)
     if as_json:
-        emit_json([r.to_dict() for r in ranked])
+        emit_json(report.to_dict())
         return
-    if not ranked:
+    if not report.roots:
         echo("no root causes recorded", err=True)
-    if ranked:
-        from kb.render import roots_text
+    from kb.render import roots_text
 
-        echo(roots_text(ranked))
+    text = roots_text(report)
+    if text:
+        echo(text)
 
 
 def _catalog_roots(env: Env, name: str | None, as_json: bool, limit: int | None) -> None:
@@ -231,7 +236,10 @@ def _answer_of(knowledge, argv: list[str]):
     if name == "roots":
         if params.get("catalog") is not None:
             raise click.UsageError("roots --catalog is not asked through kb ask")
-        return [r.to_dict() for r in knowledge.roots(campaign=params["campaign"], limit=params["limit"])]
+        from kb.queries import roots_report
+
+        return roots_report(knowledge.graph, campaign=params["campaign"], limit=params["limit"],
+                            now_first=params["now_first"]).to_dict()
     if name == "why":
         return knowledge.why(params["attempt"]).to_dict()
     if name == "unblocks":

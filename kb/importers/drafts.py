@@ -189,6 +189,12 @@ class ImportReport:
 # --------------------------------------------------------------------------- pipeline
 
 
+def import_day() -> dt.date:
+    """The day an import runs (:func:`datetime.date.today`): the date of a draft whose log gives
+    none, until a person corrects it. A function of its own so that tests can fix the day."""
+    return dt.date.today()
+
+
 def import_logs(root: str | Path, paths: list[str | Path], *, format: str = "auto",
                 campaign: str | None = None, dry_run: bool = False,
                 today: dt.date | None = None, progress: Any = None,
@@ -353,7 +359,7 @@ def _drafts(x: Extraction, kg: Any, camp: Campaign, existing: dict[tuple[str, st
     for attempt in x.attempts:
         stable = ("key", passage_key(x, attempt))
         found = existing.get(stable) or existing.get((x.sha256, attempt.anchor.locator))
-        date = attempt.date or today or dt.date.today()
+        date = attempt.date or today or import_day()
         if found:
             ids.append(found)
             drafts.append(Draft(found, attempt.anchor.locator, "exists", confidence=attempt.confidence,
@@ -374,7 +380,7 @@ def _drafts(x: Extraction, kg: Any, camp: Campaign, existing: dict[tuple[str, st
         elif attempt.reference == -1 and isinstance(kg.get(camp.baseline_attempt or ""), Attempt):
             baseline = camp.baseline_attempt
         try:
-            draft.record = _record(x, attempt, record_id, kg, camp, baseline, redactor, attempt.date or today or dt.date.today())
+            draft.record = _record(x, attempt, record_id, kg, camp, baseline, redactor, attempt.date or today or import_day())
         except ValidationError as exc:  # one draft the model refuses must not cost the log's others
             why = "; ".join(f"{p.field}: {p.message}" for p in located_problems(exc, Attempt, x.file))
             warnings.append(f"{attempt.anchor.locator}: the run read there was not drafted, its record would be "

@@ -3,8 +3,8 @@
 * :mod:`~kb.queries.resolution` — what a blocker is under a stack (resolved, only disabled, not
   applicable, standing); attempts' flags; a campaign's current stack.
 * :mod:`~kb.queries.fixes` — how a blocker is fixed, in words (:func:`describe_fix`, the one place).
-* :mod:`~kb.queries.roots` — root causes ranked by what blocks the current stack, with the
-  historical count beside it.
+* :mod:`~kb.queries.roots` — root causes ranked by the attempts they blocked over the history
+  (catalog links by signature, disputes), with what still stands now.
 * :mod:`~kb.queries.unblocks` — what a stack change resolves, disables, introduces; retries.
 * :mod:`~kb.queries.credit` — retries of attempts; what a stack change is credited with, and
   whether that credit is confounded by other components that changed with it.
@@ -37,7 +37,7 @@ from kb.queries.resolution import (
     current_stack,
     resolve_blockers,
 )
-from kb.queries.roots import CatalogRoot, RootCause, catalog_roots, roots
+from kb.queries.roots import CatalogRoot, RootCause, RootsReport, catalog_roots, roots, roots_report
 from kb.queries.signatures import match_signatures, possible_duplicates
 from kb.queries.unblocks import (
     DoneRetry,
@@ -63,6 +63,7 @@ __all__ = [
     "Finding",
     "RetryCandidate",
     "RootCause",
+    "RootsReport",
     "StillBlocked",
     "UnblocksResult",
     "WhyResult",
@@ -90,6 +91,7 @@ __all__ = [
     "retried",
     "retries_of",
     "roots",
+    "roots_report",
     "scope",
     "unblocks",
     "upgrade_candidates",

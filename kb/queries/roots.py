@@ -1,4 +1,14 @@
-"""Root causes ranked by what blocks each campaign's current stack, with the historical count beside it."""
+"""Root causes ranked by the attempts they blocked over the campaign's history, with what still
+stands now and how each is fixed beside them (issue 24: "what are the common root causes?").
+
+An attempt reaches a root cause through the blockers it names (``blocked_by``, and what those are
+caused by, transitively) and through the catalog blockers its error text matches by signature
+(:func:`kb.queries.signatures.catalog_matches`, and their causes). A campaign's root cause whose
+every attempt the catalog explains through one catalog root is shown as that catalog root's row,
+"also recorded as" the campaign's; a row whose state now disagrees with a root its attempts also
+reach (the campaign's record says fixed, the catalog's still stands there) names the dispute. The
+catalogs' root causes that no attempt reached are not rows: :attr:`RootsReport.not_met` lists
+them (``kb roots --catalog`` ranks them all)."""
 
 from __future__ import annotations
 
@@ -7,22 +17,35 @@ from typing import Any
 
 from kb.graph import KnowledgeGraph
 from kb.models import Attempt, Blocker, Campaign
-from kb.queries.fixes import describe_fix, fix_json
+from kb.queries.fixes import describe_fix, fix_json, requirement_text
 from kb.queries.resolution import current_stack, platform_of, resolve_blockers
+
+SUCCESS = ("improved", "baseline")
+"""Outcomes of an attempt that worked: never counted as blocked now, whatever it cites."""
+
+STANDING = ("stands", "disabled")
+"""States of a blocker that still keep its feature from working (a disabling fix only turns it off)."""
 
 
 @dataclass
 class RootCause:
-    """A root cause and what it blocks.
+    """A root cause and the attempts it blocked.
 
-    ``attempts``: reviewed attempt ids it blocked, directly or through caused blockers (sorted;
-    the historical count); ``current``: those of them whose campaign's current stack (see
-    :func:`kb.queries.resolution.current_stack`) still has this root cause standing (or only
-    disabled) on the campaign's platform: what blocks the campaign now; ``now``: the root's state
-    under each campaign's current stack (``{campaign: "stands"}``); ``drafts``: the historical
-    count for attempts still in draft (imported, not reviewed), counted apart so unreviewed imports
-    do not skew the ranking; ``blockers``: the blockers it causes, transitively (sorted);
-    ``fix``: :func:`kb.queries.fixes.describe_fix` of it.
+    ``attempts``: reviewed attempt ids that reached it (sorted; its historical count), directly,
+    through caused blockers or through catalog blockers their errors match (``linked_by``: attempt
+    id → how, for those not reached through their own ``blocked_by``); ``current``: those of them
+    that did not succeed and whose campaign's current stack (:func:`kb.queries.resolution.current_stack`)
+    still has this root standing (or only disabled) on the campaign's platform: what blocks it
+    now; ``now``: the root's state under each campaign's current stack (``{campaign: "stands"}``);
+    ``drafts``: the historical count of attempts still in draft (imported, not reviewed), apart;
+    ``blockers``: the blockers it causes, transitively (sorted); ``fix``:
+    :func:`kb.queries.fixes.describe_fix` of it; ``fixes``: the version fixes of it and of the
+    catalog blockers that linked its attempts (``{"blocker", "kind", "requires"}``); ``source``:
+    ``"campaign"`` or ``"catalog NAME"``; ``also_recorded_as``: campaign roots shown as this row
+    (every attempt of theirs reaches it); ``disputes``: ``{"record", "title", "source", "claim"}``
+    of each root its attempts also reach whose state now differs (``claim``: what that record
+    says, e.g. ``"fixed_by cuda>=13.0"`` or ``"stands on cuda-13.0"``); ``met``: the blockers it
+    causes that its attempts reached (sorted).
     """
 
     id: str
@@ -35,59 +58,208 @@ class RootCause:
     current: list[str] = field(default_factory=list)
     now: dict[str, str] = field(default_factory=dict)
     fix: str = ""
+    source: str = "campaign"
+    linked_by: dict[str, str] = field(default_factory=dict)
+    fixes: list[dict[str, Any]] = field(default_factory=list)
+    also_recorded_as: list[str] = field(default_factory=list)
+    disputes: list[dict[str, str]] = field(default_factory=list)
+    met: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         """This result as plain data for ``--json`` (dicts, lists, strings, numbers)."""
         return asdict(self)
 
 
-def roots(kg: KnowledgeGraph, campaign: str | None = None, limit: int | None = None) -> list[RootCause]:
-    """Root causes (blockers without ``caused_by``) ranked by the attempts they block on their
-    campaign's current stack (``current``), then by every reviewed attempt they ever blocked
-    (``attempts``), then by draft attempts, then by the number of blockers they cause, then by id.
-    ``campaign`` restricts both counts to one campaign. Roots blocking nothing are included last,
-    so every root cause appears; ``limit``: only the first ``limit`` of the ranking (the same as
-    slicing the whole of it; only those are written out)."""
+@dataclass
+class RootsReport:
+    """What ``kb roots`` answers: the ranked ``roots``, the catalog root causes no attempt reached
+    (``not_met``, sorted), and, when one campaign is in scope (``--campaign``, or the records hold
+    only one), its id and current stack."""
+
+    roots: list[RootCause]
+    not_met: list[str]
+    campaign: str | None = None
+    current_stack: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain data for ``--json``: ``{"campaign", "current_stack", "roots": [...], "not_met": [...]}``,
+        each root's ``now`` the state under that campaign's current stack when there is one
+        campaign, else the ``{campaign: state}`` object."""
+        rows = []
+        for r in self.roots:
+            row = r.to_dict()
+            if self.campaign is not None:
+                row["now"] = r.now.get(self.campaign, "")
+            rows.append(row)
+        return {"campaign": self.campaign, "current_stack": self.current_stack, "roots": rows, "not_met": self.not_met}
+
+
+def roots(kg: KnowledgeGraph, campaign: str | None = None, limit: int | None = None,
+          now_first: bool = False) -> list[RootCause]:
+    """The rows of :func:`roots_report` (``limit``: only the first ``limit`` of them): what the
+    home page, the Root causes page and :meth:`kb.api.Knowledge.roots` show."""
+    return roots_report(kg, campaign, limit, now_first).roots
+
+
+def roots_report(kg: KnowledgeGraph, campaign: str | None = None, limit: int | None = None,
+                 now_first: bool = False) -> RootsReport:
+    """Root causes (blockers without ``caused_by``) ranked by the reviewed attempts that reached
+    them over the history (see the module docstring), then by those blocked now, then by draft
+    attempts, then by the number of blockers they cause, then by id; ``now_first``: by those
+    blocked now first (``kb roots --now``). ``campaign`` restricts every count to one campaign's
+    attempts. The campaign's own roots all appear (last those that blocked nothing); a catalog's
+    only when an attempt reached it. Computed once per graph and arguments."""
+    key = ("roots", campaign, now_first)
+    full: RootsReport = kg.memo(key, lambda: _report(kg, campaign, now_first))
+    return RootsReport(full.roots[:limit], full.not_met, full.campaign, full.current_stack)
+
+
+def _report(kg: KnowledgeGraph, campaign: str | None, now_first: bool) -> RootsReport:
+    from kb.queries.signatures import catalog_matches
+
+    catalog = kg.records.catalog_of
+    camps = [c for c in kg.of_kind(Campaign) if campaign is None or c.id == campaign]
+    now_by_camp = {}
+    stack_of: dict[str, str | None] = {}
+    for c in camps:
+        sid = stack_of[c.id] = current_stack(kg, c)
+        now_by_camp[c.id] = kg.memo(("roots.now", c.id), lambda c=c, sid=sid: resolve_blockers(  # type: ignore[misc]
+            kg, kg.stack_components(sid) if sid else {}, platform_of(kg, c)))
+    root_of: dict[str, set[str]] = {}  # blocker → the roots its closure holds, once per blocker
+
+    def roots_of(bids: list[str]) -> set[str]:
+        out: set[str] = set()
+        for bid in bids:
+            got = root_of.get(bid)
+            if got is None:
+                got = root_of[bid] = {x for x in kg.causes_closure([bid])
+                                      if isinstance(b := kg.get(x), Blocker) and b.is_root}
+            out |= got
+        return out
+
     blocked: dict[str, set[str]] = {}
     drafts: dict[str, set[str]] = {}
     current: dict[str, set[str]] = {}
-    camps = [c for c in kg.of_kind(Campaign) if campaign is None or c.id == campaign]
-    now_by_camp = {}
-    for c in camps:
-        sid = current_stack(kg, c)
-        now_by_camp[c.id] = kg.memo(("roots.now", c.id), lambda c=c, sid=sid: resolve_blockers(  # type: ignore[misc]
-            kg, kg.stack_components(sid) if sid else {}, platform_of(kg, c)))
-    standing = {cid: {b for b, st in now.items() if st.state in ("stands", "disabled")}
-                for cid, now in now_by_camp.items()}
-    closures: dict[tuple[str, ...], set[str]] = {}  # once per distinct blocked_by, not per attempt
+    linked: dict[str, dict[str, str]] = {}  # root → attempt → how (catalog signature)
+    via: dict[str, dict[str, str]] = {}  # root → attempt → the catalog blocker that linked it
+    reached_by: dict[str, set[str]] = {}  # attempt → every root it reached
+    touched: dict[str, set[str]] = {}  # attempt → every blocker it reached
     for a in kg.of_kind(Attempt):
-        if not a.blocked_by or (campaign is not None and a.campaign != campaign):
+        if campaign is not None and a.campaign != campaign:
             continue
-        key = tuple(a.blocked_by)
-        closure = closures.get(key)
-        if closure is None:
-            closure = closures[key] = kg.causes_closure(a.blocked_by)
+        own = roots_of(a.blocked_by) if a.blocked_by else set()
+        extra: dict[str, str] = {}
+        if a.error and catalog and a.outcome.value not in SUCCESS:
+            for cid in catalog_matches(kg, a.error):
+                for r in roots_of([cid]) - own:
+                    extra.setdefault(r, cid)
+        if not own and not extra:
+            continue
+        reached_by[a.id] = own | set(extra)
+        touched[a.id] = kg.causes_closure(a.blocked_by + sorted(set(extra.values())))
         draft = a.status == "draft"
-        target = drafts if draft else blocked
-        for b in closure:
-            target.setdefault(b, set()).add(a.id)
-        stand = None if draft else standing.get(a.campaign)
-        if stand:
-            for b in closure & stand:
-                current.setdefault(b, set()).add(a.id)
-    empty: set[str] = set()
-    ranked = []  # ranked on the counts first: only the roots shown get their lists sorted and their fix phrased
+        for r in own | set(extra):
+            (drafts if draft else blocked).setdefault(r, set()).add(a.id)
+        for r, cid in extra.items():
+            linked.setdefault(r, {})[a.id] = f"signature of {cid}"
+            via.setdefault(r, {})[a.id] = cid
+        if not draft and a.outcome.value not in SUCCESS and a.campaign in now_by_camp:
+            now = now_by_camp[a.campaign]
+            for r in own | set(extra):
+                st = now.get(r)
+                if st is not None and st.state in STANDING:
+                    current.setdefault(r, set()).add(a.id)
+    # a campaign root whose every attempt reaches one catalog root through the catalog: that row
+    merged_into: dict[str, str] = {}
     for b in kg.of_kind(Blocker):
-        if b.is_root:
-            caused = _caused_blockers(kg, b.id)
-            ranked.append(((-len(current.get(b.id, empty)), -len(blocked.get(b.id, empty)),
-                            -len(drafts.get(b.id, empty)), -len(caused), b.id), b, caused))
-    ranked.sort(key=lambda x: x[0])
-    return [RootCause(b.id, b.title, sorted(blocked.get(b.id, empty)), sorted(caused),
-                      [fix_json(f) for f in b.fixed_by], b.workaround,
-                      sorted(drafts.get(b.id, empty)), sorted(current.get(b.id, empty)),
-                      {cid: st[b.id].state for cid, st in now_by_camp.items()}, describe_fix(b, kg))
-            for _key, b, caused in ranked[:limit]]
+        mine = blocked.get(b.id)
+        if not b.is_root or b.id in catalog or not mine:
+            continue
+        cover = [r for r in linked if r in catalog and mine <= set(linked[r])]
+        if cover:
+            merged_into[b.id] = min(cover, key=lambda r: (-len(blocked.get(r, ())), r))
+    empty: set[str] = set()
+    rows = []
+    for b in kg.of_kind(Blocker):
+        if not b.is_root or b.id in merged_into:
+            continue
+        if b.id in catalog and not blocked.get(b.id) and not drafts.get(b.id):
+            continue  # a catalog root no attempt reached: the footer
+        also = sorted(r for r, into in merged_into.items() if into == b.id)
+        attempts = set(blocked.get(b.id, empty)).union(*(blocked.get(r, empty) for r in also))
+        now_ids = set(current.get(b.id, empty)).union(*(current.get(r, empty) for r in also))
+        draft_ids = set(drafts.get(b.id, empty)).union(*(drafts.get(r, empty) for r in also))
+        caused = _caused_blockers(kg, b.id)
+        order = (-len(now_ids), -len(attempts)) if now_first else (-len(attempts), -len(now_ids))
+        rows.append(((*order, -len(draft_ids), -len(caused), b.id), b, caused, attempts, now_ids, draft_ids, also))
+    rows.sort(key=lambda x: x[0])
+    out = []
+    for _key, b, caused, attempts, now_ids, draft_ids, also in rows:
+        r = RootCause(b.id, b.title, sorted(attempts), sorted(caused), [fix_json(f) for f in b.fixed_by], b.workaround,
+                      sorted(draft_ids), sorted(now_ids),
+                      {cid: st[b.id].state for cid, st in now_by_camp.items() if b.id in st}, describe_fix(b, kg),
+                      source=f"catalog {catalog[b.id]}" if b.id in catalog else "campaign",
+                      linked_by=dict(sorted(linked.get(b.id, {}).items())),
+                      fixes=_fixes(kg, b, via.get(b.id, {})), also_recorded_as=also)
+        r.disputes = _disputes(kg, r, reached_by, now_by_camp, stack_of)
+        r.met = sorted(caused & set().union(*(touched.get(a, empty) for a in attempts | draft_ids)))
+        out.append(r)
+    not_met = sorted(b.id for b in kg.of_kind(Blocker)
+                     if b.is_root and b.id in catalog and not blocked.get(b.id) and not drafts.get(b.id))
+    one = camps[0].id if len(camps) == 1 else None
+    return RootsReport(out, not_met, one, stack_of.get(one) if one else None)
+
+
+def _fixes(kg: KnowledgeGraph, root: Blocker, via: dict[str, str]) -> list[dict[str, Any]]:
+    """The version fixes of ``root`` and of the catalog blockers that linked attempts to it
+    (``via``: attempt → catalog blocker), each ``{"blocker", "kind", "requires"}``, in that order."""
+    out = []
+    for bid in [root.id, *sorted(set(via.values()) - {root.id})]:
+        b = kg.get(bid)
+        if isinstance(b, Blocker):
+            out.extend({"blocker": bid, "kind": f.kind, "requires": dict(f.requires)}
+                       for f in b.fixed_by if f.is_version_fix)
+    return out
+
+
+def _claim(kg: KnowledgeGraph, bid: str, state: str, stack: str | None) -> str:
+    """What the records say of root ``bid`` under a campaign's current ``stack``, in a few words:
+    ``"fixed_by cuda>=13.0"`` when it is resolved there by a version fix, else its state there
+    (``"stands on cuda-13.0"``)."""
+    b = kg.get(bid)
+    if state in ("resolved", "not_applicable") and isinstance(b, Blocker):
+        fixes = [requirement_text(f.requires) for f in b.fixed_by if f.is_version_fix]
+        if fixes:
+            return "fixed_by " + " or ".join(fixes)
+    return f"{state.replace('_', ' ')} on {stack}" if stack else state.replace("_", " ")
+
+
+def _titled(kg: KnowledgeGraph, bid: str, claim: str) -> dict[str, str]:
+    b = kg.get(bid)
+    where = kg.records.catalog_of.get(bid)
+    return {"record": bid, "title": b.title if isinstance(b, Blocker) else bid,
+            "source": f"catalog {where}" if where else "campaign", "claim": claim}
+
+
+def _disputes(kg: KnowledgeGraph, row: RootCause, reached_by: dict[str, set[str]],
+              now_by_camp: dict[str, Any], stack_of: dict[str, str | None]) -> list[dict[str, str]]:
+    """Roots that attempts of ``row`` also reach, whose state now disagrees with the row's under
+    the same campaign's current stack (one standing, the other not): ``{"record", "claim"}``."""
+    out: dict[str, str] = {}
+    for aid in row.attempts:
+        a = kg.get(aid)
+        if not isinstance(a, Attempt) or a.campaign not in now_by_camp:
+            continue
+        now = now_by_camp[a.campaign]
+        mine = row.now.get(a.campaign)
+        if mine is None:
+            continue
+        for other in sorted(reached_by.get(aid, set()) - {row.id} - set(row.also_recorded_as)):
+            st = now.get(other)
+            if st is None or (st.state in STANDING) == (mine in STANDING):
+                continue
+            out.setdefault(other, _claim(kg, other, st.state, stack_of.get(a.campaign)))
+    return [_titled(kg, rid, claim) for rid, claim in sorted(out.items())]
 
 
 def _caused_blockers(kg: KnowledgeGraph, root_id: str) -> set[str]:

@@ -167,3 +167,20 @@ def specific_matches(kg: KnowledgeGraph, error_text: str) -> list[str]:
             continue  # every signature of it is part of a longer one that matched too
         out.append(bid)
     return out
+
+
+def catalog_matches(kg: KnowledgeGraph, error_text: str) -> list[str]:
+    """Ids of catalog blockers (:mod:`kb.catalog`) that ``error_text`` matches by a signature that is
+    not generic (:func:`is_generic`), sorted: how ``kb roots`` links an attempt to what the catalog
+    knows of its failure, whatever the campaign's own records name. A short literal
+    (``KeyError: 12``) counts here even when a campaign blocker has it too: the catalog's record
+    and the campaign's then describe the same failure."""
+    catalog = kg.records.catalog_of
+    if not catalog or not error_text:
+        return []
+    out = []
+    for bid in match_signatures(kg, error_text):
+        b = kg.get(bid)
+        if bid in catalog and isinstance(b, Blocker) and any(not is_generic(s) for s in _matching(b, error_text)):
+            out.append(bid)
+    return out

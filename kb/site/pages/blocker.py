@@ -7,6 +7,8 @@ is drawn aggregated (counts linked to paginated lists), and each attempts table 
 
 from __future__ import annotations
 
+from typing import Any
+
 from markupsafe import Markup
 
 from kb.models import Attempt, Blocker
@@ -25,6 +27,7 @@ from kb.site.pages.context import (
     with_drafts,
 )
 from kb.site.pages.reverse import newest_first
+from kb.site.text import inline
 
 DIAGRAM_ROWS = 24
 """Boxes in the tallest column of a cause diagram (each row is :data:`~kb.site.charts.DIAGRAM_ROW_PX`
@@ -240,6 +243,16 @@ OTHERS_SHOWN = 100
 are more); every blocker is in its paginated list."""
 
 
+def _disputed(c: Ctx, src: str, r: Any) -> Markup:
+    """The disputes of root-cause row ``r`` (:class:`kb.queries.RootCause`) in words, each record by
+    its title: ``"<catalog root> still stands on cuda-13.0"``, ``"<campaign root> says fixed_by ..."``."""
+    parts = []
+    for d in r.disputes:
+        says = f"says {d['claim'].replace('fixed_by', 'fixed by')}" if d["claim"].startswith("fixed_by") else f"still {d['claim']}"
+        parts.append(Markup(f"{c.link(src, c.kg.get(d['record']), d['record'])} {inline(says)}"))
+    return Markup("; ").join(parts)
+
+
 def render_blockers_index(c: Ctx) -> str:
     """The root-causes page: roots ranked by attempts blocked, the cause diagram (aggregated when
     large, :func:`_index_diagram`), the other blockers (at most :data:`OTHERS_SHOWN`)."""
@@ -247,7 +260,7 @@ def render_blockers_index(c: Ctx) -> str:
     src = "blockers/index.md"
     ranked = [{"rank": i + 1, "link": c.link(src, kg.get(r.id)), "attempts": with_drafts(len(r.attempts), len(r.drafts)),
                "blockers": len(r.blockers),
-               "now": len(r.current), "fix": r.fix}
+               "now": len(r.current), "fix": r.fix, "disputed": _disputed(c, src, r)}
               for i, r in enumerate(c.roots[:OTHERS_SHOWN])]
     ranked_more = (c.list_link(src, "roots", "Root causes",
                                sorted((b for b in c.of_kind(Blocker) if b.is_root),
@@ -264,4 +277,5 @@ def render_blockers_index(c: Ctx) -> str:
     rows = [{"link": c.link(src, b), "causes": Markup(", ".join(c.link(src, kg.get(p), p) for p in b.caused_by)),
              "n": len(rev.blocked_direct.get(b.id, []))} for b in others]
     return render("blockers_index.md.j2", ranked=ranked, ranked_more=ranked_more, others=rows,
-                  others_more=others_more, diagram=_index_diagram(c, src))
+                  others_more=others_more, diagram=_index_diagram(c, src), not_met=len(c.roots_report.not_met),
+                  any_dispute=any(r["disputed"] for r in ranked))

@@ -90,7 +90,7 @@ def _campaign_dashboard(c: Ctx, src: str, camp: Campaign) -> dict[str, Any]:
         nd = len([x for x in r.drafts if x in ids])
         now = len([x for x in r.current if x in ids])
         if n or nd:
-            top_roots.append({"link": c.link(src, kg.get(r.id)), "count": f"{now} now; {with_drafts(n, nd)} in all"})
+            top_roots.append({"link": c.link(src, kg.get(r.id)), "count": f"{with_drafts(n, nd)} in all; {now} now"})
     decisions = sorted(c.rev.decisions_of.get(camp.id, []) + c.rev.decisions_of.get(None, []),
                        key=lambda d: (d.date, d.id), reverse=True)[:5]
     higher = camp.metric.direction.value == "higher"

@@ -18,7 +18,7 @@ from markupsafe import Markup
 from kb.graph import KnowledgeGraph
 from kb.ids import free_id, slugify
 from kb.models import METRIC_NAMES, Attempt, Outcome, Record
-from kb.queries import roots
+from kb.queries import RootCause, RootsReport, roots_report
 from kb.queries.bearing import published_ids
 from kb.queries.compare import compare_pairs
 from kb.site.pages.lists import ROWS, ListRegistry
@@ -162,8 +162,15 @@ class Ctx:
         return Markup(f"[{inline(text)}]({self.md_target(src_from, src_to)})")
 
     @cached_property
-    def roots(self):
-        return roots(self.kg)
+    def roots_report(self) -> RootsReport:
+        """:func:`kb.queries.roots_report` over every campaign: the rows of the home page and of
+        the Root causes page (the same as ``kb roots``), and the catalog roots no attempt met."""
+        return roots_report(self.kg)
+
+    @property
+    def roots(self) -> list[RootCause]:
+        """The ranked root causes of :attr:`roots_report`."""
+        return self.roots_report.roots
 
     @cached_property
     def tag_anchors(self) -> dict[str, str]:
