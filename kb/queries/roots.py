@@ -193,17 +193,17 @@ def _report(kg: KnowledgeGraph, campaign: str | None, now_first: bool) -> RootsR
         order = (-len(now_ids), -len(attempts)) if now_first else (-len(attempts), -len(now_ids))
         rows.append(((*order, -len(draft_ids), -len(caused), b.id), b, caused, attempts, now_ids, draft_ids, also))
     rows.sort(key=lambda x: x[0])
-    out = []
+    out: list[RootCause] = []
     for _key, b, caused, attempts, now_ids, draft_ids, also in rows:
-        r = RootCause(b.id, b.title, sorted(attempts), sorted(caused), [fix_json(f) for f in b.fixed_by], b.workaround,
+        row = RootCause(b.id, b.title, sorted(attempts), sorted(caused), [fix_json(f) for f in b.fixed_by], b.workaround,
                       sorted(draft_ids), sorted(now_ids),
                       {cid: st[b.id].state for cid, st in now_by_camp.items() if b.id in st}, describe_fix(b, kg),
                       source=f"catalog {catalog[b.id]}" if b.id in catalog else "campaign",
                       linked_by=dict(sorted(linked.get(b.id, {}).items())),
                       fixes=_fixes(kg, b, via.get(b.id, {})), also_recorded_as=also)
-        r.disputes = _disputes(kg, r, reached_by, now_by_camp, stack_of)
-        r.met = sorted(caused & set().union(*(touched.get(a, empty) for a in attempts | draft_ids)))
-        out.append(r)
+        row.disputes = _disputes(kg, row, reached_by, now_by_camp, stack_of)
+        row.met = sorted(caused & set().union(*(touched.get(a, empty) for a in attempts | draft_ids)))
+        out.append(row)
     not_met = sorted(b.id for b in kg.of_kind(Blocker)
                      if b.is_root and b.id in catalog and not blocked.get(b.id) and not drafts.get(b.id))
     one = camps[0].id if len(camps) == 1 else None
@@ -213,7 +213,7 @@ def _report(kg: KnowledgeGraph, campaign: str | None, now_first: bool) -> RootsR
 def _fixes(kg: KnowledgeGraph, root: Blocker, via: dict[str, str]) -> list[dict[str, Any]]:
     """The version fixes of ``root`` and of the catalog blockers that linked attempts to it
     (``via``: attempt → catalog blocker), each ``{"blocker", "kind", "requires"}``, in that order."""
-    out = []
+    out: list[dict[str, Any]] = []
     for bid in [root.id, *sorted(set(via.values()) - {root.id})]:
         b = kg.get(bid)
         if isinstance(b, Blocker):
