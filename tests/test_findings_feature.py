@@ -89,7 +89,7 @@ def test_many_successes_against_one_blocker_are_one_line_at_the_blocker(check):
     assert lines[0].startswith("records/blockers/gate.yaml:2: applies_when: warning: 5 attempts recorded as improved or "
                                "baseline run this blocker's feature on stacks where it stands "
                                "(2026-02-10-ok-0 (stack cu128), 2026-02-11-ok-1 (stack cu128), 2026-02-12-ok-2 (stack cu128), …)")
-    assert "5 warnings (5 of them shown as 1 line, one per blocker that they contradict; -v lists each)" in r.stderr
+    assert "5 warnings (5 of them shown as 1 line at the blocker many attempts are at odds with; -v lists each)" in r.stderr
 
     verbose = check(files, "-v")
     assert [ln.split(":")[0] for ln in verbose.stdout.splitlines()] == [

@@ -151,7 +151,7 @@ def _is_report(report: Any) -> TypeGuard[dict[str, Any]]:
 def _shown_warnings(report: dict[str, Any], warnings: list[Any], verbose: bool) -> tuple[list[Any], int]:
     """The warnings a text report prints, in path and line order, and how many of them were
     folded into group lines: with ``verbose`` every warning; else each group of the report
-    (:func:`kb.queries.findings.grouped`: many successes contradicting one blocker) stands as one
+    (:func:`kb.queries.findings.grouped`: many attempts at odds with one blocker) stands as one
     line for its members."""
     from kb.errors import Problem
 
@@ -190,8 +190,8 @@ def _print(report: dict[str, Any], records_path: Any, as_json: bool, strict: boo
         said = f"; {m} warning{'s' if m != 1 else ''}" + (" (--strict: counted as errors)" if strict else "") if m else ""
         if folded:
             k = len(report["groups"])
-            said += (f" ({folded} of them shown as {k} line{'s' if k != 1 else ''}, one per blocker that "
-                     f"{'many successes contradict' if k != 1 else 'they contradict'}; -v lists each)")
+            said += (f" ({folded} of them shown as {k} line{'s' if k != 1 else ''} at the blocker{'s' if k != 1 else ''} "
+                     "many attempts are at odds with; -v lists each)")
         if n:
             click.echo(f"{n} problem{'s' if n != 1 else ''} in {records_path}", err=True)
         else:

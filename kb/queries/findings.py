@@ -11,6 +11,9 @@ Kinds (issue 11, "Contradictions and status"):
   flags that set that attempt apart (a blocker's own ``flags`` name its feature: an attempt that
   runs none of them does not run it, whatever else it shares with the attempts it blocked);
 * ``success-cites-blocker`` — an improved or baseline attempt that names a blocker in ``blocked_by``;
+* ``blocked-where-fixed`` — an attempt that did not succeed naming a blocker its own stack resolves;
+* ``success-error-matches-standing-blocker`` — an improved or baseline attempt whose error text
+  matches (by a signature that is not generic) a blocker standing on its own stack;
 * ``credit-unchanged`` — a decision resolving a blocker through a stack change where no component
   of the blocker's fixes changed;
 * ``resolves-still-standing`` — a decision resolving a blocker that still stands under the stack it moves to;
@@ -35,6 +38,7 @@ from kb.graph import KnowledgeGraph
 from kb.models import Attempt, Blocker, Decision, Record
 from kb.queries.index import index
 from kb.queries.resolution import StatusCache, flag_names
+from kb.queries.signatures import is_generic, match_text
 
 SUCCESS = ("improved", "baseline")
 """Outcomes that claim the feature worked."""
@@ -239,6 +243,43 @@ def _success_findings(kg: KnowledgeGraph, cache: StatusCache, a: Attempt) -> lis
     return out
 
 
+def _stack_findings(kg: KnowledgeGraph, cache: StatusCache, a: Attempt) -> list[Finding]:
+    """The findings of kinds ``blocked-where-fixed`` and ``success-error-matches-standing-blocker``
+    about attempt ``a``, judged under its own stack (its components, on its campaign's platform)."""
+    from kb.queries.signatures import match_signatures
+
+    out: list[Finding] = []
+    comps = kg.attempt_components(a)
+    if not comps:
+        return out
+    statuses = cache.lazy_key(index(kg).comps_key(a), comps, a.campaign)
+    where = f"stack {a.stack}" if a.stack else "its stack"
+    if a.outcome.value not in SUCCESS and a.outcome.value != "inconclusive":
+        for i, bid in enumerate(a.blocked_by):
+            b = kg.get(bid)
+            if not isinstance(b, Blocker):
+                continue
+            st = statuses[bid]
+            if st.state in ("resolved", "not_applicable"):
+                how = f"{where} resolves ({st.by})" if st.state == "resolved" else f"does not apply on {where} ({st.reason})"
+                out.append(Finding(a.id, ("blocked_by", i), "blocked-where-fixed",
+                                   f"blocked_by names {bid}, which {how}: either the attempt ran "
+                                   f"on another stack, or {bid}'s fixed_by or applies_when is wrong", about=bid))
+    elif a.outcome.value in SUCCESS and a.error:
+        for bid in match_signatures(kg, a.error):
+            b = kg.get(bid)
+            if bid in a.blocked_by or not isinstance(b, Blocker):
+                continue
+            sigs = [x for x in match_text(b, a.error) if not is_generic(x)]
+            if sigs and statuses[bid].state in ("stands", "disabled"):
+                out.append(Finding(a.id, ("error",), "success-error-matches-standing-blocker",
+                                   f"outcome is {a.outcome.value}, yet its error matches blocker {bid}"
+                                   f"{_catalog_note(kg, b)} (signature {sigs[0]!r}), which stands on {where}: if the run "
+                                   "hit it, the outcome or the stack is wrong; if it did not, the blocker is narrower "
+                                   "than recorded (applies_when, fixed_by)", about=bid))
+    return out
+
+
 def _decision_findings(kg: KnowledgeGraph, cache: StatusCache, d: Decision) -> list[Finding]:
     """The findings about decision ``d`` (``not-accepted-resolves``, ``credit-unchanged``, ``resolves-still-standing``)."""
     from kb.queries.credit import stack_diff
@@ -332,17 +373,27 @@ def _placeholder_findings(kg: KnowledgeGraph, rec: Record, alone: bool = False) 
 
 
 GROUP_AT = 4
-"""Attempts contradicting one blocker (``success-where-blocker-stands``) from which ``kb check``
-shows them as one line at the blocker (:func:`grouped`): one success where a blocker stands
+"""Attempts with a finding of one :data:`GROUPED` kind about one blocker from which ``kb check``
+shows them as one line at the blocker (:func:`grouped`): one attempt at odds with a blocker
 questions the attempt; several question the blocker."""
+
+GROUPED = {
+    "success-where-blocker-stands": "recorded as improved or baseline run this blocker's feature on stacks where it stands",
+    "success-error-matches-standing-blocker": "recorded as improved or baseline print this blocker's error on stacks "
+                                              "where it stands",
+    "blocked-where-fixed": "that did not succeed name this blocker on stacks where it does not stand",
+}
+"""The finding kinds about an attempt and a blocker (:attr:`Finding.about`) that :func:`grouped`
+folds, with what the members have in common."""
 
 
 @dataclass(frozen=True)
 class FindingGroup:
-    """The ``success-where-blocker-stands`` findings of one ``blocker`` (at least :data:`GROUP_AT`),
+    """The findings of one :data:`GROUPED` ``kind`` about one ``blocker`` (at least :data:`GROUP_AT`),
     shown as one warning located at the blocker; ``members`` sorted by record."""
 
     blocker: str
+    kind: str
     members: tuple[Finding, ...]
 
     def problem(self, kg: KnowledgeGraph) -> Problem:
@@ -350,29 +401,30 @@ class FindingGroup:
         three with their stacks, and what to check."""
         b = kg.get(self.blocker)
         fields = b.model_fields_set if b is not None else set()
-        field = next((f for f in ("applies_when", "fixed_by", "flags") if f in fields), "title")
+        field = next((f for f in ("applies_when", "fixed_by", "flags", "signatures") if f in fields), "title")
         shown = []
         for f in self.members[:3]:
             a = kg.get(f.record)
             stack = a.stack if isinstance(a, Attempt) else None
             shown.append(f"{f.record} (stack {stack})" if stack else f.record)
         more = ", …" if len(self.members) > 3 else ""
+        check = ("either it is wider than recorded (fixed_by, applies_when) or they ran on other stacks"
+                 if self.kind == "blocked-where-fixed" else
+                 "either it is narrower than recorded (applies_when, fixed_by, flags) or those outcomes are wrong")
         p = kg.records.problem(self.blocker, (field,),
-                               f"{len(self.members)} attempts recorded as improved or baseline run this blocker's "
-                               f"feature on stacks where it stands ({', '.join(shown)}{more}): either it is narrower "
-                               "than recorded (applies_when, fixed_by, flags) or those outcomes are wrong; "
-                               "'kb check -v' lists each")
+                               f"{len(self.members)} attempts {GROUPED[self.kind]} ({', '.join(shown)}{more}): "
+                               f"{check}; 'kb check -v' lists each")
         return Problem(p.path, p.line, p.field, f"warning: {p.message}")
 
 
 def grouped(found: list[Finding]) -> list[FindingGroup]:
-    """The ``success-where-blocker-stands`` findings of ``found`` by blocker, for each blocker with
-    at least :data:`GROUP_AT` of them, sorted by blocker id."""
-    by: dict[str, list[Finding]] = {}
+    """The findings of ``found`` of a :data:`GROUPED` kind by kind and blocker, for each pair with
+    at least :data:`GROUP_AT` of them, sorted by blocker id, then kind."""
+    by: dict[tuple[str, str], list[Finding]] = {}
     for f in found:
-        if f.kind == "success-where-blocker-stands" and f.about:
-            by.setdefault(f.about, []).append(f)
-    return [FindingGroup(bid, tuple(sorted(fs, key=lambda f: f.record))) for bid, fs in sorted(by.items())
+        if f.kind in GROUPED and f.about:
+            by.setdefault((f.about, f.kind), []).append(f)
+    return [FindingGroup(bid, kind, tuple(sorted(fs, key=lambda f: f.record))) for (bid, kind), fs in sorted(by.items())
             if len(fs) >= GROUP_AT]
 
 
@@ -391,6 +443,7 @@ def _about(kg: KnowledgeGraph, cache: StatusCache, rec: Record, alone: bool = Fa
     out = _placeholder_findings(kg, rec, alone)
     if isinstance(rec, Attempt):
         out += _success_findings(kg, cache, rec)
+        out += _stack_findings(kg, cache, rec)
     elif isinstance(rec, Decision):
         out += _decision_findings(kg, cache, rec)
     return out

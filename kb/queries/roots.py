@@ -33,7 +33,9 @@ class RootCause:
 
     ``attempts``: reviewed attempt ids that reached it (sorted; its historical count), directly,
     through caused blockers or through catalog blockers their errors match (``linked_by``: attempt
-    id → how, for those not reached through their own ``blocked_by``); ``current``: those of them
+    id → how, for those, reviewed or draft, not reached through their own ``blocked_by``; only an
+    attempt that did not succeed is linked by its error: a success printing a standing blocker's
+    error is a contradiction ``kb check`` reports); ``current``: those of them
     that did not succeed and whose campaign's current stack (:func:`kb.queries.resolution.current_stack`)
     still has this root standing (or only disabled) on the campaign's platform: what blocks it
     now; ``now``: the root's state under each campaign's current stack (``{campaign: "stands"}``);

@@ -138,6 +138,11 @@ def _matching(b: Blocker, text: str) -> list[str]:
     return [s for s in b.signatures if _signature_matches(s, text)]
 
 
+def match_text(b: Blocker, text: str) -> list[str]:
+    """The signatures of blocker ``b`` that ``text`` matches (as :func:`match_signatures` matches)."""
+    return _matching(b, text)
+
+
 def specific_matches(kg: KnowledgeGraph, error_text: str) -> list[str]:
     """The matches of :func:`match_signatures` specific enough to link without asking.
 
