@@ -82,6 +82,9 @@ def why_text(res: Any) -> str:
                 out.append(f"  {'  ' * depth}  workaround: {link.workaround}")
     if res.matches:
         out.append(f"\n  the error text also matches: {', '.join(res.matches)}")
+    for d in res.disputes:
+        out.append(f"  disputed: {d['root']} stands no more on the current stack, but {d['source']}'s "
+                   f"\"{d['title']}\" ({d['record']}), which this attempt also reached, still {d['claim']}")
     if res.retries:
         out.append(f"\n  re-runs: {', '.join(res.retries)}")
     if res.credit_text:

@@ -224,7 +224,7 @@ def _fixes(kg: KnowledgeGraph, root: Blocker, via: dict[str, str]) -> list[dict[
     return out
 
 
-def _claim(kg: KnowledgeGraph, bid: str, state: str, stack: str | None) -> str:
+def root_claim(kg: KnowledgeGraph, bid: str, state: str, stack: str | None) -> str:
     """What the records say of root ``bid`` under a campaign's current ``stack``, in a few words:
     ``"fixed_by cuda>=13.0"`` when it is resolved there by a version fix, else its state there
     (``"stands on cuda-13.0"``)."""
@@ -236,7 +236,8 @@ def _claim(kg: KnowledgeGraph, bid: str, state: str, stack: str | None) -> str:
     return f"{state.replace('_', ' ')} on {stack}" if stack else state.replace("_", " ")
 
 
-def _titled(kg: KnowledgeGraph, bid: str, claim: str) -> dict[str, str]:
+def dispute_side(kg: KnowledgeGraph, bid: str, claim: str) -> dict[str, str]:
+    """``{"record", "title", "source", "claim"}`` of root ``bid`` (a dispute's other side)."""
     b = kg.get(bid)
     where = kg.records.catalog_of.get(bid)
     return {"record": bid, "title": b.title if isinstance(b, Blocker) else bid,
@@ -260,8 +261,8 @@ def _disputes(kg: KnowledgeGraph, row: RootCause, reached_by: dict[str, set[str]
             st = now.get(other)
             if st is None or (st.state in STANDING) == (mine in STANDING):
                 continue
-            out.setdefault(other, _claim(kg, other, st.state, stack_of.get(a.campaign)))
-    return [_titled(kg, rid, claim) for rid, claim in sorted(out.items())]
+            out.setdefault(other, root_claim(kg, other, st.state, stack_of.get(a.campaign)))
+    return [dispute_side(kg, rid, claim) for rid, claim in sorted(out.items())]
 
 
 def _caused_blockers(kg: KnowledgeGraph, root_id: str) -> set[str]:

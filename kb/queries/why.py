@@ -49,6 +49,11 @@ class WhyResult:
     credit: dict[str, Any] | None = None
     credit_text: str | None = None
     findings: list[str] = field(default_factory=list)
+    disputes: list[dict[str, str]] = field(default_factory=list)
+    """Where the records disagree on this attempt's root causes under its campaign's current stack:
+    ``{"root", "record", "title", "source", "claim"}``: ``root``, one of its chains' roots or a
+    catalog root its error matches, no longer stands there, while ``record``, another such root,
+    still does (``claim``: ``"stands on cuda-13.0"``)."""
 
     def to_dict(self) -> dict[str, Any]:
         """This result as plain data for ``--json`` (dicts, lists, strings, numbers)."""
@@ -93,7 +98,36 @@ def why(kg: KnowledgeGraph, attempt_id: str) -> WhyResult:
     found = [f.message for f in findings_of(kg, a.id)]
     return WhyResult(a.id, a.title, a.outcome.value, a.error, chains, matches,
                      [r.id for r in retried(kg, a)], credit.to_dict() if credit else None,
-                     credit_sentence(credit) if credit else None, found)
+                     credit_sentence(credit) if credit else None, found, _disputes(kg, a, chains))
+
+
+def _disputes(kg: KnowledgeGraph, a: Attempt, chains: list[list[ChainLink]]) -> list[dict[str, str]]:
+    """:attr:`WhyResult.disputes` of attempt ``a``: the roots of its chains and those of the catalog
+    blockers its error matches (:func:`kb.queries.signatures.catalog_matches`; only for an attempt
+    that did not succeed, as ``kb roots`` links them), compared under its campaign's current stack."""
+    from kb.models import Campaign
+    from kb.queries.resolution import current_stack, platform_of, resolve_blockers
+    from kb.queries.roots import STANDING, SUCCESS, dispute_side, root_claim
+    from kb.queries.signatures import catalog_matches
+
+    camp = kg.get(a.campaign)
+    if not isinstance(camp, Campaign):
+        return []
+    roots = {chain[-1].id for chain in chains if chain}
+    if a.error and a.outcome.value not in SUCCESS:
+        for cid in catalog_matches(kg, a.error):
+            roots |= {x for x in kg.causes_closure([cid]) if isinstance(b := kg.get(x), Blocker) and b.is_root}
+    if len(roots) < 2:
+        return []
+    sid = current_stack(kg, camp)
+    now = kg.memo(("roots.now", camp.id), lambda: resolve_blockers(kg, kg.stack_components(sid) if sid else {},
+                                                                    platform_of(kg, camp)))
+    out = []
+    for r in sorted(roots):
+        for other in sorted(roots - {r}):
+            if r in now and other in now and now[r].state not in STANDING and now[other].state in STANDING:
+                out.append({"root": r, **dispute_side(kg, other, root_claim(kg, other, now[other].state, sid))})
+    return out
 
 
 def _link(kg: KnowledgeGraph, bid: str) -> ChainLink:
