@@ -276,7 +276,8 @@ def test_findings_of_is_the_filter_of_findings(tmp_path: Path) -> None:
     first = {rid: findings_of(kg, rid) for rid in sorted(kg.records.records)}
     everything = findings(kg)
     kinds = {f.kind for f in everything}
-    assert kinds <= {"placeholder", "success-cites-blocker", "success-where-blocker-stands",
+    assert kinds <= {"placeholder", "success-cites-blocker", "success-where-blocker-stands", "blocked-where-fixed",
+                     "success-error-matches-standing-blocker", "pending-supersession",
                      "not-accepted-resolves", "credit-unchanged", "resolves-still-standing"}
     assert {"placeholder", "success-where-blocker-stands", "not-accepted-resolves"} <= kinds
     for rid in sorted(kg.records.records):
