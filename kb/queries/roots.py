@@ -46,8 +46,8 @@ class RootCause:
     ``"campaign"`` or ``"catalog NAME"``; ``also_recorded_as``: campaign roots shown as this row
     (every attempt of theirs reaches it); ``disputes``: ``{"record", "title", "source", "claim"}``
     of each root its attempts also reach whose state now differs (``claim``: what that record
-    says, e.g. ``"fixed_by cuda>=13.0"`` or ``"stands on cuda-13.0"``); ``met``: the blockers it
-    causes that its attempts reached (sorted).
+    says, e.g. ``"fixed_by cuda>=13.0"`` or ``"stands on cuda-13.0"``); ``met``: for a catalog
+    row, the blockers it causes that its attempts reached (sorted; a campaign row's are ``blockers``).
     """
 
     id: str
@@ -158,7 +158,8 @@ def _report(kg: KnowledgeGraph, campaign: str | None, now_first: bool) -> RootsR
         if not own and not extra:
             continue
         reached_by[a.id] = own | set(extra)
-        touched[a.id] = kg.causes_closure(a.blocked_by + sorted(set(extra.values())))
+        if extra:  # what a catalog row's attempts met: only a catalog's blockers (``met``)
+            touched[a.id] = kg.causes_closure(sorted(set(extra.values())))
         draft = a.status == "draft"
         for r in own | set(extra):
             (drafts if draft else blocked).setdefault(r, set()).add(a.id)
@@ -204,12 +205,19 @@ def _report(kg: KnowledgeGraph, campaign: str | None, now_first: bool) -> RootsR
                       linked_by=dict(sorted(linked.get(b.id, {}).items())),
                       fixes=_fixes(kg, b, via.get(b.id, {})), also_recorded_as=also)
         row.disputes = _disputes(kg, row, reached_by, now_by_camp, stack_of)
-        row.met = sorted(caused & set().union(*(touched.get(a, empty) for a in attempts | draft_ids)))
+        if b.id in catalog:
+            row.met = sorted(caused & set().union(*(touched.get(a, empty) | kg.causes_closure(_blocked_by(kg, a))
+                                                    for a in attempts | draft_ids)))
         out.append(row)
     not_met = sorted(b.id for b in kg.of_kind(Blocker)
                      if b.is_root and b.id in catalog and not blocked.get(b.id) and not drafts.get(b.id))
     one = camps[0].id if len(camps) == 1 else None
     return RootsReport(out, not_met, one, stack_of.get(one) if one else None)
+
+
+def _blocked_by(kg: KnowledgeGraph, attempt_id: str) -> list[str]:
+    a = kg.get(attempt_id)
+    return list(a.blocked_by) if isinstance(a, Attempt) else []
 
 
 def _fixes(kg: KnowledgeGraph, root: Blocker, via: dict[str, str]) -> list[dict[str, Any]]:
@@ -246,8 +254,14 @@ def dispute_side(kg: KnowledgeGraph, bid: str, claim: str) -> dict[str, str]:
 
 def _disputes(kg: KnowledgeGraph, row: RootCause, reached_by: dict[str, set[str]],
               now_by_camp: dict[str, Any], stack_of: dict[str, str | None]) -> list[dict[str, str]]:
-    """Roots that attempts of ``row`` also reach, whose state now disagrees with the row's under
-    the same campaign's current stack (one standing, the other not): ``{"record", "claim"}``."""
+    """Roots of the other side (a catalog's for a campaign row, the campaign's for a catalog row)
+    that attempts of ``row`` also reach, whose state now disagrees with the row's under the same
+    campaign's current stack (one standing, the other not): :func:`dispute_side` of each. Two
+    campaign roots of one attempt, one fixed and one not, are no dispute: the attempt needs both."""
+    catalog = kg.records.catalog_of
+    if not catalog:
+        return []
+    mine_is_catalog = row.id in catalog
     out: dict[str, str] = {}
     for aid in row.attempts:
         a = kg.get(aid)
@@ -258,6 +272,8 @@ def _disputes(kg: KnowledgeGraph, row: RootCause, reached_by: dict[str, set[str]
         if mine is None:
             continue
         for other in sorted(reached_by.get(aid, set()) - {row.id} - set(row.also_recorded_as)):
+            if (other in catalog) == mine_is_catalog:
+                continue
             st = now.get(other)
             if st is None or (st.state in STANDING) == (mine in STANDING):
                 continue

@@ -104,14 +104,17 @@ def why(kg: KnowledgeGraph, attempt_id: str) -> WhyResult:
 def _disputes(kg: KnowledgeGraph, a: Attempt, chains: list[list[ChainLink]]) -> list[dict[str, str]]:
     """:attr:`WhyResult.disputes` of attempt ``a``: the roots of its chains and those of the catalog
     blockers its error matches (:func:`kb.queries.signatures.catalog_matches`; only for an attempt
-    that did not succeed, as ``kb roots`` links them), compared under its campaign's current stack."""
+    that did not succeed, as ``kb roots`` links them), compared under its campaign's current stack,
+    a campaign's root against a catalog's (two campaign roots, one fixed and one not, are no
+    dispute: the attempt needs both)."""
     from kb.models import Campaign
     from kb.queries.resolution import current_stack, platform_of, resolve_blockers
     from kb.queries.roots import STANDING, SUCCESS, dispute_side, root_claim
     from kb.queries.signatures import catalog_matches
 
     camp = kg.get(a.campaign)
-    if not isinstance(camp, Campaign):
+    catalog = kg.records.catalog_of
+    if not isinstance(camp, Campaign) or not catalog:
         return []
     roots = {chain[-1].id for chain in chains if chain}
     if a.error and a.outcome.value not in SUCCESS:
@@ -125,7 +128,8 @@ def _disputes(kg: KnowledgeGraph, a: Attempt, chains: list[list[ChainLink]]) -> 
     out = []
     for r in sorted(roots):
         for other in sorted(roots - {r}):
-            if r in now and other in now and now[r].state not in STANDING and now[other].state in STANDING:
+            if ((r in catalog) != (other in catalog) and r in now and other in now
+                    and now[r].state not in STANDING and now[other].state in STANDING):
                 out.append({"root": r, **dispute_side(kg, other, root_claim(kg, other, now[other].state, sid))})
     return out
 
