@@ -63,6 +63,30 @@ def catalog_roots_text(ranked: list[Any]) -> str:
     return "\n".join(out)
 
 
+def match_text(res: Any) -> str:
+    """``kb match``: the blockers an error text matches (linked or possible), each with its source,
+    fix and the attempts that hit it before; then the attempts that printed the same headline."""
+    out: list[str] = []
+    if res.headline:
+        out.append(f"error: {res.headline}")
+    if not res.matches:
+        out.append("no blocker of the campaign or its catalogs matches this error")
+    for m in res.matches:
+        how = ("matches" if m.specific else f"the catalog's record of {m.same_as}" if m.same_as
+               else "possible match (a short or generic signature)")
+        where = "" if m.source == "campaign" else f", {m.source}"
+        out.append(f"{how}: {m.blocker}{where}: {m.title}")
+        out.append(f"   signature: {', '.join(repr(s) for s in m.signatures)}")
+        out.append(f"   fix: {m.fix}")
+        if m.attempts:
+            more = f" (+{len(m.attempts) - 5} more)" if len(m.attempts) > 5 else ""
+            out.append(f"   hit before by: {', '.join(m.attempts[:5])}{more}")
+    if res.same_error:
+        more = f" (+{len(res.same_error) - 5} more)" if len(res.same_error) > 5 else ""
+        out.append(f"same error printed by: {', '.join(res.same_error[:5])}{more}")
+    return "\n".join(out)
+
+
 def why_text(res: Any) -> str:
     """``kb why``: an attempt's chains of blockers to their root causes, fixes, credit, findings."""
     out: list[str] = []

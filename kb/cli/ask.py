@@ -58,6 +58,46 @@ def roots(env: Env, as_json: bool, limit: int | None, campaign: str | None, now_
         echo(text)
 
 
+@cli.command()
+@click.argument("text", required=False)
+@click.option("--file", "path", type=click.Path(exists=True, dir_okay=False, allow_dash=True), default=None,
+              help="Read the error text from this file ('-': standard input).")
+@click.option("--json", "as_json", is_flag=True, help="Print the matches as JSON.")
+@pass_env
+@handle_errors
+def match(env: Env, text: str | None, path: str | None, as_json: bool) -> None:
+    """Which blockers an error matches, and which earlier attempts hit it (read-only).
+
+    TEXT is the error (quote it); or --file PATH, or '-' / no TEXT with the error on standard
+    input. Signatures of the campaign's blockers and of the catalogs it uses are matched; a short
+    or generic one is a possible match. Nothing is written: `kb log` links what you record.
+    """
+    import sys
+
+    from kb.errors import UsageError
+    from kb.queries import match_error
+
+    if text is not None and path is not None:
+        raise UsageError("give the error as TEXT or --file, not both")
+    if path is not None:
+        error = click.open_file(path, encoding="utf-8", errors="replace").read()
+    elif text is not None and text != "-":
+        error = text
+    elif not sys.stdin.isatty() or text == "-":
+        error = sys.stdin.read()
+    else:
+        raise UsageError("give the error text: kb match 'KeyError: 12', kb match --file log.txt, or pipe it in")
+    if not error.strip():
+        raise UsageError("the error text is empty")
+    res = match_error(env.graph(), error)
+    if as_json:
+        emit_json(res.to_dict())
+        return
+    from kb.render import match_text
+
+    echo(match_text(res))
+
+
 def _catalog_roots(env: Env, name: str | None, as_json: bool, limit: int | None) -> None:
     """``kb roots --catalog``: over the catalogs the campaigns use, else over the shipped ones."""
     from kb.catalog import shipped_catalog_graph

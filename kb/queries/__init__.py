@@ -38,7 +38,7 @@ from kb.queries.resolution import (
     resolve_blockers,
 )
 from kb.queries.roots import CatalogRoot, RootCause, RootsReport, catalog_roots, roots, roots_report
-from kb.queries.signatures import match_signatures, possible_duplicates
+from kb.queries.signatures import Match, MatchResult, match_error, match_signatures, possible_duplicates
 from kb.queries.unblocks import (
     DoneRetry,
     RetryCandidate,
@@ -61,6 +61,8 @@ __all__ = [
     "Credit",
     "DoneRetry",
     "Finding",
+    "Match",
+    "MatchResult",
     "RetryCandidate",
     "RootCause",
     "RootsReport",
@@ -82,6 +84,7 @@ __all__ = [
     "findings_of",
     "fix_phrase",
     "last_metric",
+    "match_error",
     "match_signatures",
     "parse_change",
     "possible_duplicates",

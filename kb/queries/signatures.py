@@ -4,6 +4,8 @@ repeat (the headline of an error text is :func:`kb.errortext.error_headline`).""
 from __future__ import annotations
 
 import re
+from dataclasses import asdict, dataclass
+from typing import Any
 
 from kb.errortext import error_headline
 from kb.graph import KnowledgeGraph
@@ -189,3 +191,72 @@ def catalog_matches(kg: KnowledgeGraph, error_text: str) -> list[str]:
         if bid in catalog and isinstance(b, Blocker) and any(not is_generic(s) for s in _matching(b, error_text)):
             out.append(bid)
     return out
+
+
+@dataclass
+class Match:
+    """A blocker an error text matches: ``blocker`` and its ``title``, ``source`` (``"campaign"`` or
+    ``"catalog NAME"``), the ``signatures`` of it found in the text, ``specific`` (whether
+    :func:`specific_matches` would link it without asking), ``same_as``: for a catalog blocker that is
+    not specific only because a campaign blocker has the same signature, that blocker (the
+    catalog's record of the same failure); else ``None`` (a possible match when not specific); its
+    ``fix`` in words (:func:`kb.queries.fixes.describe_fix`) and the ``attempts`` that hit it before
+    (those naming it in ``blocked_by`` or whose error matches one of those signatures, newest first)."""
+
+    blocker: str
+    title: str
+    source: str
+    signatures: list[str]
+    specific: bool
+    fix: str
+    attempts: list[str]
+    same_as: str | None = None
+
+
+@dataclass
+class MatchResult:
+    """What :func:`match_error` answers for one error text: its ``headline``
+    (:func:`kb.errortext.error_headline`), every :class:`Match` (specific ones first, then by
+    source, campaign first, then id), and ``same_error``: attempts whose error has the same
+    headline, newest first."""
+
+    headline: str
+    matches: list[Match]
+    same_error: list[str]
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain data for ``--json``."""
+        return asdict(self)
+
+
+def match_error(kg: KnowledgeGraph, error_text: str) -> MatchResult:
+    """Which blockers of the campaign and of the catalogs in use ``error_text`` matches by signature
+    (:func:`match_signatures`), which earlier attempts hit each, and which printed the same headline:
+    ``kb match``, read-only. Raises nothing for any text (an empty one matches nothing)."""
+    from kb.queries.fixes import describe_fix
+
+    headline = error_headline(error_text)
+    linked = set(specific_matches(kg, error_text))
+    attempts = sorted(kg.of_kind(Attempt), key=lambda a: (a.date, a.id), reverse=True)
+    out = []
+    found = match_signatures(kg, error_text)
+    catalog = kg.records.catalog_of
+    own_sigs = {bid: {" ".join(s.split()) for s in _matching(b, error_text) if not is_generic(s)}
+                for bid in found if bid not in catalog and isinstance(b := kg.get(bid), Blocker)}
+    for bid in found:
+        b = kg.get(bid)
+        if not isinstance(b, Blocker):
+            continue
+        sigs = _matching(b, error_text)
+        specific_sigs = [s for s in sigs if not is_generic(s)]
+        hit = [a.id for a in attempts if bid in a.blocked_by
+               or (a.error and any(_signature_matches(s, a.error) for s in specific_sigs))]
+        name = catalog.get(bid)
+        mine = {" ".join(x.split()) for x in specific_sigs}
+        same_as = (next((o for o, ss in sorted(own_sigs.items()) if mine and mine <= ss), None)
+                   if name and bid not in linked else None)
+        out.append(Match(bid, b.title, f"catalog {name}" if name else "campaign", sigs, bid in linked,
+                         describe_fix(b, kg), hit, same_as))
+    out.sort(key=lambda m: (not m.specific, m.source != "campaign", m.source, m.blocker))
+    same = [a.id for a in attempts if headline and a.error and error_headline(a.error) == headline]
+    return MatchResult(headline, out, same)
