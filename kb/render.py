@@ -63,6 +63,19 @@ def catalog_roots_text(ranked: list[Any]) -> str:
     return "\n".join(out)
 
 
+def next_text(steps: list[Any]) -> str:
+    """``kb next``: each step ranked, what to do, why, and what it was ranked on."""
+    out: list[str] = []
+    for i, st in enumerate(steps, 1):
+        ranked = f"unblocks {st.rank['unblocks']}"
+        head = st.rank.get("headroom")
+        if head is not None:
+            ranked += f"; headroom to target {head:g}" if head > 0 else "; target met"
+        out.append(f"{i}. {st.title}  ({st.kind}; {ranked})")
+        out.append(f"   {st.reason}")
+    return "\n".join(out)
+
+
 def match_text(res: Any) -> str:
     """``kb match``: the blockers an error text matches (linked or possible), each with its source,
     fix and the attempts that hit it before; then the attempts that printed the same headline."""

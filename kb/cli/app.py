@@ -328,7 +328,7 @@ def _problems_exit(exc: InvalidRecords, what: str) -> None:
 
 COMMANDS = {
     "check": "kb.cli.check", "roots": "kb.cli.ask", "why": "kb.cli.ask", "unblocks": "kb.cli.ask",
-    "graph": "kb.cli.ask", "ask": "kb.cli.ask", "match": "kb.cli.ask", "diff": "kb.cli.diff", "build": "kb.cli.site", "serve": "kb.cli.site",
+    "graph": "kb.cli.ask", "ask": "kb.cli.ask", "match": "kb.cli.ask", "next": "kb.cli.ask", "diff": "kb.cli.diff", "build": "kb.cli.site", "serve": "kb.cli.site",
     "log": "kb.cli.log", "capture": "kb.cli.capture", "new": "kb.cli.new", "import": "kb.cli.importing",
     "schema": "kb.cli.schema", "export": "kb.cli.export",
 }

@@ -58,6 +58,32 @@ def roots(env: Env, as_json: bool, limit: int | None, campaign: str | None, now_
         echo(text)
 
 
+@cli.command("next")
+@click.option("--campaign", help="Only this campaign's next steps.")
+@click.option("-n", "--limit", type=click.IntRange(min=1), default=None, help="Show only the first N steps.")
+@click.option("--json", "as_json", is_flag=True, help="Print the steps as JSON (kind, target, reason, rank inputs).")
+@pass_env
+@kept_answer("next")
+@handle_errors
+def next_command(env: Env, campaign: str | None, limit: int | None, as_json: bool) -> None:
+    """What to try next: retries worth making (with what the catalogs predict), credits to verify,
+    baselines to measure, plans to start; ranked by the attempts each would unblock, then by the
+    headroom to the campaign's target."""
+    from kb.queries import next_steps
+
+    steps = next_steps(env.graph(), campaign)[:limit]
+    if as_json:
+        emit_json([s.to_dict() for s in steps])
+        return
+    if not steps:
+        echo("nothing to try next that the records point to: every blocked attempt was retried or stays blocked, "
+             "every credit is verified and the current stack has a baseline", err=True)
+        return
+    from kb.render import next_text
+
+    echo(next_text(steps))
+
+
 @cli.command()
 @click.argument("text", required=False)
 @click.option("--file", "path", type=click.Path(exists=True, dir_okay=False, allow_dash=True), default=None,

@@ -5,6 +5,8 @@
 * :mod:`~kb.queries.fixes` — how a blocker is fixed, in words (:func:`describe_fix`, the one place).
 * :mod:`~kb.queries.roots` — root causes ranked by the attempts they blocked over the history
   (catalog links by signature, disputes), with what still stands now.
+* :mod:`~kb.queries.nextsteps` — what to try next (``kb next``): retries, credits to verify,
+  baselines to measure, plans to start, ranked by the attempts each would unblock.
 * :mod:`~kb.queries.unblocks` — what a stack change resolves, disables, introduces; retries.
 * :mod:`~kb.queries.credit` — retries of attempts; what a stack change is credited with, and
   whether that credit is confounded by other components that changed with it.
@@ -31,6 +33,7 @@ from kb.queries.credit import (
 from kb.queries.findings import Finding, findings, findings_of
 from kb.queries.fixes import describe_fix, fix_phrase, requirement_text
 from kb.queries.index import citing_decisions, resolving_decisions
+from kb.queries.nextsteps import NextStep, next_steps
 from kb.queries.resolution import (
     BlockerStatus,
     attempt_flags,
@@ -63,6 +66,7 @@ __all__ = [
     "Finding",
     "Match",
     "MatchResult",
+    "NextStep",
     "RetryCandidate",
     "RootCause",
     "RootsReport",
@@ -86,6 +90,7 @@ __all__ = [
     "last_metric",
     "match_error",
     "match_signatures",
+    "next_steps",
     "parse_change",
     "possible_duplicates",
     "requirement_text",
