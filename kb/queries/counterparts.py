@@ -196,3 +196,37 @@ def credit_disputes(kg: KnowledgeGraph, resolves: list[str], before_of: Callable
             through = "" if d.own == bid else f", and through it {d.own}"
             out.append((i, f"credits the stack change with fixing {bid}{through}; {d.sentence(to)}"))
     return out
+
+
+def current_disputes(kg: KnowledgeGraph, blocker_id: str) -> list[str]:
+    """Sentences saying where the catalogs disagree with blocker ``blocker_id`` of the campaign's own
+    under each campaign's current stack (:func:`kb.queries.resolution.now_statuses`): the records
+    resolve it there (by its fix, or through its causes) while a catalog blocker of the same
+    failure (:func:`counterparts`) still stands there, e.g. ``"catalog blackwell's "FlashInfer
+    TRT-LLM allreduce fusion refuses to build on SM12x" (flashinfer-allreduce-fusion-sm12x-gate,
+    same error signature) still stands on cuda-13.0: needs flashinfer>=0.6.17"``. Empty for a
+    catalog blocker, one without counterparts, or where the two agree."""
+    from kb.models import Campaign
+    from kb.queries.resolution import current_stack, now_statuses
+
+    pairs = counterparts(kg).get(blocker_id, {})
+    if not pairs:
+        return []
+    out: list[str] = []
+    for camp in kg.of_kind(Campaign):
+        now = now_statuses(kg, camp)
+        mine = now.get(blocker_id)
+        if mine is None or mine.state in ("stands", "disabled"):
+            continue
+        sid = current_stack(kg, camp)
+        for cid, why in sorted(pairs.items()):
+            st = now.get(cid)
+            b = kg.get(cid)
+            if st is None or st.state not in ("stands", "disabled") or not isinstance(b, Blocker):
+                continue
+            need = f": needs {' and '.join(st.missing)}" if st.missing else ""
+            text = (f"catalog {kg.records.catalog_of.get(cid, '')}'s \"{b.title}\" ({cid}, {why}) still stands on "
+                    f"{sid or 'the current stack'}{need}")
+            if text not in out:
+                out.append(text)
+    return out

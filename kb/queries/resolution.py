@@ -341,6 +341,15 @@ def current_stack(kg: KnowledgeGraph, campaign: Campaign) -> str | None:
     return kg.memo(("current_stack", campaign.id), pick)  # type: ignore[no-any-return]
 
 
+def now_statuses(kg: KnowledgeGraph, campaign: Campaign) -> dict[str, BlockerStatus]:
+    """Every blocker's status under ``campaign``'s current stack (:func:`current_stack`) on its
+    platform (:func:`resolve_blockers`; no stack: no components), once per graph and campaign."""
+    def compute() -> dict[str, BlockerStatus]:
+        sid = current_stack(kg, campaign)
+        return resolve_blockers(kg, kg.stack_components(sid) if sid else {}, platform_of(kg, campaign))
+    return kg.memo(("now_statuses", campaign.id), compute)  # type: ignore[no-any-return]
+
+
 def platform_of(kg: KnowledgeGraph, campaign: Campaign | None) -> Platform | None:
     """The campaign's platform record, or ``None``."""
     p = kg.get(campaign.platform) if campaign else None

@@ -18,7 +18,7 @@ from typing import Any
 from kb.graph import KnowledgeGraph
 from kb.models import Attempt, Blocker, Campaign
 from kb.queries.fixes import describe_fix, fix_json, requirement_text
-from kb.queries.resolution import current_stack, platform_of, resolve_blockers
+from kb.queries.resolution import current_stack, now_statuses
 
 SUCCESS = ("improved", "baseline")
 """Outcomes of an attempt that worked: never counted as blocked now, whatever it cites."""
@@ -124,9 +124,8 @@ def _report(kg: KnowledgeGraph, campaign: str | None, now_first: bool) -> RootsR
     now_by_camp = {}
     stack_of: dict[str, str | None] = {}
     for c in camps:
-        sid = stack_of[c.id] = current_stack(kg, c)
-        now_by_camp[c.id] = kg.memo(("roots.now", c.id), lambda c=c, sid=sid: resolve_blockers(  # type: ignore[misc]
-            kg, kg.stack_components(sid) if sid else {}, platform_of(kg, c)))
+        stack_of[c.id] = current_stack(kg, c)
+        now_by_camp[c.id] = now_statuses(kg, c)
     root_of: dict[str, set[str]] = {}  # blocker → the roots its closure holds, once per blocker
 
     def roots_of(bids: list[str]) -> set[str]:

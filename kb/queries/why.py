@@ -108,7 +108,7 @@ def _disputes(kg: KnowledgeGraph, a: Attempt, chains: list[list[ChainLink]]) -> 
     a campaign's root against a catalog's (two campaign roots, one fixed and one not, are no
     dispute: the attempt needs both)."""
     from kb.models import Campaign
-    from kb.queries.resolution import current_stack, platform_of, resolve_blockers
+    from kb.queries.resolution import current_stack, now_statuses
     from kb.queries.roots import STANDING, SUCCESS, dispute_side, root_claim
     from kb.queries.signatures import catalog_matches
 
@@ -123,8 +123,7 @@ def _disputes(kg: KnowledgeGraph, a: Attempt, chains: list[list[ChainLink]]) -> 
     if len(roots) < 2:
         return []
     sid = current_stack(kg, camp)
-    now = kg.memo(("roots.now", camp.id), lambda: resolve_blockers(kg, kg.stack_components(sid) if sid else {},
-                                                                    platform_of(kg, camp)))
+    now = now_statuses(kg, camp)
     out = []
     for r in sorted(roots):
         for other in sorted(roots - {r}):

@@ -200,6 +200,7 @@ def render_blocker(c: Ctx, b: Blocker) -> str:
         fix_text=describe_fix(b, kg),
         catalog=kg.records.catalog_of.get(b.id),
         findings=[f.message for f in findings_of(kg, b)],
+        disputed=_page_disputes(c, b),
         applies=b.applies_when,
         direct=[attempt_row(c, src, a) for a in shown_direct], n_direct=len(direct),
         via=[attempt_row(c, src, a) for a in shown_via], n_via=len(via),
@@ -209,6 +210,22 @@ def render_blocker(c: Ctx, b: Blocker) -> str:
         upstream=[{"text": u, "url": upstream_url(u)} for u in b.upstream],
         sources=sources(b), tags=c.tag_links(src, b.tags),
     )
+
+
+def _page_disputes(c: Ctx, b: Blocker) -> list[str]:
+    """What the catalogs say against this blocker's resolution on the current stack: for a root
+    cause, its row's disputes (:attr:`kb.queries.RootCause.disputes`); for any blocker of the
+    campaign's own, the catalog blockers of the same failure that still stand where the records
+    resolve it (:func:`kb.queries.counterparts.current_disputes`)."""
+    from kb.queries.counterparts import current_disputes
+
+    out = current_disputes(c.kg, b.id)
+    row = next((r for r in c.roots if r.id == b.id), None)
+    for d in row.disputes if row is not None else []:
+        says = (f"says {d['claim'].replace('fixed_by', 'fixed by')}" if d["claim"].startswith("fixed_by")
+                else f"still {d['claim']}")
+        out.append(f"{d['source']}'s \"{d['title']}\" ({d['record']}), which its attempts also reached, {says}")
+    return out
 
 
 def _index_diagram(c: Ctx, src: str) -> Markup:

@@ -1,0 +1,52 @@
+"""The site shows a dispute wherever it says a blocker is fixed: the Root causes table and the
+blocker's own page, for the live campaign (records/, which uses the blackwell catalog) and for the
+campaign written blind for `kb roots` (tests/test_roots_blind.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from bs4 import BeautifulSoup
+from test_roots_blind import FILES, ROOT_CUDA, TOOLCHAIN
+
+from kb.site.build import build_site
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def article(site: Path, page: str):
+    return BeautifulSoup((site / page).read_text(encoding="utf-8"), "html.parser").select_one("article.md-content__inner")
+
+
+@pytest.fixture(scope="module")
+def live(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return build_site(ROOT / "records", config_file=str(ROOT / "mkdocs.yml"),
+                      site_dir=str(tmp_path_factory.mktemp("live") / "site"), strict=True)
+
+
+def test_the_root_causes_table_names_the_dispute_in_titles(live):
+    art = article(live, "blockers/index.html")
+    head = [th.get_text(strip=True) for th in art.find("table").find("thead").find_all("th")]
+    assert head[-1] == "Disputed"
+    rows = {tr.find_all("td")[1].get_text(" ", strip=True): tr.find_all("td")[-1].get_text(" ", strip=True)
+            for tr in art.find("table").find("tbody").find_all("tr")}
+    assert rows["SM120 not supported by the CUDA 12.8 software stack"].startswith(
+        "An architecture allow-list or capability-keyed table leaves out 12.x (catalog blackwell) still stands on cuda-13.0")
+    assert "says fixed by cuda>=13.0" in rows["An architecture allow-list or capability-keyed table leaves out 12.x (catalog blackwell)"]
+    assert "met no attempt here" in art.get_text(" ", strip=True)
+
+
+def test_a_blocker_page_names_the_catalog_record_that_still_stands(live):
+    art = article(live, "blockers/flashinfer-allreduce-fusion-jit-no-sm120/index.html")
+    boxes = [d.get_text(" ", strip=True) for d in art.select("div.admonition.warning") if "Disputed" in d.get_text()]
+    assert any("FlashInfer TRT-LLM allreduce fusion refuses to build on SM12x" in b and "still stands on cuda-13.0" in b
+               and "flashinfer>=0.6.17" in b for b in boxes), boxes
+
+
+def test_the_blind_campaign_shows_its_dispute_on_the_root_page(tmp_path, write_tree):
+    root = write_tree(FILES)
+    site = build_site(root, config_file=str(ROOT / "mkdocs.yml"), site_dir=str(tmp_path / "site"), strict=True)
+    art = article(site, f"blockers/{ROOT_CUDA}/index.html")
+    boxes = [d.get_text(" ", strip=True) for d in art.select("div.admonition.warning") if "Disputed" in d.get_text()]
+    assert any(f"({TOOLCHAIN})" in b and "still stands on" in b for b in boxes), boxes
