@@ -4,6 +4,7 @@ Usage::
 
     python bench/bench_scale.py --sizes 1000,10000,30000 [--repeat 3] [--once-above 20000]
                                 [--serve] [--search 10000] [--json out.json] [--work DIR]
+                                [--generator campaign|fleet]
 
 For each size it writes a seeded campaign (:mod:`gen_campaign`), then times whole processes
 (wall time, median of ``--repeat`` runs; peak resident memory of that process from ``wait4``):
@@ -42,6 +43,11 @@ from typing import Callable
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 from gen_campaign import generate  # noqa: E402
+from gen_fleet import generate_fleet  # noqa: E402
+
+GENERATORS = {"campaign": generate, "fleet": generate_fleet}
+"""``--generator``: :mod:`gen_campaign` (one platform, chains four levels deep) or :mod:`gen_fleet`
+(40 campaigns on 8 platforms, random outcomes; kb issue 23's second generator)."""
 
 PY = sys.executable
 KB = [PY, "-m", "kb"]
@@ -230,13 +236,14 @@ def search_timing(site: Path, queries: list[str]) -> dict:
     return out
 
 
-def bench_size(n: int, work: Path, repeat: int, serve: bool, search: bool, build: bool = True) -> dict:
-    print(f"\n== {n} attempts", flush=True)
-    camp = work / f"n{n}"
+def bench_size(n: int, work: Path, repeat: int, serve: bool, search: bool, build: bool = True,
+               generator: str = "campaign") -> dict:
+    print(f"\n== {n} attempts ({generator})", flush=True)
+    camp = work / (f"n{n}" if generator == "campaign" else f"{generator}-n{n}")
     records = camp / "records"
     if not records.exists():
         t0 = time.perf_counter()
-        counts = generate(records, n, seed=13)
+        counts = GENERATORS[generator](records, n, seed=13)
         print(f"    generated {counts} in {time.perf_counter() - t0:.1f} s", flush=True)
     res: dict = {"n": n, "bytes": sum(f.stat().st_size for f in records.rglob("*.yaml"))}
     timed("read bytes", [PY, "-c", READ_ALL, str(records)], repeat, res)
@@ -249,7 +256,7 @@ def bench_size(n: int, work: Path, repeat: int, serve: bool, search: bool, build
     failed = next(p.stem for p in sorted((records / "attempts").iterdir()) if "outcome: failed" in p.read_text())
     timed("roots", [*KB, "--records", str(records), "roots", "-n", "5"], repeat, res, cwd=camp)
     timed("why", [*KB, "--records", str(records), "why", failed], repeat, res, cwd=camp)
-    timed("unblocks", [*KB, "--records", str(records), "unblocks", "cuda=13.0", "--from", "gen-stack-0000"],
+    timed("unblocks", [*KB, "--records", str(records), "unblocks", *_unblocks_args(records)],
           repeat, res, cwd=camp)
     after_edit(records, camp, failed, repeat, res)
     if not build:
@@ -293,6 +300,14 @@ def _editor(records: Path) -> tuple[Path, bytes, Callable[[], None]]:
     return target, original, edit
 
 
+def _unblocks_args(records: Path) -> list[str]:
+    """``kb unblocks``'s question: CUDA 13 from the first stack, for the first campaign when there
+    are several (campaigns on several platforms leave the platform open otherwise)."""
+    first_stack = sorted(f.stem for f in (records / "stacks").glob("*.yaml"))[0]
+    camps = sorted(f.stem for f in (records / "campaigns").glob("*.yaml"))
+    return ["cuda=13.0", "--from", first_stack, *(["--campaign", camps[0]] if len(camps) > 1 else [])]
+
+
 def after_edit(records: Path, camp: Path, failed: str, repeat: int, res: dict) -> None:
     """Time ``kb check`` and each query as the first command after one attempt's title was
     edited (the records cache holds every other file; the check's kept report and the kept
@@ -304,7 +319,7 @@ def after_edit(records: Path, camp: Path, failed: str, repeat: int, res: dict) -
         timed("check after edit", [*base, "check"], repeat, res, cwd=camp, before=edit)
         timed("roots after edit", [*base, "roots", "-n", "5"], repeat, res, cwd=camp, before=edit)
         timed("why after edit", [*base, "why", failed], repeat, res, cwd=camp, before=edit)
-        timed("unblocks after edit", [*base, "unblocks", "cuda=13.0", "--from", "gen-stack-0000"], repeat, res,
+        timed("unblocks after edit", [*base, "unblocks", *_unblocks_args(records)], repeat, res,
               cwd=camp, before=edit)
     finally:
         target.write_bytes(original)
@@ -374,6 +389,7 @@ def main(argv: list[str] | None = None) -> list[dict]:
     ap.add_argument("--clock", choices=["cpu", "wall"], default="cpu", help="the median the table uses")
     ap.add_argument("--json", default=None, help="write the results here")
     ap.add_argument("--work", default=None, help="keep campaigns and sites here (default: a temporary folder)")
+    ap.add_argument("--generator", choices=sorted(GENERATORS), default="campaign", help="which synthetic records")
     args = ap.parse_args(argv)
     sizes = [int(x) for x in args.sizes.split(",")]
     tmp = None if args.work else tempfile.TemporaryDirectory(prefix="kb-bench-")
@@ -385,7 +401,8 @@ def main(argv: list[str] | None = None) -> list[dict]:
         CLOCK[0] = args.clock
         serve_sizes = {int(x) for x in args.serve_sizes.split(",") if x}
         results = [bench_size(n, work, 1 if n > args.once_above else args.repeat, args.serve or n in serve_sizes,
-                              args.search == n, build=args.build_max is None or n <= args.build_max)
+                              args.search == n, build=args.build_max is None or n <= args.build_max,
+                              generator=args.generator)
                    for n in sizes]
         print(f"\nload average {os.getloadavg()[0]:.1f} at the end\n")
         print(f"(medians of {args.clock} seconds per process; peak RSS per process)\n")

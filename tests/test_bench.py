@@ -49,3 +49,27 @@ def test_the_benchmark_runs_end_to_end_at_a_tiny_size(tmp_path, capsys):
     fresh = tmp_path / "fresh"
     generate(fresh, 30, seed=13)
     assert all((records / p.relative_to(fresh)).read_bytes() == p.read_bytes() for p in fresh.rglob("*.yaml"))
+
+
+def test_the_fleet_generator_is_seeded_valid_and_many_campaigns(tmp_path):
+    from gen_fleet import generate_fleet
+
+    a, b = tmp_path / "a", tmp_path / "b"
+    counts = generate_fleet(a, 200, seed=3)
+    generate_fleet(b, 200, seed=3)
+    assert counts == {"attempts": 200, "blockers": 10, "decisions": 5, "stacks": 200, "campaigns": 40, "platforms": 8}
+    files = sorted(p.relative_to(a) for p in a.rglob("*.yaml"))
+    assert files == sorted(p.relative_to(b) for p in b.rglob("*.yaml"))
+    assert all((a / f).read_bytes() == (b / f).read_bytes() for f in files)
+    loaded = load(a)
+    assert loaded.problems == []
+    from kb.models import Campaign
+
+    assert len({c.platform for c in loaded.graph.of_kind(Campaign)}) == 8
+
+
+def test_the_benchmark_runs_on_the_fleet_generator(tmp_path):
+    (r,) = bench_scale.main(["--sizes", "40", "--repeat", "1", "--work", str(tmp_path), "--generator", "fleet",
+                             "--build-max", "0"])
+    assert r["check warm"]["s"] > 0 and r["roots"]["s"] > 0
+    assert (tmp_path / "fleet-n40" / "records" / "campaigns").is_dir()

@@ -142,7 +142,17 @@ def _credits(kg: KnowledgeGraph, camp: Campaign) -> list[NextStep]:
         if d.status != "accepted" or d.campaign not in (camp.id, None):
             continue
         credit = decision_credit(kg, d)
-        if credit is None or not credit.confounded or credit.verified or not credit.credited:
+        if credit is None or not credit.confounded or credit.verified:
+            continue
+        if not credit.credited:  # resolved because a bound of applies_when no longer holds, not by a fix
+            if not d.resolves:
+                continue
+            changed = ", ".join(c["component"] for c in credit.changed)
+            reason = (f"it resolves {', '.join(d.resolves)}, which {'no longer apply' if len(d.resolves) > 1 else 'no longer applies'} "
+                      f"after the change ({credit.before} → {credit.after}), while {changed} all changed: re-run one "
+                      "blocked attempt with one of them changed at a time to tell which did the work")
+            out.append(NextStep("verify-credit", camp.id, d.id, f"Verify the credit of {d.id}", reason,
+                                {"unblocks": len(_blocked_by_any(kg, camp, set(d.resolves)))}))
             continue
         parts = sorted({comp for c in credit.credited for comp in c["components"]})
         fixes = ", ".join(sorted({f"{c['blocker']} ({c['fix']})" for c in credit.credited}))
