@@ -2,7 +2,8 @@
 
 * :mod:`~kb.queries.resolution` — what a blocker is under a stack (resolved, only disabled, not
   applicable, standing); attempts' flags; a campaign's current stack.
-* :mod:`~kb.queries.fixes` — how a blocker is fixed, in words (:func:`describe_fix`, the one place).
+* :mod:`~kb.queries.fixes` — one fix in words and as data; :mod:`~kb.queries.fixtext` — how a
+  blocker is fixed, in words (:func:`describe_fix`, the one place), with the credit's hedge.
 * :mod:`~kb.queries.roots` — root causes ranked by the attempts they blocked over the history
   (catalog links by signature, disputes), with what still stands now.
 * :mod:`~kb.queries.nextsteps` — what to try next (``kb next``): retries, credits to verify,
@@ -31,7 +32,8 @@ from kb.queries.credit import (
     retries_of,
 )
 from kb.queries.findings import Finding, findings, findings_of
-from kb.queries.fixes import describe_fix, fix_phrase, requirement_text
+from kb.queries.fixes import fix_phrase, requirement_text
+from kb.queries.fixtext import describe_fix
 from kb.queries.index import citing_decisions, resolving_decisions
 from kb.queries.nextsteps import NextStep, next_steps
 from kb.queries.resolution import (

@@ -1,13 +1,10 @@
-"""How a blocker is fixed, in words: the one place that phrases a fix, used by ``kb roots``,
-``kb why``, ``kb unblocks``, ``kb log`` and the site.
+"""One fix in words and as data: :func:`fix_phrase` (its kind and provenance), :func:`fix_json`,
+a blocker's own fixes (:func:`own_fixes_text`). How a blocker is fixed over the graph, through its
+causes and with the credit's hedge, is :func:`kb.queries.fixtext.describe_fix`.
 
 >>> from kb.models import Blocker
->>> describe_fix(Blocker(id="b", title="t", fixed_by=[{"cuda": ">=13.0"}]))
+>>> own_fixes_text(Blocker(id="b", title="t", fixed_by=[{"cuda": ">=13.0"}]))
 'fixed by cuda>=13.0'
->>> describe_fix(Blocker(id="b", title="t", workaround="leave it off"))
-'no known fix (workaround: leave it off)'
->>> describe_fix(Blocker(id="b", title="t", fixed_by=[{"kind": "hardware_gap", "advice": "switch backend to NCCL"}]))
-'no upgrade fixes it: a hardware gap; switch backend to NCCL'
 """
 
 from __future__ import annotations
@@ -82,7 +79,7 @@ def fix_phrase(fix: Fix, notes: bool = True) -> str:
     return text
 
 
-def _own(blocker: Blocker) -> str | None:
+def own_fixes_text(blocker: Blocker) -> str | None:
     """The blocker's own fixes in words, or ``None`` when it has no live version fix, no
     workaround fix and no hardware-gap entry."""
     enables = [f for f in blocker.fixed_by if f.kind == "enables" and not f.reverted and f.requires]
@@ -100,54 +97,3 @@ def has_own_fix(blocker: Blocker) -> bool:
     """Whether ``blocker`` has a version fix of its own that is not reverted (``enables`` or
     ``disables``); without one, it is resolved when all its causes are."""
     return any(f.is_version_fix for f in blocker.fixed_by)
-
-
-def describe_fix(blocker: Blocker, kg: Any = None, _seen: tuple[str, ...] = ()) -> str:
-    """How ``blocker`` is fixed, in words (the one function that says it; see the module doctest).
-
-    Its own fixes first (``fixed by cuda>=13.0``, disabling fixes, workarounds, build options,
-    hardware gaps), each with its kind and provenance. A blocker with no version fix of its own
-    is fixed through its causes, followed through ``kg`` (a :class:`kb.graph.KnowledgeGraph`)
-    when given: ``no fix of its own; its cause arch-table has no known fix (workaround: ...)``.
-    Without any: ``no known fix`` (``no fix coming`` for a ``wontfix`` blocker) and the
-    ``workaround`` text if there is one. With a graph, computed once per blocker of it.
-    """
-    if kg is not None and not _seen and hasattr(kg, "memo") and kg.get(blocker.id) is blocker:
-        return kg.memo(("describe_fix", blocker.id), lambda: _describe(blocker, kg, ()))
-    return _describe(blocker, kg, _seen)
-
-
-def _describe(blocker: Blocker, kg: Any, _seen: tuple[str, ...]) -> str:
-    own = _own(blocker)
-    if has_own_fix(blocker) or not blocker.caused_by:
-        if own:
-            tail = f"; workaround: {blocker.workaround}" if blocker.workaround and not has_own_fix(blocker) else ""
-            return own + tail
-        none = "no fix coming (upstream will not fix it)" if blocker.status == "wontfix" else "no known fix"
-        return none + (f" (workaround: {blocker.workaround})" if blocker.workaround else "")
-    causes = []
-    for cid in blocker.caused_by:
-        rec = kg.get(cid) if kg is not None and cid not in _seen else None
-        if isinstance(rec, Blocker):
-            causes.append((cid, _cause_clause(rec, kg, _seen + (blocker.id,))))
-        else:
-            causes.append((cid, ""))
-    head = "no fix of its own"
-    if own:
-        head += f" ({own})"
-    if len(causes) == 1:
-        cid, clause = causes[0]
-        return f"{head}; its cause {cid}" + (f" {clause}" if clause else "")
-    listed = "; ".join(f"{cid} {clause}".rstrip() for cid, clause in causes)
-    return f"{head}; fixed when all its causes are: {listed}"
-
-
-def _cause_clause(cause: Blocker, kg: Any, seen: tuple[str, ...]) -> str:
-    text = describe_fix(cause, kg, seen)
-    if text.startswith("fixed by "):
-        return "is " + text
-    if text.startswith("no known fix"):
-        return "has " + text
-    if text.startswith("no fix of its own"):
-        return "has " + text
-    return f"has: {text}"

@@ -17,7 +17,8 @@ from typing import Any
 
 from kb.graph import KnowledgeGraph
 from kb.models import Attempt, Blocker, Campaign
-from kb.queries.fixes import describe_fix, fix_json, requirement_text
+from kb.queries.fixes import fix_json, requirement_text
+from kb.queries.fixtext import describe_fix
 from kb.queries.resolution import current_stack, now_statuses
 
 SUCCESS = ("improved", "baseline")
@@ -41,7 +42,7 @@ class RootCause:
     now; ``now``: the root's state under each campaign's current stack (``{campaign: "stands"}``);
     ``drafts``: the historical count of attempts still in draft (imported, not reviewed), apart;
     ``blockers``: the blockers it causes, transitively (sorted); ``fix``:
-    :func:`kb.queries.fixes.describe_fix` of it; ``fixes``: the version fixes of it and of the
+    :func:`kb.queries.fixtext.describe_fix` of it; ``fixes``: the version fixes of it and of the
     catalog blockers that linked its attempts (``{"blocker", "kind", "requires"}``); ``source``:
     ``"campaign"`` or ``"catalog NAME"``; ``also_recorded_as``: campaign roots shown as this row
     (every attempt of theirs reaches it); ``disputes``: ``{"record", "title", "source", "claim"}``

@@ -200,7 +200,7 @@ class Match:
     :func:`specific_matches` would link it without asking), ``same_as``: for a catalog blocker that is
     not specific only because a campaign blocker has the same signature, that blocker (the
     catalog's record of the same failure); else ``None`` (a possible match when not specific); its
-    ``fix`` in words (:func:`kb.queries.fixes.describe_fix`) and the ``attempts`` that hit it before
+    ``fix`` in words (:func:`kb.queries.fixtext.describe_fix`) and the ``attempts`` that hit it before
     (those naming it in ``blocked_by`` or whose error matches one of those signatures, newest first)."""
 
     blocker: str
@@ -233,7 +233,7 @@ def match_error(kg: KnowledgeGraph, error_text: str) -> MatchResult:
     """Which blockers of the campaign and of the catalogs in use ``error_text`` matches by signature
     (:func:`match_signatures`), which earlier attempts hit each, and which printed the same headline:
     ``kb match``, read-only. Raises nothing for any text (an empty one matches nothing)."""
-    from kb.queries.fixes import describe_fix
+    from kb.queries.fixtext import describe_fix
 
     headline = error_headline(error_text)
     linked = set(specific_matches(kg, error_text))

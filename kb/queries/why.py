@@ -11,14 +11,15 @@ from kb.errors import QueryError
 from kb.graph import KnowledgeGraph
 from kb.models import Attempt, Blocker
 from kb.queries.credit import attempt_credit, credit_sentence, retried
-from kb.queries.fixes import describe_fix, fix_json
+from kb.queries.fixes import fix_json
+from kb.queries.fixtext import describe_fix
 from kb.queries.signatures import match_signatures
 
 
 @dataclass
 class ChainLink:
     """One blocker on a chain from an attempt to a root cause; ``fix`` is
-    :func:`kb.queries.fixes.describe_fix` of it, ``fixed_by`` its fixes as written."""
+    :func:`kb.queries.fixtext.describe_fix` of it, ``fixed_by`` its fixes as written."""
 
     id: str
     title: str

@@ -391,9 +391,9 @@ class BlockerMatch:
 
 
 def describe_fix(blocker: Blocker, kg: KnowledgeGraph | None = None) -> str:
-    """How ``blocker`` is fixed, in words: :func:`kb.queries.fixes.describe_fix` (the one place
+    """How ``blocker`` is fixed, in words: :func:`kb.queries.fixtext.describe_fix` (the one place
     that says it), kept here under its old name for callers of the logbook."""
-    from kb.queries.fixes import describe_fix as words
+    from kb.queries.fixtext import describe_fix as words
 
     return words(blocker, kg)
 
