@@ -89,3 +89,14 @@ def test_a_failure_naming_a_blocker_its_stack_resolves_by_a_fix(check):
         "records/attempts/2026-03-01-run.yaml:9: blocked_by.0: warning: blocked_by names gate, which stack s resolves "
         "(flashinfer>=0.6.17): either the attempt ran on another stack, or gate's fixed_by or applies_when is wrong"]
     assert check(tree("0.6.4", FAILED, gate)).stdout == ""
+
+
+def test_a_failure_naming_a_blocker_whose_component_the_stack_leaves_out(check):
+    """The stack does not record the blocker's component (NCCL ships inside torch's wheels): what to
+    complete is the stack record, and the warning says so."""
+    nccl = {"title": "NCCL P2P disabled, slow allreduce", "component": "nccl", "status": "open"}
+    r = check(tree("0.6.4", FAILED, nccl))
+    assert r.stdout.splitlines() == [
+        "records/attempts/2026-03-01-run.yaml:9: blocked_by.0: warning: blocked_by names gate, which lives in nccl, "
+        "but stack s records no nccl: add nccl's version to the stack (a component may ship inside another: "
+        "torch's wheels bundle NCCL and Triton), or remove gate's component if it does not live there"]

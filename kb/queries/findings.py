@@ -261,10 +261,16 @@ def _stack_findings(kg: KnowledgeGraph, cache: StatusCache, a: Attempt) -> list[
                 continue
             st = statuses[bid]
             if st.state in ("resolved", "not_applicable"):
-                how = f"{where} resolves ({st.by})" if st.state == "resolved" else f"does not apply on {where} ({st.reason})"
-                out.append(Finding(a.id, ("blocked_by", i), "blocked-where-fixed",
-                                   f"blocked_by names {bid}, which {how}: either the attempt ran "
-                                   f"on another stack, or {bid}'s fixed_by or applies_when is wrong", about=bid))
+                missing = b.component if b.component and st.reason == f"the stack has no {b.component}" else None
+                if missing:  # the stack leaves the blocker's component out: the stack record is what to complete
+                    text = (f"blocked_by names {bid}, which lives in {missing}, but {where} records no {missing}: "
+                            f"add {missing}'s version to the stack (a component may ship inside another: torch's "
+                            f"wheels bundle NCCL and Triton), or remove {bid}'s component if it does not live there")
+                else:
+                    how = f"{where} resolves ({st.by})" if st.state == "resolved" else f"does not apply on {where} ({st.reason})"
+                    text = (f"blocked_by names {bid}, which {how}: either the attempt ran on another stack, or "
+                            f"{bid}'s fixed_by or applies_when is wrong")
+                out.append(Finding(a.id, ("blocked_by", i), "blocked-where-fixed", text, about=bid))
     elif a.outcome.value in SUCCESS and a.error:
         for bid in match_signatures(kg, a.error):
             b = kg.get(bid)
