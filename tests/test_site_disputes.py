@@ -50,3 +50,14 @@ def test_the_blind_campaign_shows_its_dispute_on_the_root_page(tmp_path, write_t
     art = article(site, f"blockers/{ROOT_CUDA}/index.html")
     boxes = [d.get_text(" ", strip=True) for d in art.select("div.admonition.warning") if "Disputed" in d.get_text()]
     assert any(f"({TOOLCHAIN})" in b and "still stands on" in b for b in boxes), boxes
+
+
+def test_the_home_dashboard_names_the_dispute_beside_its_root(live):
+    art = article(live, "index.html")
+    table = art.find(id="top-root-causes").find_next("table")
+    head = [th.get_text(strip=True) for th in table.find("thead").find_all("th")]
+    assert head == ["Root cause", "Attempts blocked", "Disputed"]
+    rows = {tr.find_all("td")[0].get_text(" ", strip=True): tr.find_all("td")[-1].get_text(" ", strip=True)
+            for tr in table.find("tbody").find_all("tr")}
+    assert rows["SM120 not supported by the CUDA 12.8 software stack"] == (
+        "An architecture allow-list or capability-keyed table leaves out 12.x (catalog blackwell) still stands on cuda-13.0")

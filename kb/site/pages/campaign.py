@@ -24,6 +24,7 @@ from kb.site.pages.context import (
 )
 from kb.site.pages.reverse import newest_first
 from kb.site.pages.timeline import timeline_page
+from kb.site.text import inline
 
 MAX_CHART_POINTS = 300
 """Above this many marks a campaign's chart shows, per period (at most :data:`CHART_PERIODS`), the
@@ -90,7 +91,10 @@ def _campaign_dashboard(c: Ctx, src: str, camp: Campaign) -> dict[str, Any]:
         nd = len([x for x in r.drafts if x in ids])
         now = len([x for x in r.current if x in ids])
         if n or nd:
-            top_roots.append({"link": c.link(src, kg.get(r.id)), "count": f"{with_drafts(n, nd)} in all; {now} now"})
+            disputed = "; ".join(f"{d['title']} ({d['source']}) {'says ' + d['claim'].replace('fixed_by', 'fixed by') if d['claim'].startswith('fixed_by') else 'still ' + d['claim']}"
+                                 for d in r.disputes)
+            top_roots.append({"link": c.link(src, kg.get(r.id)), "count": f"{with_drafts(n, nd)} in all; {now} now",
+                              "disputed": inline(disputed) if disputed else ""})
     decisions = sorted(c.rev.decisions_of.get(camp.id, []) + c.rev.decisions_of.get(None, []),
                        key=lambda d: (d.date, d.id), reverse=True)[:5]
     higher = camp.metric.direction.value == "higher"
