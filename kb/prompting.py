@@ -64,13 +64,14 @@ def _reask_items(ask: Asker, items: list[str], flag: str, label: str, parse: Cal
 def fill_attempt_draft(kg: KnowledgeGraph, draft: logbook.AttemptDraft, ask: Asker) -> None:
     """Ask for what ``draft`` lacks or holds wrong, in place: references that name no record,
     an unreadable date, the title, campaign (not asked when there is only one: said instead),
-    approach, outcome, stack and platform, malformed components, env and metrics, unknown
-    blockers, the headline metric, and the error text of a failed attempt."""
+    approach, outcome, stack and platform, the run's flags (when neither flags nor a command were
+    given), malformed components, env and metrics, unknown blockers, the headline metric, and the
+    error text of a failed attempt."""
 
     def report(flag: str, exc: Exception) -> None:
         ask.say(f"kb log: {flag}: {exc}")
 
-    for key in ("campaign", "platform", "stack", "baseline"):
+    for key in ("campaign", "platform", "stack", "baseline", "retry_of"):
         value = getattr(draft, key)
         if value:
             try:
@@ -112,6 +113,10 @@ def fill_attempt_draft(kg: KnowledgeGraph, draft: logbook.AttemptDraft, ask: Ask
         plats = [p.id for p in kg.of_kind(Platform)]
         if plats:
             draft.platform = ask.choice("platform", plats, optional=True)
+    if not draft.flags and not draft.command:
+        answer = ask.text("flags of the run (e.g. --tp 8 --enable-x; empty if none)", optional=True)
+        if answer:
+            draft.flags = [answer]
     units = logbook.headline_units(kg, draft.campaign)
     draft.components = _reask_items(ask, draft.components, "--component", "component (NAME=VERSION)",
                                     logbook.parse_component)
@@ -147,9 +152,31 @@ def fill_attempt_draft(kg: KnowledgeGraph, draft: logbook.AttemptDraft, ask: Ask
 
 def confirm_matches(kg: KnowledgeGraph, draft: logbook.AttemptDraft, ask: Asker) -> None:
     """Offer to link, one by one, the known blockers whose signatures match the draft's error
-    text (``--error`` or ``--error-file``) and that ``blocked_by`` does not name yet."""
+    text (``--error`` or ``--error-file``) and that ``blocked_by`` does not name yet; then ask
+    which earlier attempt it re-runs (:func:`offer_retry_of`)."""
     error_text = draft.error if draft.error is not None else (
         logbook.read_error_file(draft.error_file) if draft.error_file else None)
+    matched = []
     for m in logbook.match_blockers(kg, error_text, draft.blocked_by):
+        matched.append(m.id)
         if not m.linked and ask.confirm(f"{m.describe()}. Link it into blocked_by?", default=True):
             draft.blocked_by.append(m.id)
+    offer_retry_of(kg, draft, ask, set(draft.blocked_by) | set(matched))
+
+
+def offer_retry_of(kg: KnowledgeGraph, draft: logbook.AttemptDraft, ask: Asker, blockers: set[str]) -> None:
+    """When ``draft`` names no ``retry_of`` and earlier attempts of its campaign that did not
+    succeed met one of ``blockers`` (its own and those its error matches), ask which of them it
+    re-runs (newest first, the newest the default; ``-`` for none): a retry says so, and queries
+    credit the stack change with it (:func:`kb.queries.credit.is_retry`)."""
+    if draft.retry_of or not blockers:
+        return
+    campaign = draft.campaign or logbook.default_campaign(kg)
+    earlier = sorted((a for a in kg.of_kind(Attempt)
+                      if (campaign is None or a.campaign == campaign) and a.outcome.value not in ("improved", "baseline")
+                      and set(a.blocked_by) & blockers), key=lambda a: (a.date, a.id), reverse=True)
+    if not earlier:
+        return
+    ask.say(f"kb log: earlier attempts met {', '.join(sorted(blockers))}: " + ", ".join(a.id for a in earlier[:5]))
+    draft.retry_of = ask.choice("retry of (the earlier attempt this re-runs; - for none)", [a.id for a in earlier],
+                                optional=True, default=earlier[0].id)

@@ -81,6 +81,8 @@ def _not_linked(match: Any, link_matches: bool) -> str:
 @click.option("-m", "--metric", "metrics", multiple=True, metavar="NAME=VALUE[UNIT]",
               help="A measurement, e.g. output_throughput=54.1tok/s or verify_time=30ms (repeatable).")
 @click.option("--baseline", help="The attempt this one compares to.")
+@click.option("--retry-of", "retry_of", help="The earlier attempt this one re-runs (asked on a terminal when the error "
+                                             "matches a blocker an earlier attempt met).")
 @click.option("-e", "--error", help="The error text.")
 @click.option("--error-file", type=click.Path(dir_okay=False), help="A file holding the error text (a log).")
 @click.option("-b", "--blocked-by", "blocked_by", multiple=True, metavar="BLOCKER", help="A blocker id (repeatable).")
@@ -98,7 +100,7 @@ def _not_linked(match: Any, link_matches: bool) -> str:
 def log(env: Env, title: str | None, approach: str | None, outcome: str | None, campaign: str | None,
         date: str | None, hypothesis: str | None, platform: str | None, stack: str | None,
         components: tuple[str, ...], capture: bool, flags: tuple[str, ...], env_vars: tuple[str, ...],
-        command: str | None, metrics: tuple[str, ...], baseline: str | None, error: str | None,
+        command: str | None, metrics: tuple[str, ...], baseline: str | None, retry_of: str | None, error: str | None,
         error_file: str | None, blocked_by: tuple[str, ...], link_matches: bool, notes: str | None,
         tags: tuple[str, ...], is_draft: bool, interactive: bool | None, dry_run: bool, as_json: bool) -> None:
     """Record a new attempt under records/attempts/ (prints its path; the id on stderr).
@@ -128,7 +130,7 @@ def log(env: Env, title: str | None, approach: str | None, outcome: str | None, 
     draft = logbook.AttemptDraft(
         title=title, approach=approach, outcome=outcome, campaign=campaign, date=date, hypothesis=hypothesis,
         platform=platform, stack=stack, components=list(components), flags=list(flags), env=list(env_vars),
-        command=command, metrics=list(metrics), baseline=baseline, error=error, error_file=error_file,
+        command=command, metrics=list(metrics), baseline=baseline, retry_of=retry_of, error=error, error_file=error_file,
         blocked_by=list(blocked_by), notes=notes, tags=list(tags), status="draft" if is_draft else "reviewed")
     if capture:
         from kb import capture as capture_mod

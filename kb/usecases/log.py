@@ -63,6 +63,7 @@ REFERENCE_FIELDS: dict[str, tuple[type[Record], str]] = {
     "platform": (Platform, "--platform"),
     "stack": (Stack, "--stack"),
     "baseline": (Attempt, "--baseline"),
+    "retry_of": (Attempt, "--retry-of"),
     "blocked_by": (Blocker, "--blocked-by"),
 }
 """Attempt field → (kind it must name, the ``kb log`` flag that sets it)."""
@@ -190,6 +191,7 @@ class AttemptDraft:
     command: str | None = None
     metrics: list[str] = field(default_factory=list)
     baseline: str | None = None
+    retry_of: str | None = None
     error: str | None = None
     error_file: str | Path | None = None
     blocked_by: list[str] = field(default_factory=list)
@@ -276,7 +278,8 @@ def build_attempt(kg: KnowledgeGraph, draft: AttemptDraft, *, today: dt.date | N
         problem("--campaign", "missing; give --campaign ID" + (
             f" (one of: {', '.join(ids)})" if ids
             else " (no campaign yet: start one with 'kb new campaign TITLE --model M --platform ID')"))
-    refs = {"campaign": campaign, "platform": draft.platform, "stack": draft.stack, "baseline": draft.baseline}
+    refs = {"campaign": campaign, "platform": draft.platform, "stack": draft.stack, "baseline": draft.baseline,
+            "retry_of": draft.retry_of}
     for key, value in refs.items():
         if not value:
             continue
