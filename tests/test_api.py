@@ -185,3 +185,10 @@ def test_record_run_records_a_failure_and_lets_the_exception_go_on(tmp_path):
     attempt = run.result.attempt
     assert attempt.outcome.value == "failed" and attempt.error == "KeyError: 12"
     assert kb.record_run.__doc__ and kb.Run.__doc__
+
+
+def test_ask_answers_next_and_match_as_their_json():
+    answers = ask(CAMPAIGN_RECORDS, ["next"], ["match", "KeyError: 12"], ["match", "--file", "nowhere.log"])
+    assert [a["exit"] for a in answers] == [0, 0, 2]
+    assert answers[0]["result"] == cli_json(CAMPAIGN_RECORDS, "next")
+    assert answers[1]["result"] == cli_json(CAMPAIGN_RECORDS, "match", "KeyError: 12")

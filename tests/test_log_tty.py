@@ -62,6 +62,8 @@ def test_kb_log_prompts_on_a_terminal_and_asks_again(campaign_copy, tmp_path):
         term.send("regressed")
         term.expect("stack (cuda-12.8, cuda-13.0, -) [cuda-13.0]:")
         term.send("cuda-12.8")
+        term.expect("flags of the run (e.g. --tp 8 --enable-x; empty if none):")
+        term.send("--tp 8 NCCL_ALGO=Tree")
         term.expect("output_throughput in tok/s (empty to skip):")
         term.send("41.2")
         screen = term.expect("logged attempt 2026-")
@@ -72,4 +74,5 @@ def test_kb_log_prompts_on_a_terminal_and_asks_again(campaign_copy, tmp_path):
     record = yaml.safe_load(path.read_text(encoding="utf-8"))
     assert (record["title"], record["outcome"], record["stack"]) == ("NCCL Tree retry", "regressed", "cuda-12.8")
     assert record["metrics"] == {"output_throughput": "41.2 tok/s"}
+    assert record["config"]["flags"] == ["--tp 8 NCCL_ALGO=Tree"]
     assert record["campaign"] == "kimi-k25-eagle3-blackwell"

@@ -276,8 +276,9 @@ def test_prompts_for_what_is_missing_asks_again_on_bad_answers_and_confirms_matc
         "failed",
         "cu999",               # stack: not a choice, asked again
         "cu130",
+        "--enable-flashinfer-allreduce-fusion",  # the run's flags
         "RuntimeError: No supported CUDA architectures found for major versions [9, 10]",  # error text
-        "y",                   # link the match
+        "y",                   # link the match (no earlier attempt met it: no "retry of" question)
     ]) + "\n"
     r = invoke(root, "log", "--interactive", "--date", "2026-03-01", input=answers)
     assert r.exit_code == 0, r.output
@@ -287,11 +288,13 @@ def test_prompts_for_what_is_missing_asks_again_on_bad_answers_and_confirms_matc
     rec = read(r.stdout.strip())
     assert (rec["title"], rec["campaign"], rec["approach"], rec["outcome"], rec["stack"], rec["blocked_by"]) == (
         "Retry fusion on 13", "blackwell", "fuse again", "failed", "cu130", [GATE])
+    assert rec["config"]["flags"] == ["--enable-flashinfer-allreduce-fusion"]
+    assert "retry of" not in r.output and "retry_of" not in rec
 
 
 def test_a_failed_attempt_without_error_says_why_a_blocker_is_asked_and_empty_stops(root):
     before = attempts(root)
-    answers = "\n".join(["cu128", "", ""]) + "\n"  # stack; no error text; no blocker
+    answers = "\n".join(["cu128", "", "", ""]) + "\n"  # stack; no flags; no error text; no blocker
     r = invoke(root, *BASE, "--interactive", "-c", "blackwell", "-o", "failed", input=answers)
     assert r.exit_code == 2, r.output  # before, an empty answer was asked again, forever
     assert "kb log: a failed attempt needs its error text or the blocker that stopped it: give a blocker id (" in r.output

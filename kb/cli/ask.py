@@ -231,7 +231,7 @@ def graph(env: Env, fmt: str, as_json: bool) -> None:
         click.echo(export.to_mermaid(kg))
 
 
-_ASKED = ("check", "roots", "why", "unblocks", "diff")
+_ASKED = ("check", "roots", "why", "unblocks", "diff", "next", "match")
 """The read-only commands ``kb ask --stdin`` answers."""
 
 
@@ -242,7 +242,8 @@ _ASKED = ("check", "roots", "why", "unblocks", "diff")
 def ask(env: Env, from_stdin: bool) -> None:
     """Answer many questions with the records loaded once: one question a line on standard input,
     the argv of a read-only command as a JSON list (``["roots", "-n", "3"]``, ``["why", "ID"]``,
-    ``["unblocks", "cuda=13.0", "--from", "S"]``, ``["diff", "A", "B"]``, ``["check"]``); one
+    ``["unblocks", "cuda=13.0", "--from", "S"]``, ``["diff", "A", "B"]``, ``["next"]``,
+    ``["match", "ERROR TEXT"]``, ``["check"]``); one
     JSON object a line out: ``{"exit": N, "result": ..., "problems": [...]}``, ``result`` being what
     the command's ``--json`` prints. An error answers that line and the next is read; records
     changed meanwhile are loaded again before the next answer (:meth:`kb.api.Knowledge.refresh`).
@@ -308,6 +309,16 @@ def _answer_of(knowledge, argv: list[str]):
                             now_first=params["now_first"]).to_dict()
     if name == "why":
         return knowledge.why(params["attempt"]).to_dict()
+    if name == "next":
+        from kb.queries import next_steps
+
+        return [x.to_dict() for x in next_steps(knowledge.graph, params["campaign"])[:params["limit"]]]
+    if name == "match":
+        if not params.get("text") or params.get("path"):
+            raise click.UsageError("match takes the error text as its argument here (no --file, no standard input)")
+        from kb.queries import match_error
+
+        return match_error(knowledge.graph, params["text"]).to_dict()
     if name == "unblocks":
         return knowledge.unblocks(list(params["change"]), to_stack=params["to_stack"], from_stack=params["from_stack"],
                                   campaign=params["campaign"]).to_dict()
