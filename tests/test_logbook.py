@@ -278,7 +278,8 @@ def test_prompts_for_what_is_missing_asks_again_on_bad_answers_and_confirms_matc
         "cu130",
         "--enable-flashinfer-allreduce-fusion",  # the run's flags
         "RuntimeError: No supported CUDA architectures found for major versions [9, 10]",  # error text
-        "y",                   # link the match (no earlier attempt met it: no "retry of" question)
+        "y",                   # link the match
+        "-",                   # retry of: an earlier attempt met the gate; '-' says none
     ]) + "\n"
     r = invoke(root, "log", "--interactive", "--date", "2026-03-01", input=answers)
     assert r.exit_code == 0, r.output
@@ -289,7 +290,7 @@ def test_prompts_for_what_is_missing_asks_again_on_bad_answers_and_confirms_matc
     assert (rec["title"], rec["campaign"], rec["approach"], rec["outcome"], rec["stack"], rec["blocked_by"]) == (
         "Retry fusion on 13", "blackwell", "fuse again", "failed", "cu130", [GATE])
     assert rec["config"]["flags"] == ["--enable-flashinfer-allreduce-fusion"]
-    assert "retry of" not in r.output and "retry_of" not in rec
+    assert "retry of (the earlier attempt this re-runs; - for none)" in r.output and "retry_of" not in rec
 
 
 def test_a_failed_attempt_without_error_says_why_a_blocker_is_asked_and_empty_stops(root):
