@@ -61,3 +61,10 @@ def test_the_home_dashboard_names_the_dispute_beside_its_root(live):
             for tr in table.find("tbody").find_all("tr")}
     assert rows["SM120 not supported by the CUDA 12.8 software stack"] == (
         "An architecture allow-list or capability-keyed table leaves out 12.x (catalog blackwell) still stands on cuda-13.0")
+
+
+def test_each_relative_figure_names_what_it_is_relative_to(live):
+    home = article(live, "index.html").get_text(" ", strip=True)
+    assert "best 96.1 tok/s (+17.2 % vs the campaign baseline" in home
+    run = article(live, "attempts/2026-02-27-eagle3-cuda13/index.html").get_text(" ", strip=True)
+    assert "+7.4 % vs 89.5 tok/s" in run  # against the attempt it names as its baseline, linked beside it
