@@ -79,6 +79,19 @@ def campaign_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 
 @pytest.fixture(scope="module")
+def live_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The site ``kb build`` makes from the repository's own records/ (with the catalogs the
+    campaign uses), served locally: what a user of this repository reads."""
+    from kb.site.build import build_site
+
+    site = build_site(ROOT / "records", config_file=str(ROOT / "mkdocs.yml"),
+                      site_dir=str(tmp_path_factory.mktemp("live-site") / "site"), strict=True)
+    server = Server(site)
+    yield server.url
+    server.close()
+
+
+@pytest.fixture(scope="module")
 def untrusted_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """The site built from :data:`test_site.UNTRUSTED_RECORDS`, served locally."""
     tmp = tmp_path_factory.mktemp("untrusted")
@@ -214,6 +227,20 @@ def test_search_finds_records_by_what_people_search_for(page: Any, campaign_url:
     assert first in hrefs[0], hrefs
     for want in also:
         assert any(want in h for h in hrefs), (want, hrefs)
+
+
+@pytest.mark.parametrize(("query", "first"), [
+    ("KeyError: 12", "attempts/2026-02-23-torch-symm-mem/"),
+    ("No supported CUDA architectures found for major versions [9, 10]", "attempts/2026-02-23-flashinfer-allreduce-fusion/"),
+    ("assertion error and OOM", "attempts/2026-02-23-ep-flashinfer-a2a/"),
+])
+def test_on_the_live_site_an_exact_error_finds_the_attempt_that_raised_it_first(page: Any, live_url: str, query: str,
+                                                                                   first: str) -> None:
+    """On the site built from records/ (catalogs included), a search for an error an attempt raised
+    ranks that attempt first, ahead of catalog records that no attempt met."""
+    page.goto(live_url)
+    hrefs = _results(page, query)
+    assert first in hrefs[0], hrefs
 
 
 def test_root_cause_page_shows_the_diagram(page: Any, campaign_url: str) -> None:

@@ -68,3 +68,22 @@ def test_each_relative_figure_names_what_it_is_relative_to(live):
     assert "best 96.1 tok/s (+17.2 % vs the campaign baseline" in home
     run = article(live, "attempts/2026-02-27-eagle3-cuda13/index.html").get_text(" ", strip=True)
     assert "+7.4 % vs 89.5 tok/s" in run  # against the attempt it names as its baseline, linked beside it
+
+
+def test_the_search_index_holds_only_the_catalog_blockers_the_campaign_met(live):
+    import json
+
+    from kb.pipeline import load
+    from kb.queries.bearing import bearing_records, met_catalog_blockers
+
+    kg = load(ROOT / "records").graph
+    catalog = kg.records.catalog_of
+    met = met_catalog_blockers(kg)
+    published = {b for b in bearing_records(kg) if b in catalog and kg.get(b).kind == "blocker"}
+    assert met < published  # some catalog blockers have pages but were met by no attempt
+    assert {"flashinfer-allreduce-fusion-sm12x-gate", "sglang-symm-mem-size-table-keyerror-12",
+            "arch-allowlist-omits-sm12x"} <= met
+    docs = json.loads((live / "search" / "search_index.json").read_text(encoding="utf-8"))["docs"]
+    located = {d["location"].split("/")[1] for d in docs if d["location"].startswith("blockers/")}
+    assert not (published - met) & located
+    assert met <= located

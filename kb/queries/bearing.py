@@ -80,3 +80,32 @@ def published_ids(kg: KnowledgeGraph) -> set[str]:
         return frozenset({rid for rid in kg.records.records if rid not in catalog} | bearing_records(kg))
 
     return set(kg.memo("published_ids", compute))
+
+
+def met_catalog_blockers(kg: KnowledgeGraph) -> set[str]:
+    """Ids of the catalog blockers that a campaign's attempts met or that dispute a campaign record:
+    those an attempt names in ``blocked_by``, those whose signatures an error of an attempt that did
+    not succeed matches (:func:`kb.queries.signatures.catalog_matches`), those describing the same
+    failure as a blocker of the campaign's own (:func:`kb.queries.counterparts.counterparts`), and
+    every blocker each of them is caused by. A subset of :func:`bearing_records`: the catalog
+    blockers a campaign's search shows (the others keep their pages, reached by links). Worked out
+    once per graph."""
+    def compute() -> frozenset[str]:
+        from kb.queries.counterparts import counterparts
+        from kb.queries.signatures import catalog_matches
+
+        catalog = kg.records.catalog_of
+        if not catalog:
+            return frozenset()
+        start: set[str] = set()
+        for a in kg.of_kind(Attempt):
+            if a.id in catalog:
+                continue
+            start.update(a.blocked_by)
+            if a.error and a.outcome.value not in ("improved", "baseline"):
+                start.update(catalog_matches(kg, a.error))
+        for theirs in counterparts(kg).values():
+            start.update(theirs)
+        return frozenset(b for b in kg.causes_closure(sorted(start)) if b in catalog)
+
+    return set(kg.memo("met_catalog_blockers", compute))

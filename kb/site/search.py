@@ -49,6 +49,7 @@ from kb.atomic import write_text_atomic
 from kb.graph import KnowledgeGraph
 from kb.models import Attempt, Blocker, Campaign, Decision, Record, Stack
 from kb.queries import describe_fix
+from kb.queries.bearing import met_catalog_blockers
 
 TEXT_LIMIT = 400
 """Characters kept of a long free-text field (approach, hypothesis) in an entry."""
@@ -247,7 +248,10 @@ and their makers."""
 def search_entries(kg: KnowledgeGraph, url_of: Callable[[Record], str | None],
                    error_heading: Callable[[Attempt], str | None]) -> list[dict[str, Any]]:
     """Entries for every attempt, then every campaign, stack, blocker and decision, whose page
-    has a URL (``url_of``; ``None`` skips the record), in the graph's order of each kind. What
+    has a URL (``url_of``; ``None`` skips the record), in the graph's order of each kind; of the
+    catalogs' blockers only those an attempt met or that dispute a record
+    (:func:`kb.queries.bearing.met_catalog_blockers`): a search for ``KeyError: 12`` on a
+    campaign's site ranked a catalog blocker no attempt met, full of ``12``s, above the attempt. What
     every attempt of a campaign runs with (:func:`shared_parts`) is in the campaign's entry, not
     in each attempt's."""
     campaigns = [(c, url_of(c)) for c in kg.of_kind(Campaign)]
@@ -263,11 +267,14 @@ def search_entries(kg: KnowledgeGraph, url_of: Callable[[Record], str | None],
     for c, url in campaigns:
         if url is not None:
             out.extend(campaign_entries(kg, c, url, shared.get(c.id)))
+    catalog = kg.records.catalog_of
+    met = met_catalog_blockers(kg) if catalog else set()
     for kind, make in _ENTRIES:
         for r in kg.of_kind(kind):
             url = url_of(r)
-            if url is not None:
-                out.extend(make(kg, r, url))
+            if url is None or (kind is Blocker and r.id in catalog and r.id not in met):
+                continue  # a catalog blocker no attempt met and no record disputes: its page, no entry
+            out.extend(make(kg, r, url))
     return out
 
 
