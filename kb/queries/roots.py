@@ -271,7 +271,7 @@ def _disputes(kg: KnowledgeGraph, row: RootCause, reached_by: dict[str, set[str]
         mine = row.now.get(a.campaign)
         if mine is None:
             continue
-        for other in sorted(reached_by.get(aid, set()) - {row.id} - set(row.also_recorded_as)):
+        for other in sorted(reached_by.get(aid, set()) - {row.id}):  # a root shown as this row still disputes it
             if (other in catalog) == mine_is_catalog:
                 continue
             st = now.get(other)
