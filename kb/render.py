@@ -23,13 +23,16 @@ def roots_text(report: Any) -> str:
             stack = report.current_stack if report.campaign == cid else None
             out.append(f"   now: {state.replace('_', ' ')} on {cid}'s current stack" + (f" ({stack})" if stack else ""))
         out.append(f"   fix: {r.fix}")
-        theirs = [f for f in r.fixes if f["blocker"] != r.id]
+        theirs = [f for f in r.fixes if f["blocker"] != r.id and f["blocker"] not in r.also_recorded_as]
         if theirs:
             out.append("   fixes of the blockers met: " + "; ".join(
                 f"{f['blocker']}: {', '.join(f'{k}{v}' for k, v in f['requires'].items())}"
                 + (" (only disables it)" if f["kind"] == "disables" else "") for f in theirs))
         if r.also_recorded_as:
-            out.append(f"   also recorded as: {', '.join(r.also_recorded_as)}")
+            said = {f["blocker"]: f for f in r.fixes}
+            out.append("   also recorded as: " + ", ".join(
+                f"{x} (the records: fixed by {', '.join(f'{k}{v}' for k, v in said[x]['requires'].items())})" if x in said else x
+                for x in r.also_recorded_as))
         for d in r.disputes:
             says = f"says {d['claim']}" if d["claim"].startswith("fixed_by") else f"still {d['claim']}"
             out.append(f"   disputed: {d['source']}'s \"{d['title']}\" ({d['record']}) {says}")
@@ -63,6 +66,10 @@ def catalog_roots_text(ranked: list[Any]) -> str:
     return "\n".join(out)
 
 
+HEADLINE_CHARS = 300
+"""Longest error headline ``kb match`` prints (characters; a longer one is cut with ``…``)."""
+
+
 def next_text(steps: list[Any]) -> str:
     """``kb next``: each step ranked, what to do, why, and what it was ranked on."""
     out: list[str] = []
@@ -81,7 +88,8 @@ def match_text(res: Any) -> str:
     fix and the attempts that hit it before; then the attempts that printed the same headline."""
     out: list[str] = []
     if res.headline:
-        out.append(f"error: {res.headline}")
+        head = res.headline if len(res.headline) <= HEADLINE_CHARS else res.headline[:HEADLINE_CHARS - 1] + "…"
+        out.append(f"error: {head}")
     if not res.matches:
         out.append("no blocker of the campaign or its catalogs matches this error")
     for m in res.matches:
@@ -104,7 +112,7 @@ def why_text(res: Any) -> str:
     """``kb why``: an attempt's chains of blockers to their root causes, fixes, credit, findings."""
     out: list[str] = []
     out.append(f"{res.attempt}: {res.title} ({res.outcome})")
-    if res.error:
+    if res.error and res.error.strip():
         out.append(f"  error: {res.error.strip().splitlines()[-1]}")
     if not res.chains:
         out.append("  no blocker recorded for this attempt")

@@ -76,8 +76,9 @@ def next_command(env: Env, campaign: str | None, limit: int | None, as_json: boo
         emit_json([s.to_dict() for s in steps])
         return
     if not steps:
-        echo("nothing to try next that the records point to: every blocked attempt was retried or stays blocked, "
-             "every credit is verified and the current stack has a baseline", err=True)
+        echo("nothing to try next that the records point to: no blocked attempt is due a retry on the current stack, "
+             "no credit waits to be verified, no measured attempt lacks a baseline on its stack and no accepted plan "
+             "waits to start", err=True)
         return
     from kb.render import next_text
 
@@ -106,11 +107,12 @@ def match(env: Env, text: str | None, path: str | None, as_json: bool) -> None:
     if text is not None and path is not None:
         raise UsageError("give the error as TEXT or --file, not both")
     if path is not None:
-        error = click.open_file(path, encoding="utf-8", errors="replace").read()
+        with click.open_file(path, "rb") as fh:
+            error = _decoded(fh.read())
     elif text is not None and text != "-":
         error = text
     elif not sys.stdin.isatty() or text == "-":
-        error = sys.stdin.read()
+        error = _decoded(sys.stdin.buffer.read())
     else:
         raise UsageError("give the error text: kb match 'KeyError: 12', kb match --file log.txt, or pipe it in")
     if not error.strip():
@@ -122,6 +124,17 @@ def match(env: Env, text: str | None, path: str | None, as_json: bool) -> None:
     from kb.render import match_text
 
     echo(match_text(res))
+
+
+def _decoded(data: bytes) -> str:
+    """An error text's bytes as text: UTF-16 when it starts with a UTF-16 byte order mark (what
+    PowerShell's ``>`` writes), else UTF-8 (a BOM dropped), undecodable bytes replaced; NUL and
+    other control characters but tab and newline become spaces (a binary file prints nothing raw)."""
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        text = data.decode("utf-16", errors="replace")
+    else:
+        text = data.decode("utf-8-sig", errors="replace")
+    return "".join(c if c in "\t\n" or c >= " " else " " for c in text)
 
 
 def _catalog_roots(env: Env, name: str | None, as_json: bool, limit: int | None) -> None:
@@ -288,10 +301,16 @@ def _answer_of(knowledge, argv: list[str]):
     name, args = argv[0], argv[1:]
     if name not in _ASKED:
         raise click.UsageError(f"'{name}' is not a question kb ask answers; ask one of {', '.join(_ASKED)}")
+    if any(a in ("--help", "-h") for a in args):
+        raise click.UsageError(f"kb ask answers questions, not --help: see 'kb {name} --help'")
     if name == "check":
         if args:
             raise click.UsageError("check takes no arguments here")
-        return {"problems": [str(p) for p in knowledge.problems], "ok": not knowledge.problems}
+        if knowledge.problems:
+            from kb.errors import InvalidRecords
+
+            raise InvalidRecords(knowledge.problems)  # answered as exit 1 with every problem, as kb check exits
+        return {"problems": [], "ok": True}
     command = cli.commands.get(name)
     if command is None:
         from kb.cli.app import load_commands

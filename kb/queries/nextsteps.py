@@ -181,11 +181,16 @@ def _baseline(kg: KnowledgeGraph, camp: Campaign) -> list[NextStep]:
     elif camp.baseline is not None:
         was = f"the campaign's baseline ({camp.baseline.value:g} {camp.baseline.unit}) was measured on no stack recorded here"
     else:
-        was = "no baseline was measured"
+        was = None
     many = len(on_now) != 1
-    reason = (f"no baseline on {now}: {was}, so the {len(on_now)} attempt{'s' if many else ''} measured "
-              f"on {now} ({', '.join(a.id for a in on_now[:3])}{', …' if len(on_now) > 3 else ''}) "
-              f"{'are' if many else 'is'} compared across stacks; measure the baseline configuration on it")
+    shown = f"{', '.join(a.id for a in on_now[:3])}{', …' if len(on_now) > 3 else ''}"
+    if was is None:
+        reason = (f"no baseline measured yet: the {len(on_now)} attempt{'s' if many else ''} measured on {now} "
+                  f"({shown}) {'have' if many else 'has'} nothing to compare with; measure the baseline configuration on it")
+    else:
+        reason = (f"no baseline on {now}: {was}, so the {len(on_now)} attempt{'s' if many else ''} measured "
+                  f"on {now} ({shown}) {'are' if many else 'is'} compared across stacks; measure the baseline "
+                  "configuration on it")
     return [NextStep("measure-baseline", camp.id, camp.id, f"Measure a baseline on {now}", reason,
                      {"unblocks": len(on_now)})]
 

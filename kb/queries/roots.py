@@ -122,6 +122,11 @@ def _report(kg: KnowledgeGraph, campaign: str | None, now_first: bool) -> RootsR
 
     catalog = kg.records.catalog_of
     camps = [c for c in kg.of_kind(Campaign) if campaign is None or c.id == campaign]
+    if campaign is not None and not camps:
+        from kb.errors import UsageError
+
+        known = ", ".join(c.id for c in kg.of_kind(Campaign)) or "none"
+        raise UsageError(f"unknown campaign '{campaign}'; the campaigns are {known}")
     now_by_camp = {}
     stack_of: dict[str, str | None] = {}
     for c in camps:
@@ -153,6 +158,8 @@ def _report(kg: KnowledgeGraph, campaign: str | None, now_first: bool) -> RootsR
         extra: dict[str, str] = {}
         if a.error and catalog and a.outcome.value not in SUCCESS:
             for cid in catalog_matches(kg, a.error):
+                if not applies_to(kg, a, cid):
+                    continue  # the catalog's failure cannot be this one: not on this stack and platform
                 for r in roots_of([cid]) - own:
                     extra.setdefault(r, cid)
         if not own and not extra:
@@ -203,7 +210,7 @@ def _report(kg: KnowledgeGraph, campaign: str | None, now_first: bool) -> RootsR
                       {cid: st[b.id].state for cid, st in now_by_camp.items() if b.id in st}, describe_fix(b, kg),
                       source=f"catalog {catalog[b.id]}" if b.id in catalog else "campaign",
                       linked_by=dict(sorted(linked.get(b.id, {}).items())),
-                      fixes=_fixes(kg, b, via.get(b.id, {})), also_recorded_as=also)
+                      fixes=_fixes(kg, b, via.get(b.id, {}), also), also_recorded_as=also)
         row.disputes = _disputes(kg, row, reached_by, now_by_camp, stack_of)
         if b.id in catalog:
             row.met = sorted(caused & set().union(*(touched.get(a, empty) | kg.causes_closure(_blocked_by(kg, a))
@@ -215,16 +222,29 @@ def _report(kg: KnowledgeGraph, campaign: str | None, now_first: bool) -> RootsR
     return RootsReport(out, not_met, one, stack_of.get(one) if one else None)
 
 
+def applies_to(kg: KnowledgeGraph, a: Attempt, blocker_id: str) -> bool:
+    """Whether blocker ``blocker_id`` can be what attempt ``a`` met: its state under the attempt's
+    own components on its campaign's platform is not ``not_applicable`` (an attempt without
+    components is given the benefit of the doubt)."""
+    from kb.queries.index import index
+
+    if not kg.attempt_components(a):
+        return True
+    return index(kg).statuses(a, a.campaign)[blocker_id].state != "not_applicable"
+
+
 def _blocked_by(kg: KnowledgeGraph, attempt_id: str) -> list[str]:
     a = kg.get(attempt_id)
     return list(a.blocked_by) if isinstance(a, Attempt) else []
 
 
-def _fixes(kg: KnowledgeGraph, root: Blocker, via: dict[str, str]) -> list[dict[str, Any]]:
-    """The version fixes of ``root`` and of the catalog blockers that linked attempts to it
+def _fixes(kg: KnowledgeGraph, root: Blocker, via: dict[str, str], also: list[str] | None = None) -> list[dict[str, Any]]:
+    """The version fixes of ``root``, of the campaign roots shown as its row (``also``: what the
+    campaign's records say fixes them) and of the catalog blockers that linked attempts to it
     (``via``: attempt → catalog blocker), each ``{"blocker", "kind", "requires"}``, in that order."""
     out: list[dict[str, Any]] = []
-    for bid in [root.id, *sorted(set(via.values()) - {root.id})]:
+    also = also or []
+    for bid in [root.id, *also, *sorted(set(via.values()) - {root.id} - set(also))]:
         b = kg.get(bid)
         if isinstance(b, Blocker):
             out.extend({"blocker": bid, "kind": f.kind, "requires": dict(f.requires)}

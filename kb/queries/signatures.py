@@ -108,11 +108,21 @@ def _signature_matches(signature: str, text: str) -> bool:
     return literal_in(" ".join(signature.split()), " ".join(text.split()))
 
 
+REGEX_LINE_CHARS = 2000
+"""Characters of each line a ``/regex/`` signature is searched in: a signature names an error
+line, and searching a pattern that backtracks (``/.*out of memory/``) through a 5 MB one-line log
+took minutes; bounded per line it takes milliseconds."""
+
+
 def _regex_matches(signature: str, text: str) -> bool:
+    """Whether the ``/regex/`` ``signature`` matches one line of ``text`` (each line's first
+    :data:`REGEX_LINE_CHARS` characters); an invalid pattern matches nothing (``kb check``
+    reports it)."""
     try:
-        return re.search(signature[1:-1], text) is not None
+        pattern = re.compile(signature[1:-1])
     except re.error:
         return False
+    return any(pattern.search(line[:REGEX_LINE_CHARS]) is not None for line in text.splitlines())
 
 
 def match_signatures(kg: KnowledgeGraph, error_text: str) -> list[str]:

@@ -110,7 +110,7 @@ def _disputes(kg: KnowledgeGraph, a: Attempt, chains: list[list[ChainLink]]) -> 
     dispute: the attempt needs both)."""
     from kb.models import Campaign
     from kb.queries.resolution import current_stack, now_statuses
-    from kb.queries.roots import STANDING, SUCCESS, dispute_side, root_claim
+    from kb.queries.roots import STANDING, SUCCESS, applies_to, dispute_side, root_claim
     from kb.queries.signatures import catalog_matches
 
     camp = kg.get(a.campaign)
@@ -120,7 +120,8 @@ def _disputes(kg: KnowledgeGraph, a: Attempt, chains: list[list[ChainLink]]) -> 
     roots = {chain[-1].id for chain in chains if chain}
     if a.error and a.outcome.value not in SUCCESS:
         for cid in catalog_matches(kg, a.error):
-            roots |= {x for x in kg.causes_closure([cid]) if isinstance(b := kg.get(x), Blocker) and b.is_root}
+            if applies_to(kg, a, cid):
+                roots |= {x for x in kg.causes_closure([cid]) if isinstance(b := kg.get(x), Blocker) and b.is_root}
     if len(roots) < 2:
         return []
     sid = current_stack(kg, camp)
