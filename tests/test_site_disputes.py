@@ -87,3 +87,13 @@ def test_the_search_index_holds_only_the_catalog_blockers_the_campaign_met(live)
     located = {d["location"].split("/")[1] for d in docs if d["location"].startswith("blockers/")}
     assert not (published - met) & located
     assert met <= located
+
+
+def test_the_dashboard_has_a_next_panel_with_the_first_steps(live):
+    art = article(live, "index.html")
+    items = [li.get_text(" ", strip=True) for li in art.find(id="next").find_next("ol").find_all("li")]
+    assert len(items) == 3
+    assert items[0].startswith("Verify the credit of 2026-02-26-upgrade-to-cuda-13")
+    assert items[1].startswith("Retry 2026-02-23-torch-symm-mem on cuda-13.0")
+    assert "the catalog predicts it still fails" in items[1]
+    assert items[2].startswith("Measure a baseline on cuda-13.0")

@@ -111,6 +111,7 @@ def _campaign_dashboard(c: Ctx, src: str, camp: Campaign) -> dict[str, Any]:
         "chart": Markup(f'<div class="kb-chart-box" data-search-exclude>\n{chart}\n</div>'),
         "by_outcome": by_outcome,
         "top_roots": top_roots[:5],
+        "next": _next_steps(c, src, camp),
         "decisions": [{"link": c.link(src, d), "status": d.status, "date": d.date.isoformat()}
                       for d in decisions],
         "best": {"link": c.link(src, best[0]), "value": best[1].display(),
@@ -147,6 +148,23 @@ def render_home(c: Ctx) -> str:
                      "best": best.display() if best else "—",
                      "latest": atts[-1].date.isoformat() if atts else "—"})
     return render("home.md.j2", dashboards=[], summary=rows, campaigns=camps, counts=counts)
+
+
+NEXT_SHOWN = 3
+"""Steps of ``kb next`` a campaign's dashboard shows (the command lists them all)."""
+
+
+def _next_steps(c: Ctx, src: str, camp: Campaign) -> list[dict[str, Any]]:
+    """The first :data:`NEXT_SHOWN` steps of :func:`kb.queries.next_steps` for ``camp``: what to do,
+    linked to its target record, and why."""
+    from kb.queries import next_steps
+
+    out = []
+    for st in next_steps(c.kg, camp.id)[:NEXT_SHOWN]:
+        target = c.kg.get(st.target)
+        out.append({"title": inline(st.title), "link": c.link(src, target, st.target) if target is not None else None,
+                    "reason": inline(st.reason), "unblocks": st.rank["unblocks"]})
+    return out
 
 
 def render_campaign(c: Ctx, camp: Campaign) -> str:
