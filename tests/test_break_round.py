@@ -109,3 +109,12 @@ def test_utf16_binary_and_huge_error_files(tmp_path, write_tree):
     assert r.exit_code == 0 and "\x00" not in r.stdout and "\x01" not in r.stdout
     huge = kb(root, "match", "KeyError: 12 " + "a" * 100_000)
     assert len(huge.stdout.splitlines()[0]) <= len("error: ") + 300
+
+
+def test_a_blocker_whose_cause_does_not_apply_is_not_said_to_be_resolved_by_it(write_tree):
+    root = write_tree(tree(H100, {"outcome": "failed", "error": "boom", "blocked_by": ["child"]}, {
+        "blockers/cause.yaml": {"title": "an SM12x gap", "applies_when": {"compute_capability": ">=12.0"}},
+        "blockers/child.yaml": {"title": "a table without 12", "caused_by": ["cause"]}}))
+    r = kb(root, "check")
+    assert ("blocked_by names child, which stack s resolves (its causes do not apply here): either the attempt ran "
+            "on another stack") in r.stdout

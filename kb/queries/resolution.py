@@ -43,7 +43,8 @@ STATES = ("resolved", "disabled", "stands", "not_applicable")
 class BlockerStatus:
     """A blocker under a given stack. ``state``: one of :data:`STATES`.
 
-    ``by``: how it is resolved or disabled (``"cuda>=13.0"`` or ``"its causes are resolved"``);
+    ``by``: how it is resolved or disabled (``"cuda>=13.0"``, ``"its causes are resolved"``, or
+    ``"its causes do not apply here"`` when none of them applies under the stack and platform);
     ``missing``: for a standing (or only disabled) blocker, the smallest set of unmet requirements
     of an enabling fix (``["flashinfer>=0.6.17"]``) or the standing causes
     (``["cause sm120-... (needs cuda>=13.0)"]``); ``reason``: why it does not apply
@@ -199,7 +200,10 @@ def _resolver(kg: KnowledgeGraph, comps: dict[str, Component], platform: Platfor
                                    missing=[f"cause {p.id} (needs {', '.join(p.missing)})" for p in parents
                                             if p.state == "disabled" and p.missing])
             else:
-                st = BlockerStatus(bid, "resolved", by="its causes are resolved", notes=notes, advice=advice)
+                apart = [p for p in parents if p.state == "not_applicable"]
+                by = ("its causes are resolved" if not apart else "its causes do not apply here" if len(apart) == len(parents)
+                      else "its causes are resolved or do not apply here")
+                st = BlockerStatus(bid, "resolved", by=by, notes=notes, advice=advice)
         else:
             st = BlockerStatus(bid, "stands", missing=[], advice=advice)
         assert st is not None  # every branch above sets it
