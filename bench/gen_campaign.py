@@ -16,6 +16,7 @@ import datetime as dt
 import random
 import sys
 from pathlib import Path
+from typing import Callable
 
 APPROACHES = ["flag sweep", "kernel swap", "allreduce backend", "speculative decoding", "CUDA graph capture",
               "expert parallelism", "quantised KV cache", "chunked prefill", "scheduler policy", "NCCL tuning"]
@@ -26,12 +27,9 @@ ERRORS = ["RuntimeError: CUDA error: no kernel image is available for execution 
 COMPONENTS = [("torch", "2.{m}.0"), ("flashinfer", "0.{m}.1"), ("sglang", "0.5.{m}"), ("nccl", "2.2{m}.3")]
 
 
-def generate(dest: str | Path, n: int, seed: int = 1) -> dict[str, int]:
-    """Write a records tree of ``n`` attempts under ``dest`` (created; must not hold records).
-
-    Returns the count written per kind, e.g. ``{"attempts": 1000, "blockers": 50, ...}``.
-    """
-    rnd = random.Random(seed)
+def record_writer(dest: str | Path) -> Callable[[str, str, str], None]:
+    """Make the kind folders of a records tree under ``dest``; the function writing one record,
+    ``write(folder, id, yaml_text)`` (also used by :mod:`gen_fleet`)."""
     root = Path(dest)
     for folder in ("attempts", "blockers", "campaigns", "decisions", "platforms", "stacks"):
         (root / folder).mkdir(parents=True, exist_ok=True)
@@ -39,6 +37,16 @@ def generate(dest: str | Path, n: int, seed: int = 1) -> dict[str, int]:
     def write(folder: str, rid: str, text: str) -> None:
         (root / folder / f"{rid}.yaml").write_text(text, encoding="utf-8")
 
+    return write
+
+
+def generate(dest: str | Path, n: int, seed: int = 1) -> dict[str, int]:
+    """Write a records tree of ``n`` attempts under ``dest`` (created; must not hold records).
+
+    Returns the count written per kind, e.g. ``{"attempts": 1000, "blockers": 50, ...}``.
+    """
+    rnd = random.Random(seed)
+    write = record_writer(dest)
     write("platforms", "gen-platform", "title: 8x RTX PRO 6000 Blackwell\ngpu: RTX PRO 6000 Blackwell\n"
           "gpu_count: 8\ncompute_capability: \"12.0\"\narch: sm_120\ninterconnect: PCIe Gen5\n")
     n_stacks = max(2, n // 200)

@@ -16,6 +16,9 @@ import random
 import sys
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from gen_campaign import record_writer  # noqa: E402
+
 PLATFORMS = [("A100 SXM4 80GB", "8.0", "sm_80", "NVLink"), ("L40S", "8.9", "sm_89", "PCIe Gen4"),
              ("H100 SXM5", "9.0", "sm_90", "NVLink"), ("H200 SXM", "9.0", "sm_90", "NVLink"),
              ("B200", "10.0", "sm_100", "NVLink"), ("RTX PRO 6000 Blackwell", "12.0", "sm_120", "PCIe Gen5"),
@@ -29,12 +32,7 @@ def generate_fleet(dest: str | Path, n: int, seed: int = 1, campaigns: int = 40)
     """Write a records tree of ``n`` attempts in ``campaigns`` campaigns under ``dest`` (created;
     must not hold records). Returns the count written per kind."""
     rnd = random.Random(seed)
-    root = Path(dest)
-    for folder in ("attempts", "blockers", "campaigns", "decisions", "platforms", "stacks"):
-        (root / folder).mkdir(parents=True, exist_ok=True)
-
-    def write(folder: str, rid: str, text: str) -> None:
-        (root / folder / f"{rid}.yaml").write_text(text, encoding="utf-8")
+    write = record_writer(dest)
 
     for i, (gpu, cc, arch, link) in enumerate(PLATFORMS):
         write("platforms", f"fleet-platform-{i}", f"title: 8x {gpu}\ngpu: {gpu}\ngpu_count: 8\n"
