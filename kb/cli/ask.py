@@ -110,7 +110,7 @@ def match(env: Env, text: str | None, path: str | None, as_json: bool) -> None:
         with click.open_file(path, "rb") as fh:
             error = _decoded(fh.read())
     elif text is not None and text != "-":
-        error = text
+        error = _cleaned(text)
     elif not sys.stdin.isatty() or text == "-":
         error = _decoded(sys.stdin.buffer.read())
     else:
@@ -128,13 +128,23 @@ def match(env: Env, text: str | None, path: str | None, as_json: bool) -> None:
 
 def _decoded(data: bytes) -> str:
     """An error text's bytes as text: UTF-16 when it starts with a UTF-16 byte order mark (what
-    PowerShell's ``>`` writes), else UTF-8 (a BOM dropped), undecodable bytes replaced; NUL and
-    other control characters but tab and newline become spaces (a binary file prints nothing raw)."""
+    PowerShell's ``>`` writes), else UTF-8 (a BOM dropped), undecodable bytes replaced; terminal
+    colour codes (ANSI CSI sequences, ``ESC [ 31 m``) removed; ``\r\n`` and a lone ``\r`` are line
+    ends; every other control character (C0, DEL, C1) but tab becomes a space (a binary file prints
+    nothing raw)."""
     if data.startswith((b"\xff\xfe", b"\xfe\xff")):
-        text = data.decode("utf-16", errors="replace")
-    else:
-        text = data.decode("utf-8-sig", errors="replace")
-    return "".join(c if c in "\t\n" or c >= " " else " " for c in text)
+        return _cleaned(data.decode("utf-16", errors="replace"))
+    return _cleaned(data.decode("utf-8-sig", errors="replace"))
+
+
+def _cleaned(text: str) -> str:
+    """``text`` with terminal colour codes removed, line ends made ``\n`` and other control
+    characters but tab made spaces (see :func:`_decoded`)."""
+    import re
+    import unicodedata
+
+    text = re.sub(r"\x1b\[[0-9;?]*[ -/]*[@-~]", "", text).replace("\r\n", "\n").replace("\r", "\n")
+    return "".join(c if c in "\t\n" or unicodedata.category(c) != "Cc" else " " for c in text)
 
 
 def _catalog_roots(env: Env, name: str | None, as_json: bool, limit: int | None) -> None:
