@@ -249,6 +249,10 @@ Components = Annotated[dict[str, Component], BeforeValidator(_component_map)]
 Requirement = Annotated[dict[str, SpecifierStr], BeforeValidator(_component_map)]
 
 
+APPLICABILITY_KEYS = ("compute_capability", "interconnect", "gpu_count", "tensor_parallel_size")
+"""The keys of ``applies_when`` that are not components."""
+
+
 class Applicability(_Strict):
     """Where a blocker stands: a ``compute_capability`` specifier (``">=12.0,<13"``), an
     ``interconnect`` substring (``PCIe``), and component → specifier (``cuda: "<13"``).
@@ -259,16 +263,22 @@ class Applicability(_Strict):
 
     compute_capability: SpecifierStr | None = None
     interconnect: StrictStr | None = None
+    gpu_count: SpecifierStr | None = None
+    """A specifier over the platform's GPU count (``">=2"``: a multi-GPU limit)."""
+    tensor_parallel_size: SpecifierStr | None = None
+    """A specifier over the run's tensor-parallel size (``">=4"``), read from the attempt's
+    ``--tensor-parallel-size``/``--tp-size``/``--tp``/``-tp`` flag or its config; without an
+    attempt, the platform's GPU count bounds it."""
     components: Requirement = Field(default_factory=dict)
 
     @model_validator(mode="before")
     @classmethod
     def _flat(cls, data: Any) -> Any:
         if isinstance(data, dict) and "components" not in data:
-            special = {k: data[k] for k in ("compute_capability", "interconnect") if k in data}
+            special = {k: data[k] for k in APPLICABILITY_KEYS if k in data}
             rest = {k: v for k, v in data.items() if k not in special}
             for key in rest:
-                near = difflib.get_close_matches(str(key), ["compute_capability", "interconnect"], n=1, cutoff=0.8)
+                near = difflib.get_close_matches(str(key), list(APPLICABILITY_KEYS), n=1, cutoff=0.8)
                 if near:
                     raise ValueError(f"'{key}' looks like a misspelt '{near[0]}' (other keys are components); "
                                      f"write '{near[0]}'")
@@ -538,7 +548,21 @@ class Blocker(Record):
     workaround: StrictStr | None = None
     status: Literal["open", "fixed", "wontfix"] = "open"
     checked: Date | None = None
+    verified: list[StrictStr] = Field(default_factory=list)
+    """What the last check confirmed against the sources, one short line per fact
+    (``"fix first in the v0.6.17 tag"``); empty when nothing was re-checked."""
+    inferred_signatures: list[StrictStr] = Field(default_factory=list)
+    """Those of ``signatures`` that were read off the source code rather than seen printed in a
+    report (each must also be listed in ``signatures``)."""
     description: StrictStr | None = None
+
+    @model_validator(mode="after")
+    def _inferred_are_signatures(self) -> "Blocker":
+        stray = [s for s in self.inferred_signatures if s not in self.signatures]
+        if stray:
+            raise ValueError(f"inferred_signatures lists {stray[0]!r}, which is not among 'signatures'; "
+                             "an inferred signature must also be written under signatures")
+        return self
 
     @field_validator("component")
     @classmethod

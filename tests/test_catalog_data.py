@@ -32,7 +32,7 @@ ROOT_IDS = {
 }
 TOP_KEYS = {
     "title", "component", "caused_by", "applies_when", "flags", "fixed_by", "signatures",
-    "upstream", "status", "checked", "description", "source",
+    "upstream", "status", "checked", "description", "source", "verified", "inferred_signatures",
 }
 FIX_KINDS = {"enables", "disables", "workaround", "build_option", "hardware_gap"}
 FIX_KEYS = {"kind", "requires", "release", "pr", "reverted", "flag", "advice", "note"}
@@ -135,7 +135,7 @@ def test_constraints_are_pep440_specifier_sets(bid):
 def test_component_names_are_canonical(bid):
     rec = RECORDS[bid]
     names = [rec["component"]] if "component" in rec else []
-    names += [k for k in rec.get("applies_when") or {} if k not in {"compute_capability", "interconnect"}]
+    names += [k for k in rec.get("applies_when") or {} if k not in {"compute_capability", "interconnect", "gpu_count", "tensor_parallel_size"}]
     names += [k for fix in rec.get("fixed_by") or [] for k in fix.get("requires") or {}]
     for name in names:
         assert name == canonicalize_name(name), (bid, name)
