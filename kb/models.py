@@ -230,11 +230,20 @@ def _component_map(value: Any) -> Any:
 
 
 class Component(_Strict):
-    """One stack component: a PEP 440 ``version`` (may be unknown, e.g. built from source) and
-    where it came from (``source``: ``built from source``, ``cu130 wheel index``, a URL)."""
+    """One stack component: a PEP 440 ``version`` (may be unknown, e.g. built from source),
+    where it came from (``source``: ``built from source``, ``cu130 wheel index``, a URL) and the
+    component it ships inside, if any (``bundled_in: torch``)."""
 
     version: VersionStr | None = None
     source: StrictStr | None = None
+    bundled_in: StrictStr | None = None
+    """The component this one ships inside (``torch`` for the NCCL and Triton of torch's wheels):
+    its version changes whenever that component's does."""
+
+    @field_validator("bundled_in")
+    @classmethod
+    def _canonical_bundler(cls, v: str | None) -> str | None:
+        return canonical_component(v) if v else v
 
     @model_validator(mode="before")
     @classmethod
@@ -286,13 +295,22 @@ class Applicability(_Strict):
         return data
 
 
+SCHEMA_VERSION = 2
+"""The record shape this kb writes. 1 (a record without ``schema_version``): a ``fixed_by`` item
+may be the shorthand ``{cuda: ">=13.0"}``. 2: kb writes every fix in full (``{kind: enables,
+requires: {cuda: ">=13.0"}}``) and stamps ``schema_version: 2``; the shorthand still loads.
+``kb migrate`` rewrites version-1 records (:mod:`kb.usecases.migrate`)."""
+
+
 class Record(_Strict):
     """Fields every record may carry. ``id`` defaults to the file name without ``.yaml``;
-    ``redacted`` says what kb's write gate redacted (kind → count)."""
+    ``redacted`` says what kb's write gate redacted (kind → count); ``schema_version`` the
+    record shape it was written in (:data:`SCHEMA_VERSION`; absent means 1)."""
 
     kind: ClassVar[str] = "record"
     folder: ClassVar[str] = ""
 
+    schema_version: Annotated[int, Field(ge=1)] | None = None
     id: RecordId
     title: StrictStr = Field(min_length=1)
     source: Sources = Field(default_factory=list)
@@ -301,6 +319,15 @@ class Record(_Strict):
     redacted: dict[StrictStr, Annotated[int, Field(ge=1)]] = Field(default_factory=dict)
     """What the store's write gate replaced before writing, by kind (``secret``, ``host``,
     ``user``, ``email``) → count; never the values. Set by kb, not by hand."""
+
+    @field_validator("schema_version")
+    @classmethod
+    def _known_version(cls, v: int | None) -> int | None:
+        if v is not None and v > SCHEMA_VERSION:
+            raise ValueError(f"schema_version {v} is newer than this kb reads (up to {SCHEMA_VERSION}): "
+                             "upgrade kb, or write the record in version "
+                             f"{SCHEMA_VERSION}'s shape")
+        return v
 
 
 # --------------------------------------------------------------------------- kinds
@@ -457,7 +484,8 @@ FIX_KINDS = ("enables", "disables", "workaround", "build_option", "hardware_gap"
 an env variable); a ``build_option`` (``TORCH_CUDA_ARCH_LIST=12.0``); a ``hardware_gap`` (no upgrade
 fixes it: switch backend)."""
 
-_FIX_KEYS = ("kind", "requires", "release", "pr", "reverted", "flag", "advice", "note")
+FIX_KEYS = ("kind", "requires", "release", "pr", "reverted", "flag", "advice", "note")
+"""The keys of a fix written in full (a mapping naming none of them is the shorthand)."""
 
 
 def _fix_shorthand(value: Any) -> Any:
@@ -465,7 +493,7 @@ def _fix_shorthand(value: Any) -> Any:
     must hold together, is an ``enables`` fix: ``{cuda: ">=13.0"}`` →
     ``{kind: enables, requires: {cuda: ">=13.0"}}``. A mapping naming any of the fix's own keys
     (``kind``, ``requires``, ``release``, ...) is a full fix object."""
-    if isinstance(value, dict) and not any(str(k) in _FIX_KEYS for k in value):
+    if isinstance(value, dict) and not any(str(k) in FIX_KEYS for k in value):
         return {"kind": "enables", "requires": value}
     return value
 

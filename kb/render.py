@@ -175,6 +175,11 @@ def unblocks_text(res: Any, show_all: bool = False) -> str:
         for r in res.disabled:
             need = f"; to enable it: {' and '.join(r['missing'])}" if r["missing"] else ""
             out.append(f"  ◐ {r['id']}: {r['title']}  [{r['by']}{need}]")
+    if res.rebuild:
+        out.append(f"\nfixable by a rebuild the change makes possible ({len(res.rebuild)}):")
+        for r in res.rebuild:
+            with_ = ", ".join(f"{k}{v}" for k, v in r["requires"].items())
+            out.append(f"  ⚒ {r['id']}: {r['title']}  [rebuild with {r['flag']}, possible with {with_}]")
     out.append(f"\nintroduced ({len(res.introduced)}):")
     for r in res.introduced:
         fix = f"; needs {' and '.join(r['missing'])}" if r["missing"] else ""

@@ -76,6 +76,13 @@ _ALIASES: dict[str, str] = {
 KNOWN_COMPONENTS: tuple[str, ...] = tuple(COMPONENTS)
 """Component names kb knows without any stack naming them."""
 
+BUNDLED_IN: dict[str, str] = {"nccl": "torch", "triton": "torch"}
+"""Components that a stack has through another one even when it records no version of them:
+PyTorch's Linux wheels on PyPI depend on the ``nvidia-nccl-cu*`` and ``triton`` distributions and
+load those (``torch.cuda.nccl.version()``, ``triton.__version__``), so a stack with torch runs an
+NCCL and a Triton of torch's choosing. A stack may also say so itself: ``nccl: {version: 2.27.3,
+bundled_in: torch}``."""
+
 
 def component_for_package(name: str) -> str | None:
     """The component a Python distribution provides (``flashinfer-python`` → ``flashinfer``,

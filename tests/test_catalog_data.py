@@ -96,7 +96,12 @@ def test_record_keys_ids_and_types(bid):
     assert isinstance(rec["title"], str) and "\n" not in rec["title"] and rec["title"].strip()
     assert rec["status"] in {"open", "fixed", "wontfix"}, rec["status"]
     assert isinstance(rec["checked"], dt.date), rec["checked"]
-    assert rec["checked"] == dt.date(2026, 11, 30)
+    assert dt.date(2026, 11, 30) <= rec["checked"] <= dt.date(2026, 12, 2), rec["checked"]
+    if rec["checked"] >= dt.date(2026, 12, 2):  # the audit: what each check verified is written down
+        assert isinstance(rec.get("verified"), list) and rec["verified"], bid
+        assert all(isinstance(v, str) and v.strip() for v in rec["verified"]), bid
+    for sig in rec.get("inferred_signatures") or []:
+        assert sig in (rec.get("signatures") or []), (bid, sig)
     assert isinstance(rec["description"], str) and len(rec["description"].split()) >= 15
 
 
@@ -110,7 +115,9 @@ def test_issue_blockers_have_component_cause_and_signature(bid):
         assert cause in RECORDS, f"{bid}: caused_by names unknown id {cause!r}"
         assert cause in ROOT_IDS, f"{bid}: caused_by {cause!r} is not a root cause"
     sigs = rec.get("signatures")
-    assert isinstance(sigs, list) and sigs, bid
+    # an empty list is written on purpose: a slowdown, a wrong result or a generic crash has no
+    # error line of its own (CATALOG.md: generic lines are never signatures)
+    assert isinstance(sigs, list), bid
     for sig in sigs:
         assert isinstance(sig, str) and len(sig) >= 10, (bid, sig)
         if sig.startswith("/") and sig.endswith("/"):

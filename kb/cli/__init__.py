@@ -5,7 +5,7 @@ stdout (``--json`` where there is a result), progress and warnings to stderr. Ex
 for every command (:func:`kb.cli.app.handle_errors`): 0 on success, 1 on invalid records or a
 failed query, 2 on bad usage.
 
-One module per verb or group of verbs: :mod:`~kb.cli.check`, :mod:`~kb.cli.ask` (roots, why,
+One module per verb or group of verbs: :mod:`~kb.cli.check` (check, migrate), :mod:`~kb.cli.ask` (roots, why,
 unblocks, graph), :mod:`~kb.cli.diff`, :mod:`~kb.cli.site` (build, serve), :mod:`~kb.cli.log`,
 :mod:`~kb.cli.capture`, :mod:`~kb.cli.new`, :mod:`~kb.cli.importing`, :mod:`~kb.cli.schema`,
 :mod:`~kb.cli.export`.

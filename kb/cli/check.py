@@ -11,6 +11,7 @@ from kb.cli.app import (
     Env,
     cli,
     emit_json,
+    handle_errors,
     pass_env,
 )
 
@@ -18,7 +19,7 @@ from kb.cli.app import (
 @cli.command()
 @click.option("--json", "as_json", is_flag=True, help="Print the problems and warnings as JSON.")
 @click.option("--strict", is_flag=True, help="Treat warnings (contradictions, placeholders) as errors: exit 1.")
-@click.option("-v", "--verbose", is_flag=True, help="List the editor and OS leftovers skipped (x.yaml~, Thumbs.db, ...), and each warning that a blocker's line stands for.")
+@click.option("-v", "--verbose", is_flag=True, help="List the editor and OS leftovers skipped (x.yaml~, Thumbs.db, ...), each warning that a blocker's line stands for, and the catalog records last checked more than 90 days ago (today is $KB_TODAY when set).")
 @click.argument("folder", required=False, type=click.Path(file_okay=False))
 @pass_env
 def check(env: Env, as_json: bool, strict: bool, verbose: bool, folder: str | None) -> None:
@@ -121,8 +122,35 @@ def _report(loaded: Any, root: Any, catalogs: tuple[str, ...] = ()) -> tuple[dic
               "problems": [_row(p) for p in problems],
               "warnings": [_row(w) for w in warnings],
               "groups": groups,
-              "ignored": [[path, what] for path, what in records.ignored]}
+              "ignored": [[path, what] for path, what in records.ignored],
+              "checked": _catalog_checks(loaded.graph) if loaded.graph is not None else []}
     return report, catalog_folders(records, root, catalogs)
+
+
+def _catalog_checks(kg: Any) -> list[list[str]]:
+    """``[id, catalog, checked date or ""]`` of every catalog blocker: staleness is judged when
+    the report is printed (:mod:`kb.queries.audit`), so a kept report stays true on a later day."""
+    from kb.models import Blocker
+
+    catalog = kg.records.catalog_of
+    return [[b.id, catalog[b.id], b.checked.isoformat() if b.checked else ""]
+            for b in kg.of_kind(Blocker) if b.id in catalog]
+
+
+def _stale(report: dict[str, Any]) -> list[dict[str, Any]]:
+    """The catalog records of ``report`` checked more than :data:`kb.queries.audit.STALE_AFTER_DAYS`
+    days before today (:func:`kb.queries.audit.today`), or never, oldest first."""
+    import datetime as dt
+
+    from kb.queries.audit import STALE_AFTER_DAYS, today
+
+    now = today()
+    out = []
+    for rid, catalog, checked in report["checked"]:
+        age = (now - dt.date.fromisoformat(checked)).days if checked else None
+        if age is None or age > STALE_AFTER_DAYS:
+            out.append({"id": rid, "catalog": catalog, "checked": checked or None, "age_days": age})
+    return sorted(out, key=lambda r: (r["checked"] or "", r["id"]))
 
 
 def _row(p: Any) -> list[Any]:
@@ -145,6 +173,8 @@ def _is_report(report: Any) -> TypeGuard[dict[str, Any]]:
     return (isinstance(report, dict) and type(report.get("records")) is int and located(report.get("problems"))
             and located(report.get("warnings")) and groups(report.get("groups"), len(report["warnings"]))
             and isinstance(report.get("ignored"), list)
+            and isinstance(report.get("checked"), list)
+            and all(isinstance(i, list) and len(i) == 3 and all(isinstance(x, str) for x in i) for i in report["checked"])
             and all(isinstance(i, list) and len(i) == 2 and all(isinstance(x, str) for x in i) for i in report["ignored"]))
 
 
@@ -173,7 +203,8 @@ def _print(report: dict[str, Any], records_path: Any, as_json: bool, strict: boo
         emit_json({"records": report["records"], "problems": [p.__dict__ for p in problems],
                    "warnings": [w.__dict__ for w in warnings],
                    "groups": [{**Problem(*g[:4]).__dict__, "warnings": g[4]} for g in report["groups"]],
-                   "ignored": [{"path": path, "what": what} for path, what in ignored]})
+                   "ignored": [{"path": path, "what": what} for path, what in ignored],
+                   "stale": _stale(report)})
     else:
         if verbose:
             for path, what in ignored:
@@ -182,6 +213,19 @@ def _print(report: dict[str, Any], records_path: Any, as_json: bool, strict: boo
             n = len(ignored)
             click.echo(f"kb: skipped {n} editor/OS leftover file{'s' if n != 1 else ''} "
                        "(backups, swap files, Thumbs.db); 'kb check -v' lists them", err=True)
+        stale = _stale(report)
+        if stale:
+            from kb.queries.audit import STALE_AFTER_DAYS
+
+            if verbose:
+                for r in stale:
+                    when = f"checked {r['checked']}, {r['age_days']} days ago" if r["checked"] else "never checked"
+                    click.echo(f"stale: catalog {r['catalog']}: {r['id']}: {when}; re-check it against its sources "
+                               "and update its checked and verified fields", err=True)
+            else:
+                k = len(stale)
+                click.echo(f"kb: {k} catalog record{'s were' if k != 1 else ' was'} last checked more than "
+                           f"{STALE_AFTER_DAYS} days ago; 'kb check -v' lists {'them' if k != 1 else 'it'}", err=True)
         shown, folded = _shown_warnings(report, warnings, verbose)
         located = [str(p) for p in problems] + [str(w) for w in shown]
         if located:  # one write for them all (a 10,000-attempt campaign has thousands of warnings)
@@ -197,3 +241,44 @@ def _print(report: dict[str, Any], records_path: Any, as_json: bool, strict: boo
         else:
             click.echo(f"{report['records']} records OK in {records_path}{said}", err=True)
     sys.exit(1 if problems or (strict and warnings) else 0)
+
+
+@cli.command("migrate")
+@click.option("--write", "write", is_flag=True,
+              help="Rewrite the records (without it, only show what would change).")
+@click.option("--diff", "show_diff", is_flag=True, help="Show each file's change as a unified diff.")
+@pass_env
+@handle_errors
+def migrate(env: Env, write: bool, show_diff: bool) -> None:
+    """Rewrite records written in an older shape to the one this kb writes.
+
+    Without --write it is a dry run: it lists each record to rewrite and why, and changes
+    nothing. Old records load as they are, so migrating is never required; it makes the files say
+    what kb would write today. Each file is rewritten whole through kb's write gate (comments in
+    it are not kept: the dry run names the files that have some). Catalogs are never migrated.
+
+    \b
+    Examples:
+      kb migrate --diff
+      kb migrate --write
+    """
+    from kb.models import SCHEMA_VERSION
+    from kb.usecases.migrate import apply_migration, plan_migration
+
+    plan = plan_migration(env.records)
+    for line in plan.unreadable:
+        click.echo(f"skipped (does not load): {line}", err=True)
+    for m in plan.todo:
+        note = " (its comments will not be kept)" if m.drops_comments else ""
+        click.echo(f"{m.path}: {'; '.join(m.changes)}{note}")
+        if show_diff:
+            click.echo(m.diff(), nl=False)
+    if not plan.todo:
+        click.echo(f"nothing to migrate: {plan.current} records already in schema version {SCHEMA_VERSION}")
+        return
+    if not write:
+        click.echo(f"\n{len(plan.todo)} records would be rewritten to schema version {SCHEMA_VERSION} "
+                   f"({plan.current} already are); nothing was written: run kb migrate --write")
+        return
+    written = apply_migration(env.records, plan)
+    click.echo(f"\nrewrote {len(written)} records to schema version {SCHEMA_VERSION}")

@@ -1,35 +1,30 @@
 """Which catalog records bear on the campaigns: the part of a shared catalog the site publishes.
 
 A catalog (:mod:`kb.catalog`) holds blockers of a whole platform (the Blackwell catalog has
-dozens); a campaign's site shows only those that bear on it, marked as from the catalog. The
-rest stay reachable through the queries (``kb unblocks``, ``kb roots --catalog``), and a page
-that names one of them links to its upstream thread instead of a page of its own.
+dozens); a campaign's site gives pages only to those an attempt met or that dispute a record,
+marked as from the catalog. Every record of the catalog is listed on the catalog's own page
+(``catalogs.md``, with its audit), and stays reachable through the queries (``kb unblocks
+--all``, ``kb roots --catalog``); a page that names one without a page links to its upstream thread.
 """
 
 from __future__ import annotations
 
 from kb.graph import KnowledgeGraph, references
-from kb.models import Attempt, Blocker, Campaign, Platform, Record
-from kb.queries.resolution import current_stack, resolve_blockers
-from kb.queries.signatures import _signature_matches
+from kb.models import Attempt, Record
 
 
 def bearing_records(kg: KnowledgeGraph) -> set[str]:
     """Ids of the catalog records that bear on the campaign records (a subset of
-    ``kg.records.catalog_of``; empty when no catalog is loaded).
+    ``kg.records.catalog_of``; empty when no catalog is loaded): those a campaign record refers
+    to (an attempt ``blocked_by`` it, a decision ``resolves`` it, a blocker ``caused_by`` it, a
+    stack ``base`` or a platform), directly or through other catalog records, and the blockers an
+    attempt met or that dispute a campaign record (:func:`met_catalog_blockers`), with every
+    blocker each is caused by.
 
-    A catalog record bears on the campaigns when
-
-    * a campaign record refers to it (an attempt ``blocked_by`` it, a decision ``resolves`` it,
-      a blocker ``caused_by`` it, a stack ``base`` or a platform), directly or through other
-      catalog records;
-    * it is a blocker that applies to a stack one of the campaign's attempts (or the campaign
-      itself) stands on, on that attempt's platform: resolved, disabled or standing there, not
-      "not applicable" (:func:`kb.queries.resolution.resolve_blockers`);
-    * it is a blocker whose error signature appears in the error of one of the campaign's
-      attempts;
-
-    and, with any of those blockers, every blocker it is caused by (its root causes).
+    A catalog blocker that merely *could* apply to a campaign's stack is not among them: the
+    Blackwell catalog has dozens, and listing them filled a campaign's counts, diagram and search
+    with failures nobody met (issue 24). They are on the catalog's own page and answer
+    ``kb unblocks --all`` and ``kb roots --catalog``.
     """
     catalog = kg.records.catalog_of
     if not catalog:
@@ -37,28 +32,7 @@ def bearing_records(kg: KnowledgeGraph) -> set[str]:
     own = [r for rid, r in kg.records.records.items() if rid not in catalog]
     found: set[str] = set()
     todo = [target for r in own for _path, target, _kind, _edge in references(r) if target in catalog]
-
-    blockers = [b for b in kg.of_kind(Blocker) if b.id in catalog]
-    # stacks and platforms the campaigns stand on: each (stack, platform) once
-    pairs: set[tuple[str | None, str | None]] = set()
-    errors: set[str] = set()
-    for r in own:
-        if isinstance(r, Attempt):
-            pairs.add((r.stack, r.platform))
-            if r.error:
-                errors.add(r.error)
-        elif isinstance(r, Campaign):
-            pairs.add((current_stack(kg, r), r.platform))
-    for stack, platform in sorted(pairs, key=lambda p: (p[0] or "", p[1] or "")):
-        if stack is None:
-            continue
-        plat = kg.get(platform) if platform else None
-        status = resolve_blockers(kg, kg.stack_components(stack), plat if isinstance(plat, Platform) else None)
-        todo.extend(b.id for b in blockers if status[b.id].state != "not_applicable")
-    for b in blockers:
-        if any(_signature_matches(s, e) for s in b.signatures for e in errors):
-            todo.append(b.id)
-
+    todo.extend(met_catalog_blockers(kg))
     while todo:
         rid = todo.pop()
         if rid in found or rid not in catalog:
@@ -88,8 +62,7 @@ def met_catalog_blockers(kg: KnowledgeGraph) -> set[str]:
     not succeed matches (:func:`kb.queries.signatures.catalog_matches`), those describing the same
     failure as a blocker of the campaign's own (:func:`kb.queries.counterparts.counterparts`), and
     every blocker each of them is caused by. A subset of :func:`bearing_records`: the catalog
-    blockers a campaign's search shows (the others keep their pages, reached by links). Worked out
-    once per graph."""
+    blockers a campaign's pages list. Worked out once per graph."""
     def compute() -> frozenset[str]:
         from kb.queries.counterparts import counterparts
         from kb.queries.signatures import catalog_matches

@@ -15,6 +15,7 @@ from kb.graph import KnowledgeGraph
 from kb.models import Attempt, Blocker, Campaign, Component, Decision
 from kb.queries.index import index, is_indexed
 from kb.queries.resolution import StatusCache
+from kb.versions import BUNDLED_IN
 
 __all__ = ["Credit", "StatusCache", "attempt_credit", "credit_sentence", "decision_credit", "is_retry", "retried",
            "retries_of", "stack_diff"]
@@ -98,9 +99,24 @@ def _show(c: Component | None) -> str:
 
 
 def stack_diff(before: dict[str, Component], after: dict[str, Component]) -> list[dict[str, str]]:
-    """Components that differ (in version or source), sorted by name, as ``{component, before, after}``."""
-    return [{"component": k, "before": _show(before.get(k)), "after": _show(after.get(k))}
-            for k in sorted(set(before) | set(after)) if before.get(k) != after.get(k)]
+    """Components that differ (in version or source), sorted by name, as ``{component, before, after}``.
+
+    A component that ships inside another (``bundled_in: torch``, or one of
+    :data:`kb.versions.BUNDLED_IN` that neither stack records) changes when its bundler does:
+    ``{"component": "nccl", "before": "bundled in torch 2.10.0", "after": "bundled in torch 2.11.0"}``
+    unless its own entry already differs."""
+    out = {k: {"component": k, "before": _show(before.get(k)), "after": _show(after.get(k))}
+           for k in set(before) | set(after) if before.get(k) != after.get(k)}
+    for name in sorted(set(before) | set(after) | set(BUNDLED_IN)):
+        if name in out:
+            continue
+        b, a = before.get(name), after.get(name)
+        host = (b.bundled_in if b else None) or (a.bundled_in if a else None) \
+            or (BUNDLED_IN.get(name) if b is None and a is None else None)
+        if host and host in out and host in before and host in after:
+            out[name] = {"component": name, "before": f"bundled in {host} {_show(before[host])}",
+                         "after": f"bundled in {host} {_show(after[host])}"}
+    return [out[k] for k in sorted(out)]
 
 
 def _credit(kg: KnowledgeGraph, before: dict[str, Component], after: dict[str, Component], blockers: list[str],

@@ -37,7 +37,7 @@ from kb.errors import Problem
 from kb.graph import KnowledgeGraph
 from kb.models import Attempt, Blocker, Decision, Record
 from kb.queries.index import index
-from kb.queries.resolution import StatusCache, flag_names
+from kb.queries.resolution import StatusCache, flag_names, run_condition_reason
 from kb.queries.signatures import is_generic, match_text
 
 SUCCESS = ("improved", "baseline")
@@ -233,6 +233,8 @@ def _success_findings(kg: KnowledgeGraph, cache: StatusCache, a: Attempt) -> lis
         if st.state not in ("stands", "disabled") or bid in a.blocked_by:
             continue
         b = features.blocker(bid)
+        if run_condition_reason(b, a):  # the run was made where the blocker cannot bite (its TP size)
+            continue
         state = ("still stands" + (f" (needs {' and '.join(st.missing)})" if st.missing else " (no known fix)")
                  if st.state == "stands" else f"is only disabled ({st.by}: the feature is off)")
         where = f"stack {a.stack}" if a.stack else "its stack"
@@ -260,7 +262,12 @@ def _stack_findings(kg: KnowledgeGraph, cache: StatusCache, a: Attempt) -> list[
             if not isinstance(b, Blocker):
                 continue
             st = statuses[bid]
-            if st.state in ("resolved", "not_applicable"):
+            run_reason = run_condition_reason(b, a)
+            if run_reason:
+                out.append(Finding(a.id, ("blocked_by", i), "blocked-where-fixed",
+                                   f"blocked_by names {bid}, which does not apply to this run ({run_reason}): "
+                                   f"either the run's flags are wrong or {bid}'s applies_when is", about=bid))
+            elif st.state in ("resolved", "not_applicable"):
                 missing = b.component if b.component and st.reason == f"the stack has no {b.component}" else None
                 if missing:  # the stack leaves the blocker's component out: the stack record is what to complete
                     text = (f"blocked_by names {bid}, which lives in {missing}, but {where} records no {missing}: "
@@ -277,7 +284,7 @@ def _stack_findings(kg: KnowledgeGraph, cache: StatusCache, a: Attempt) -> list[
             if bid in a.blocked_by or not isinstance(b, Blocker):
                 continue
             sigs = [x for x in match_text(b, a.error) if not is_generic(x)]
-            if sigs and statuses[bid].state in ("stands", "disabled"):
+            if sigs and statuses[bid].state in ("stands", "disabled") and not run_condition_reason(b, a):
                 out.append(Finding(a.id, ("error",), "success-error-matches-standing-blocker",
                                    f"outcome is {a.outcome.value}, yet its error matches blocker {bid}"
                                    f"{_catalog_note(kg, b)} (signature {sigs[0]!r}), which stands on {where}: if the run "

@@ -61,9 +61,9 @@ def fix_phrase(fix: Fix, notes: bool = True) -> str:
     elif fix.kind == "disables":
         text = f"{requirement_text(fix.requires)} only disables the feature (the crash becomes a clean refusal)"
     elif fix.kind == "workaround":
-        text = f"workaround: {fix.flag or fix.note}"
+        text = f"workaround: {fix.flag or fix.note}" if fix.flag or fix.note else "workaround"
     elif fix.kind == "build_option":
-        text = f"build option: {fix.flag or fix.note}"
+        text = f"build option: {fix.flag or fix.note}" if fix.flag or fix.note else "build option"
         if fix.requires:
             text += f" (with {requirement_text(fix.requires)})"
     else:

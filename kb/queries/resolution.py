@@ -26,7 +26,7 @@ from typing import Any
 from kb.graph import KnowledgeGraph
 from kb.models import Attempt, Blocker, Campaign, Component, Fix, Platform
 from kb.queries.fixes import fix_phrase, has_own_fix, requirement_text
-from kb.versions import Verdict
+from kb.versions import BUNDLED_IN, Verdict
 from kb.versions import satisfies as _satisfies
 
 
@@ -101,17 +101,64 @@ def not_applicable_reason(blocker: Blocker, comps: dict[str, Component], platfor
                 f"{platform.id} is {platform.compute_capability}")
     if aw.interconnect and platform is not None and aw.interconnect.lower() not in (platform.interconnect or "").lower():
         return f"applies only over {aw.interconnect}; {platform.id} has {platform.interconnect or 'no interconnect recorded'}"
+    if platform is not None and aw.gpu_count and not satisfies(str(platform.gpu_count), aw.gpu_count).ok:
+        return f"applies only with gpu_count {aw.gpu_count}; {platform.id} has {platform.gpu_count}"
+    if platform is not None and aw.tensor_parallel_size and not _some_size_fits(aw.tensor_parallel_size, platform.gpu_count):
+        return (f"applies only at tensor-parallel size {aw.tensor_parallel_size}; {platform.id} has "
+                f"{platform.gpu_count} GPU{'s' if platform.gpu_count != 1 else ''}")
     comp = blocker_component(blocker)
-    if comps and comp and comp not in comps:
+    if comps and comp and comp not in comps and not _bundled(comp, comps):
         return f"the stack has no {comp}"
     for name, spec in aw.components.items():
         c = comps.get(name)
         if c is None:
-            if comps:
+            if comps and not _bundled(name, comps):
                 return f"applies only with {name}{spec}; the stack has no {name}"
             continue
         if c.version is not None and not satisfies(c.version, spec).ok:
             return f"applies only when {name}{spec}; the stack has {name} {c.version}"
+    return ""
+
+
+def _bundled(name: str, comps: dict[str, Component]) -> bool:
+    """Whether a stack without ``name`` has it inside another component (:data:`kb.versions.BUNDLED_IN`)."""
+    return BUNDLED_IN.get(name) in comps
+
+
+@lru_cache(maxsize=256)
+def _some_size_fits(spec: str, gpus: int) -> bool:
+    """Whether some tensor-parallel size from 1 to ``gpus`` satisfies ``spec`` (a TP size never
+    exceeds the GPUs of one platform)."""
+    return any(satisfies(str(n), spec).ok for n in range(1, min(gpus, 4096) + 1))
+
+
+_TP_FLAG = re.compile(r"^(?:--tensor-parallel-size|--tensor_parallel_size|--tp-size|--tp_size|--tp|-tp)(?:[ =](\d+))?$")
+
+
+def tensor_parallel_size(attempt: Attempt) -> int | None:
+    """The tensor-parallel size ``attempt`` ran at: the value of its ``--tensor-parallel-size``
+    (vLLM), ``--tp-size``/``--tp`` (SGLang) or ``-tp`` flag, else its ``tensor_parallel_size``/
+    ``tp_size``/``tp`` setting; ``None`` when it records none."""
+    for item in attempt_flags(attempt):
+        m = _TP_FLAG.match(item)
+        if m and m.group(1):
+            return int(m.group(1))
+    for key in ("tensor_parallel_size", "tp_size", "tp"):
+        value = attempt.config.settings.get(key)
+        if value and value.strip().isdigit():
+            return int(value.strip())
+    return None
+
+
+def run_condition_reason(blocker: Blocker, attempt: Attempt) -> str:
+    """Why ``blocker`` cannot be what ``attempt`` met because of how the run was made (``""``
+    when nothing rules it out): a ``tensor_parallel_size`` condition its recorded TP size fails."""
+    spec = blocker.applies_when.tensor_parallel_size
+    if not spec:
+        return ""
+    tp = tensor_parallel_size(attempt)
+    if tp is not None and not satisfies(str(tp), spec).ok:
+        return f"applies only at tensor-parallel size {spec}; the run used {tp}"
     return ""
 
 

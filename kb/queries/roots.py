@@ -225,9 +225,14 @@ def _report(kg: KnowledgeGraph, campaign: str | None, now_first: bool) -> RootsR
 def applies_to(kg: KnowledgeGraph, a: Attempt, blocker_id: str) -> bool:
     """Whether blocker ``blocker_id`` can be what attempt ``a`` met: its state under the attempt's
     own components on its campaign's platform is not ``not_applicable`` (an attempt without
-    components is given the benefit of the doubt)."""
+    components is given the benefit of the doubt), and no condition on the run rules it out (a
+    tensor-parallel size, :func:`kb.queries.resolution.run_condition_reason`)."""
     from kb.queries.index import index
+    from kb.queries.resolution import run_condition_reason
 
+    b = kg.get(blocker_id)
+    if isinstance(b, Blocker) and run_condition_reason(b, a):
+        return False
     if not kg.attempt_components(a):
         return True
     return index(kg).statuses(a, a.campaign)[blocker_id].state != "not_applicable"

@@ -21,6 +21,7 @@ from kb.queries.resolution import (
     concerned_components,
     current_stack,
     flag_names,
+    run_condition_reason,
 )
 from kb.versions import KNOWN_COMPONENTS, canonical_component, parse_version
 
@@ -152,6 +153,9 @@ class UnblocksResult:
     ``disputed``: resolved blockers of the campaign's own whose catalog counterpart still stands
     after the change (:class:`kb.queries.counterparts.Dispute` as dicts); the standing
     counterparts of blockers the campaign met count as bearing on it (``still_blocked``).
+    ``rebuild``: standing blockers that a build option fixes and that the change makes possible
+    (``[{id, title, flag, requires, release, pr}]``: ``TORCH_CUDA_ARCH_LIST=12.0`` once
+    ``cuda>=12.8`` is there); they stay in ``still_blocked`` until someone rebuilds.
     """
 
     change: dict[str, str]
@@ -172,6 +176,7 @@ class UnblocksResult:
     retried: list[DoneRetry] = field(default_factory=list)
     other_still_blocked: list[StillBlocked] = field(default_factory=list)
     disputed: list[dict[str, Any]] = field(default_factory=list)
+    rebuild: list[dict[str, Any]] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         """This result as plain data for ``--json`` (dicts, lists, strings, numbers)."""
@@ -264,6 +269,7 @@ def unblocks(kg: KnowledgeGraph, change: dict[str, str] | None = None, *, to_sta
     introduced: list[dict[str, Any]] = []
     still: list[StillBlocked] = []
     other: list[StillBlocked] = []
+    rebuild: list[dict[str, Any]] = []
     for b in kg.of_kind(Blocker):
         s0, s1 = st0[b.id], st1[b.id]
         if s0.state in ("stands", "disabled"):
@@ -278,6 +284,12 @@ def unblocks(kg: KnowledgeGraph, change: dict[str, str] | None = None, *, to_sta
                                "missing": list(s1.missing), "doubt": _may_hit(kg, b.id, set(), after),
                                "advice": list(s1.advice) or ([b.workaround] if b.workaround else [])})
         elif s1.state in ("stands", "disabled") and s0.state in ("stands", "disabled"):
+            for f in b.fixed_by:
+                if f.kind == "build_option" and f.requires and not f.reverted \
+                        and _unmet(f.requires, before) and not _unmet(f.requires, after):
+                    rebuild.append({"id": b.id, "title": b.title, "flag": f.flag or f.note or "",
+                                    "requires": dict(f.requires), "release": f.release, "pr": f.pr})
+                    break
             entry = StillBlocked(b.id, b.title, list(s1.missing) or ["no known fix"], b.workaround,
                                  [a for a in kg.into(b.id, "blocked_by") if a in in_ids], list(s1.advice))
             (still if b.id in bearing else other).append(entry)
@@ -297,7 +309,20 @@ def unblocks(kg: KnowledgeGraph, change: dict[str, str] | None = None, *, to_sta
         campaign=camp.id if camp else None, platform=platform.id if platform else None,
         platform_title=platform.title if platform else None, disabled=disabled, introduced=introduced,
         retry_would_hit=would_hit, retried=done, other_still_blocked=other,
-        disputed=[d.to_dict() for d in disputed])
+        disputed=[d.to_dict() for d in disputed], rebuild=rebuild)
+
+
+def _unmet(requires: dict[str, str], comps: dict[str, Component]) -> list[str]:
+    """The requirements of ``requires`` that components ``comps`` do not meet (a component
+    without a version meets none)."""
+    from kb.queries.resolution import satisfies
+
+    out = []
+    for name, spec in requires.items():
+        c = comps.get(name)
+        if c is None or not satisfies(c.version, spec).ok:
+            out.append(f"{name}{spec}")
+    return out
 
 
 def _scope_tables(kg: KnowledgeGraph, campaign: str | None) -> tuple[frozenset[str], frozenset[str]]:
@@ -381,15 +406,48 @@ def _may_hit(kg: KnowledgeGraph, bid: str, flags: set[str], after: dict[str, Com
     return ""
 
 
+LOADED_BY_EVERY_RUN = frozenset({"cuda", "torch", "torch-cuda", "nvidia-driver", "sglang", "vllm", "tensorrt-llm"})
+"""Components every run on a stack that has them loads: the CUDA toolkit and driver, torch, and
+the serving engine itself (a stack names one engine)."""
+
+LOADED_WITH = {"sgl-kernel": "sglang"}
+"""Components another one loads whenever it runs: SGLang's runtime imports its kernel package
+``sgl_kernel`` at start (``sgl-kernel`` is a pinned dependency of the ``sglang`` distribution)."""
+
+
+def exercised(blocker: Blocker, attempt: Attempt, flags: frozenset[str], comps: dict[str, Component]) -> bool:
+    """Whether ``attempt`` (with flag items ``flags``, on components ``comps``) ran what
+    ``blocker`` is about, so that its success tells anything of it: one of the blocker's flags
+    when it names any; else its component, when every run loads it (:data:`LOADED_BY_EVERY_RUN`,
+    :data:`LOADED_WITH`) or the run's flags, env, command, title or approach name it
+    (``--attention-backend flashinfer`` exercises a FlashInfer blocker). A blocker with neither
+    flags nor component is exercised by no run in particular."""
+    own = flag_names(blocker.flags)
+    if own:
+        return bool(own & flag_names(list(flags)))
+    comp = blocker_component(blocker)
+    if not comp:
+        return False
+    if comp in comps and (comp in LOADED_BY_EVERY_RUN or LOADED_WITH.get(comp) in comps):
+        return True
+    spellings = {comp, comp.replace("-", "_"), comp.replace("-", "")}
+    text = " ".join([*flags, attempt.config.command or "", attempt.title, attempt.approach or ""]).lower()
+    return any(re.search(rf"(?<![a-z0-9]){re.escape(w)}(?![a-z0-9])", text) for w in spellings)
+
+
 def _contradicting_success(kg: KnowledgeGraph, bid: str, own_flags: set[str]) -> str:
     """The latest attempt that improved or set the baseline on a stack where blocker ``bid``
-    stands (run with one of ``own_flags`` when it has any), as a phrase; ``""`` when none. The
-    attempts sharing a stack and its overrides are judged once."""
+    stands and that exercised it (:func:`exercised`: ran one of its flags, or named its
+    component), as a phrase; ``""`` when none. The attempts sharing a stack and its overrides
+    are judged once."""
     ix = index(kg)
+    b = kg.get(bid)
+    if not isinstance(b, Blocker):
+        return ""
     seen: set[Any] = set()
     for x in sorted((y for y in kg.of_kind(Attempt) if y.outcome.value in ("improved", "baseline") and y.stack),
                     key=lambda y: (y.date, y.id), reverse=True):
-        if own_flags and not own_flags & flag_names(ix.flags(x)):
+        if not exercised(b, x, ix.flags(x), kg.attempt_components(x)) or run_condition_reason(b, x):
             continue
         key = (ix.comps_key(x), x.campaign)
         if key in seen:

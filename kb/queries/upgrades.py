@@ -102,7 +102,8 @@ def _newer(candidate: str, current: str) -> bool:
 
 @dataclass
 class UpgradeRow:
-    """One candidate change from a stack and what it does (blocker and attempt ids)."""
+    """One candidate change from a stack and what it does (blocker and attempt ids, and the
+    disputes of what it resolves)."""
 
     change: str
     current: str | None
@@ -111,6 +112,9 @@ class UpgradeRow:
     introduced: list[str]
     retry: list[str]
     still: int
+    disputed: list[dict[str, Any]] = field(default_factory=list)
+    """Resolved blockers whose catalog record of the same failure still stands after the change
+    (:class:`kb.queries.counterparts.Dispute` as dicts): the claim and its dispute travel together."""
 
 
 @dataclass
@@ -123,6 +127,8 @@ class UpgradePaths:
     standing: int
     rows: list[UpgradeRow] = field(default_factory=list)
     note: str = ""
+    standing_ids: list[str] = field(default_factory=list)
+    """The ids of the blockers that stand on the stack (``standing`` counts them)."""
 
     def to_dict(self) -> dict[str, Any]:
         """Plain data for ``--json``."""
@@ -166,7 +172,8 @@ def _paths_of(kg: KnowledgeGraph, s: Stack) -> UpgradePaths:
     camp = _campaign_for(kg, s.id)
     comps = kg.stack_components(s.id)
     st = StatusCache(kg).under(comps, platform_of(kg, camp))
-    paths = UpgradePaths(s.id, camp.id if camp else None, sum(1 for x in st.values() if x.state == "stands"))
+    standing = sorted(x.id for x in st.values() if x.state == "stands")
+    paths = UpgradePaths(s.id, camp.id if camp else None, len(standing), standing_ids=standing)
     for name, version in upgrade_candidates(kg, s.id, camp):
         try:
             res = unblocks(kg, {name: version}, from_stack=s.id, campaign=camp.id if camp else None)
@@ -177,5 +184,5 @@ def _paths_of(kg: KnowledgeGraph, s: Stack) -> UpgradePaths:
         paths.rows.append(UpgradeRow(f"{name}={version}", cur.version if cur else None,
                                      [r["id"] for r in res.resolved], [r["id"] for r in res.disabled],
                                      [r["id"] for r in res.introduced], [r.id for r in res.retry],
-                                     len(res.still_blocked) + len(res.other_still_blocked)))
+                                     len(res.still_blocked) + len(res.other_still_blocked), list(res.disputed)))
     return paths

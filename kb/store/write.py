@@ -17,7 +17,7 @@ from pydantic import ValidationError
 from kb.atomic import write_text_atomic
 from kb.errors import InvalidRecords, RecordExists, WriteError
 from kb.ids import slugify, suffixed
-from kb.models import Record
+from kb.models import FIX_KEYS, SCHEMA_VERSION, Record
 from kb.redact import Redactor
 from kb.validation import located_problems
 
@@ -74,10 +74,25 @@ _Dumper.add_representer(str, _str_representer)
 
 def record_to_data(record: Record) -> dict[str, Any]:
     """The record as the plain mapping its YAML file holds (defaults and ``None`` left out,
-    metrics and versions in their short forms, ``id`` omitted since it is the file name)."""
+    metrics and versions in their short forms, ``id`` omitted since it is the file name), in
+    the shape of :data:`kb.models.SCHEMA_VERSION`: ``schema_version`` first, every fix of
+    ``fixed_by`` in full (``{kind: enables, requires: {...}}``, never the version-1 shorthand)."""
     data = record.model_dump(mode="python", by_alias=True, exclude_defaults=True, exclude_none=True)
     data.pop("id", None)
-    return _compact(data)
+    data.pop("schema_version", None)
+    if isinstance(data.get("fixed_by"), list):
+        data["fixed_by"] = [_full_fix(x) for x in data["fixed_by"]]
+    return {"schema_version": SCHEMA_VERSION, **_compact(data)}
+
+
+def _full_fix(fix: Any) -> Any:
+    """A dumped fix in full: the shorthand ``{cuda: ">=13.0"}`` becomes ``{kind: enables,
+    requires: {...}}``, and a full fix whose default ``kind`` was left out gets it back first."""
+    if not isinstance(fix, dict) or "kind" in fix:
+        return fix
+    if any(k in FIX_KEYS for k in fix):
+        return {"kind": "enables", **fix}
+    return {"kind": "enables", "requires": fix}
 
 
 def _compact(value: Any) -> Any:
@@ -96,13 +111,17 @@ def _compact(value: Any) -> Any:
     return value
 
 
-def dump_record(record: Record, *, schema_ref: str | None = None) -> str:
-    """YAML text for ``record`` (block style, keys in model order, multi-line strings as ``|``).
+def dump_record(record: Record, *, schema_ref: str | None = None, key_order: Iterable[str] = ()) -> str:
+    """YAML text for ``record`` (block style, multi-line strings as ``|``; keys in ``key_order``
+    first, e.g. the order of the file being rewritten, then the rest in model order).
 
     With ``schema_ref`` (a path or URL of the kind's JSON Schema, see :func:`schema_ref`) the text
     starts with a ``# yaml-language-server: $schema=...`` modeline, so editors complete and check it.
     """
-    text = yaml.dump(record_to_data(record), Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100)
+    data = record_to_data(record)
+    order = [k for k in ("schema_version", *key_order) if k in data]
+    data = {**{k: data[k] for k in order}, **{k: v for k, v in data.items() if k not in order}}
+    text = yaml.dump(data, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100)
     return f"# yaml-language-server: $schema={schema_ref}\n{text}" if schema_ref else text
 
 
@@ -212,7 +231,7 @@ def _strings(value: Any) -> Iterator[str]:
 
 
 def save_record(root: str | Path, record: Record, *, new: bool = True, taken: Iterable[str] = (),
-                overwrite: bool = False, redactor: Redactor | None = None) -> Saved:
+                overwrite: bool = False, redactor: Redactor | None = None, key_order: Iterable[str] = ()) -> Saved:
     """The one write gate: every writer (``kb log``, ``kb new``, ``kb capture``, ``kb import``)
     writes a record through here.
 
@@ -220,7 +239,8 @@ def save_record(root: str | Path, record: Record, *, new: bool = True, taken: It
     learned names, e.g. from a session's working folder), then writes it atomically
     (:func:`kb.atomic.write_text_atomic`; new files get the process umask). With ``new`` a taken
     id is suffixed ``-2``, ``-3``, … (ids in ``taken`` are skipped: ids are unique across kinds);
-    without it the id is kept and an existing file is refused, or replaced when ``overwrite``.
+    without it the id is kept and an existing file is refused, or replaced when ``overwrite``
+    (``key_order``: keys to write first, in that order, as :func:`dump_record`).
 
     Raises :class:`RecordExists` (an existing record, not ``new`` nor ``overwrite``),
     :class:`InvalidRecords` (the redacted record does not validate), :class:`WriteError` (the
@@ -232,7 +252,7 @@ def save_record(root: str | Path, record: Record, *, new: bool = True, taken: It
     if new:
         clean, path = _create(root, clean, set(taken))
     else:
-        text = dump_record(clean, schema_ref=schema_ref(root, clean))
+        text = dump_record(clean, schema_ref=schema_ref(root, clean), key_order=key_order)
         path = write_text_atomic(record_path(root, clean), text, overwrite=overwrite)
     return Saved(clean, path, counts)
 

@@ -20,6 +20,7 @@ from kb.site.pages.compare import compare_data, pair_page, render_compare, rende
 from kb.site.pages.context import NAV, Ctx, page_of
 from kb.site.pages.decision import render_decision, render_decisions_index
 from kb.site.pages.indexes import (
+    render_catalogs,
     render_index,
     render_platform,
     render_stack,
@@ -67,6 +68,7 @@ def iter_site(kg: KnowledgeGraph, *, directory_urls: bool = True) -> Iterator[tu
     yield "decisions/index.md", render_decisions_index(c)
     yield "upgrades.md", render_upgrades(c)
     yield "tags.md", render_tags(c)
+    yield "catalogs.md", render_catalogs(c)
     yield "compare/index.md", render_compare_index(c, c.pairs)
     yield "timeline/index.md", render_timeline_index(c)
     for pair in c.pairs:

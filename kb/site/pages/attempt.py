@@ -56,6 +56,10 @@ def render_attempt(c: Ctx, a: Attempt) -> str:
         metric_name=metric_name(camp.metric.name) if isinstance(camp, Campaign) else "",
         vs=({"link": c.link(src, base), "value": base_m.display(), "delta": delta(m.value, base_m.value, higher)}
             if m and base_m and isinstance(base, Attempt) else None),
+        vs_campaign=(delta(m.value, camp.baseline.value, higher)
+                     if m and isinstance(camp, Campaign) and camp.baseline and camp.baseline.unit == m.unit
+                     and not (base_m and base_m.value == camp.baseline.value) else None),
+        campaign_baseline=camp.baseline.display() if isinstance(camp, Campaign) and camp.baseline else None,
         baseline=c.link(src, base) if isinstance(base, Attempt) else None,
         metrics=[{"name": metric_name(k), "value": v.display(), "note": v.note} for k, v in a.metrics.items()],
         blocked_by=[c.link(src, kg.get(b), b) for b in a.blocked_by],

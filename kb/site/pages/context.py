@@ -38,6 +38,7 @@ NAV = [
     ("Stacks", "stacks/index.md"),
     ("Platforms", "platforms/index.md"),
     ("Tags", "tags.md"),
+    ("Catalogs", "catalogs.md"),
 ]
 """The site navigation: sections and index pages only, never one entry per record (a nav with
 every record makes each page carry the whole list and the build quadratic)."""

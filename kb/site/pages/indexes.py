@@ -150,10 +150,22 @@ def render_upgrades(c: Ctx) -> str:
                          "introduced": links(r.introduced, f"{key}-introduced", f"Blockers {what} introduces",
                                              "blockers"),
                          "retry": links(r.retry, f"{key}-retry", f"Attempts worth retrying after {what}", "attempts"),
-                         "still": r.still})
-        sections.append({"stack": c.link(src, kg.get(p.stack)), "standing": p.standing, "rows": rows,
+                         "still": r.still, "disputed": [_dispute_line(c, src, d) for d in r.disputed]})
+        shown = sum(1 for x in p.standing_ids if x in c.published)
+        sections.append({"stack": c.link(src, kg.get(p.stack)), "standing": shown, "unmet": p.standing - shown, "rows": rows,
                          "campaign": p.campaign, "note": p.note})
     return render("upgrades.md.j2", sections=sections, left_out=len(every) - len(sections))
+
+
+def _dispute_line(c: Ctx, src: str, d: dict[str, Any]) -> Markup:
+    """One dispute of an upgrade row in titles: "X: resolved here (how), but the catalog's Y still
+    stands: needs Z" (``kb why`` on X's attempts explains it)."""
+    own, theirs = c.kg.get(d["own"]), c.kg.get(d["catalog_id"])
+    state = "still stands" if d["state"] == "stands" else "is only disabled"
+    need = f": needs {' and '.join(d['missing'])}" if d.get("missing") else ""
+    return Markup(f"{c.link(src, own, d['own'])} is resolved here ({inline(d['by'])}), but catalog "
+                  f"{inline(d['catalog'])}'s {c.link(src, theirs, d['catalog_id'])} ({inline(d['why'])}) "
+                  f"{state}{inline(need)}")
 
 
 TAG_SHOWN = 5
@@ -173,3 +185,47 @@ def render_tags(c: Ctx) -> str:
                             columns="records") if cut else None)
         tags.append((t, Markup(c.tag_anchors[t]), items, more))
     return render("tags.md.j2", tags=tags)
+
+
+def render_catalogs(c: Ctx) -> str:
+    """The catalogs page: every record of each loaded catalog, whether an attempt here met it,
+    and its audit (:func:`kb.queries.audit.catalog_audit`: when it was last checked against its
+    sources, what that verified, which signatures were read off code; stale beyond
+    :data:`kb.queries.audit.STALE_AFTER_DAYS` days, judged on :func:`kb.queries.audit.today`)."""
+    from kb.queries.audit import STALE_AFTER_DAYS, catalog_audit, today
+
+    src = "catalogs.md"
+    on = today()
+    rows = catalog_audit(c.kg, on)
+    out = ["# Catalogs", ""]
+    if not rows:
+        out += ["No catalog is loaded. A campaign lists the catalogs it uses under `catalogs:` "
+                "(the Blackwell catalog ships with kb: `catalogs: [blackwell]`)."]
+        return "\n".join(out) + "\n"
+    out += [f"Shared, read-only blocker records, judged on {on.isoformat()}. A record is *stale* when its last "
+            f"check against its sources is more than {STALE_AFTER_DAYS} days old (`kb check -v` lists them). "
+            "Only the records an attempt met, or that dispute a record of the campaign, appear on the "
+            "campaign's pages; the others link to their upstream thread.", ""]
+    for name in sorted({r.catalog for r in rows}):
+        mine = [r for r in rows if r.catalog == name]
+        stale = sum(r.stale for r in mine)
+        met = sum(r.id in c.published for r in mine)
+        inferred = sum(bool(r.inferred_signatures) for r in mine)
+        out += [f"## {inline(name)}", "",
+                f"{len(mine)} records ({sum(r.root for r in mine)} root causes); {met} met here; "
+                f"{stale} stale; {inferred} with a signature inferred from code rather than seen in a report.", "",
+                "| Record | Kind | Upstream status | Checked | Verified | Met here |", "|---|---|---|---|---|---|"]
+        for r in mine:
+            rec = c.kg.get(r.id)
+            checked = r.checked.isoformat() if r.checked else "never"
+            if r.stale:
+                checked += f" (stale: {r.age_days} days)" if r.age_days is not None else " (stale)"
+            verified = str(inline("; ".join(r.verified) or "—"))
+            if r.inferred_signatures:
+                verified += "; inferred from code, not seen in a report: " + ", ".join(
+                    f"<code>{inline(s)}</code>" for s in r.inferred_signatures)
+            out.append("| " + " | ".join([
+                str(c.link(src, rec, r.id)), "root cause" if r.root else "blocker", str(inline(r.status)),
+                str(inline(checked)), verified, "yes" if r.id in c.published else "—"]) + " |")
+        out.append("")
+    return "\n".join(out)
