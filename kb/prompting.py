@@ -152,14 +152,21 @@ def fill_attempt_draft(kg: KnowledgeGraph, draft: logbook.AttemptDraft, ask: Ask
 
 def confirm_matches(kg: KnowledgeGraph, draft: logbook.AttemptDraft, ask: Asker) -> None:
     """Offer to link, one by one, the known blockers whose signatures match the draft's error
-    text (``--error`` or ``--error-file``) and that ``blocked_by`` does not name yet; then ask
-    which earlier attempt it re-runs (:func:`offer_retry_of`)."""
+    text (``--error`` or ``--error-file``) and that ``blocked_by`` does not name yet (the default
+    answer is no for one the draft's own stack resolves or that cannot apply to it:
+    :attr:`kb.usecases.log.BlockerMatch.where_fixed`); then ask which earlier attempt it re-runs
+    (:func:`offer_retry_of`)."""
     error_text = draft.error if draft.error is not None else (
         logbook.read_error_file(draft.error_file) if draft.error_file else None)
+    try:
+        attempt: Attempt | None = logbook.build_attempt(kg, draft)
+    except KbError:
+        attempt = None  # judged without the stack: nothing rules a match out
     matched = []
-    for m in logbook.match_blockers(kg, error_text, draft.blocked_by):
+    for m in logbook.match_blockers(kg, error_text, draft.blocked_by, attempt):
         matched.append(m.id)
-        if not m.linked and ask.confirm(f"{m.describe()}. Link it into blocked_by?", default=True):
+        question = f"{m.describe()}. Link it into blocked_by{' anyway' if m.where_fixed else ''}?"
+        if not m.linked and ask.confirm(question, default=not m.where_fixed):
             draft.blocked_by.append(m.id)
     offer_retry_of(kg, draft, ask, set(draft.blocked_by) | set(matched))
 

@@ -56,7 +56,10 @@ class ClickAsker:
 
 
 def _not_linked(match: Any, link_matches: bool) -> str:
-    """Why a match was not linked: not asked to, or too generic to link without a person."""
+    """Why a match was not linked: the records rule it out, not asked to, or too generic to
+    link without a person."""
+    if match.where_fixed:
+        return f"not linked: {match.where_fixed}; add -b {match.id} if the run met it all the same"
     if not link_matches:
         return "not linked; --link-matches links it"
     return (f"not linked: too generic, or the campaign's own blocker matches the same text; "

@@ -383,14 +383,20 @@ class BlockerMatch:
     title: str
     fix: str
     linked: bool = False
+    where_fixed: str = ""
+    """Why the blocker cannot be what the new attempt met, by the records (``"stack cuda-13.0
+    resolves it (cuda>=13.0)"``); ``""`` when nothing says so. Such a match is never linked
+    unless named with ``-b``: linking it is the contradiction ``kb check`` reports as
+    ``blocked-where-fixed``."""
 
     def describe(self) -> str:
-        """``"matches <id>; fixed by cuda>=13.0"``."""
-        return f"matches {self.id}; {self.fix}"
+        """``"matches <id>; fixed by cuda>=13.0"``, and ``", but stack S resolves it (...)"``."""
+        return f"matches {self.id}; {self.fix}" + (f", but {self.where_fixed}" if self.where_fixed else "")
 
     def to_dict(self) -> dict[str, Any]:
         """This result as plain data for ``--json`` (dicts, lists, strings, numbers)."""
-        return {"id": self.id, "title": self.title, "fix": self.fix, "linked": self.linked}
+        return {"id": self.id, "title": self.title, "fix": self.fix, "linked": self.linked,
+                "where_fixed": self.where_fixed or None}
 
 
 def describe_fix(blocker: Blocker, kg: KnowledgeGraph | None = None) -> str:
@@ -401,16 +407,40 @@ def describe_fix(blocker: Blocker, kg: KnowledgeGraph | None = None) -> str:
     return words(blocker, kg)
 
 
-def match_blockers(kg: KnowledgeGraph, error_text: str | None, linked: list[str] | tuple[str, ...] = ()) -> list[BlockerMatch]:
+def match_blockers(kg: KnowledgeGraph, error_text: str | None, linked: list[str] | tuple[str, ...] = (),
+                   attempt: Attempt | None = None) -> list[BlockerMatch]:
     """Known blockers whose ``signatures`` occur in ``error_text``
     (:func:`kb.queries.match_signatures`), sorted by id, each with :func:`describe_fix`;
-    ``linked`` marks those already named in ``blocked_by``."""
+    ``linked`` marks those already named in ``blocked_by``. With ``attempt`` (the one being
+    logged), each match says when the records rule it out for that attempt (``where_fixed``:
+    its stack resolves the blocker, the blocker does not apply there, or the run's
+    tensor-parallel size is outside the blocker's)."""
     out = []
     for bid in match_signatures(kg, error_text or ""):
         b = kg.get(bid)
         assert isinstance(b, Blocker)
-        out.append(BlockerMatch(b.id, b.title, describe_fix(b, kg), bid in linked))
+        out.append(BlockerMatch(b.id, b.title, describe_fix(b, kg), bid in linked,
+                                _where_fixed(kg, b, attempt) if attempt is not None else ""))
     return out
+
+
+def _where_fixed(kg: KnowledgeGraph, b: Blocker, attempt: Attempt) -> str:
+    """Why the records say ``attempt`` cannot have met ``b`` (``""`` when they do not)."""
+    from kb.queries.resolution import StatusCache, run_condition_reason
+
+    why = run_condition_reason(b, attempt)
+    if why:
+        return f"it does not apply to this run ({why})"
+    comps = kg.attempt_components(attempt)
+    if not comps:
+        return ""
+    st = StatusCache(kg).lazy_key(StatusCache.key(comps), comps, attempt.campaign)[b.id]
+    where = f"stack {attempt.stack}" if attempt.stack else "the attempt's stack"
+    if st.state == "resolved":
+        return f"{where} resolves it ({st.by})"
+    if st.state == "not_applicable":
+        return f"it does not apply on {where} ({st.reason})"
+    return ""
 
 
 # --------------------------------------------------------------------------- logging
@@ -470,11 +500,11 @@ def prepare_attempt(kg: KnowledgeGraph, draft: AttemptDraft, *, link_matches: bo
     full_error = draft.error if draft.error is not None else attempt.error
     if draft.error is None and draft.error_file is not None:
         full_error = read_error_file(draft.error_file)
-    matches = match_blockers(kg, full_error, attempt.blocked_by)
+    matches = match_blockers(kg, full_error, attempt.blocked_by, attempt)
     if link_matches:
         from kb.queries.signatures import specific_matches
 
-        specific = set(specific_matches(kg, full_error or ""))
+        specific = set(specific_matches(kg, full_error or "")) - {m.id for m in matches if m.where_fixed}
         matches = [m for m in matches if m.linked or m.id in specific] + [
             m for m in matches if not m.linked and m.id not in specific]
         new = [m.id for m in matches if not m.linked and m.id in specific]
