@@ -164,3 +164,22 @@ def test_doubt_on_an_introduced_blocker_needs_a_success_that_ran_it(write_tree):
 ])
 def test_fix_text_never_says_none(fix, text):
     assert fix_phrase(Fix.model_validate(fix)) == text
+
+
+def test_a_retry_made_on_a_stack_where_the_blocker_still_stood_is_not_credited_to_the_change(write_tree):
+    stacks = {"new": {"title": "new", "base": "s", "components": {"cuda": "13.0.1"}}}
+    blockers = {"old-cuda": {"title": "needs CUDA 13", "component": "cuda",
+                             "fixed_by": [{"kind": "enables", "requires": {"cuda": ">=13.0"}}]}}
+    atts = {"a1": {"title": "first", "campaign": "c", "date": "2026-01-01", "approach": "x", "outcome": "failed",
+                   "stack": "s", "blocked_by": ["old-cuda"]},
+            "a2": {"title": "again, another flag", "campaign": "c", "date": "2026-01-02", "approach": "x",
+                   "outcome": "failed", "stack": "s", "retry_of": "a1", "blocked_by": ["old-cuda"]}}
+    kg = _tree(write_tree, blockers, stacks=stacks, attempts=atts)
+    res = unblocks(kg, {"cuda": "13.0.1"}, from_stack="s")
+    assert res.retried == []
+    assert {r.id for r in res.retry} == {"a1", "a2"}
+    atts["a3"] = {"title": "on CUDA 13", "campaign": "c", "date": "2026-01-03", "approach": "x", "outcome": "improved",
+                  "stack": "new", "retry_of": "a1", "metrics": {"output_throughput": "10 tok/s"}}
+    kg = _tree(write_tree, blockers, stacks=stacks, attempts=atts)
+    res = unblocks(kg, {"cuda": "13.0.1"}, from_stack="s")
+    assert [(d.of, d.id) for d in res.retried] == [("a1", "a3")]

@@ -363,7 +363,11 @@ def _retries(kg: KnowledgeGraph, in_ids: frozenset[str], resolved: list[dict[str
                 continue
         if not all(st_after[b].state in ("resolved", "not_applicable") for b in a.blocked_by):
             continue
-        made = ix.retries_of(a)
+        # a retry counts for this change only where it ran with the blockers gone: one made on a
+        # stack where they still stood (the same stack with another flag) is no evidence for it
+        made = [r for r in ix.retries_of(a) if not kg.attempt_components(r)
+                or all(ix.statuses(r, r.campaign)[b].state in ("resolved", "not_applicable")
+                       for b in a.blocked_by if b in resolved_ids)]
         if made:
             done.extend(DoneRetry(a.id, r.id, r.date.isoformat(), r.stack, r.outcome.value, last_metric(kg, r))
                         for r in made)
