@@ -155,3 +155,34 @@ def test_a_catalog_blocker_no_attempt_met_gets_no_campaign_page_but_a_catalog_ro
     roots = article(live, "blockers/index.html").get_text(" ", strip=True)
     assert "bitsandbytes" not in roots
     assert "bitsandbytes releases before 0.45.3" in article(live, "catalogs/index.html").get_text(" ", strip=True)
+
+
+def test_the_adr_page_shows_each_dispute_of_what_it_resolves_in_titles(live):
+    art = article(live, "decisions/2026-02-26-upgrade-to-cuda-13/index.html")
+    text = art.get_text(" ", strip=True)
+    assert "Resolves: SM120 not supported by the CUDA 12.8 software stack (disputed by a catalog: see below)" in text
+    boxes = sorted(d.get_text(" ", strip=True) for d in art.select("div.admonition.warning")
+                   if d.find(class_="admonition-title").get_text(strip=True) == "Disputed")
+    assert len(boxes) == 2
+    assert boxes[0].startswith("Disputed FlashInfer allreduce-fusion JIT finds no supported architecture on SM120 is "
+                               "resolved here, but catalog blackwell's \"FlashInfer TRT-LLM allreduce fusion refuses to "
+                               "build on SM12x\"")
+    assert boxes[0].endswith("still stands on cuda-13.0: needs flashinfer>=0.6.17")
+    assert "Torch symmetric memory has no size table entry for compute capability 12 is resolved here" in boxes[1]
+    # the same dispute is not repeated as a raw warning with ids
+    assert not any("credits the stack change with fixing" in d.get_text() for d in art.select("div.admonition"))
+
+
+def test_check_warnings_end_with_the_command_that_explains_them(tmp_path):
+    import shutil
+
+    from click.testing import CliRunner
+
+    from kb.cli import cli
+
+    shutil.copytree(ROOT / "records", tmp_path / "records")
+    out = CliRunner().invoke(cli, ["--records", str(tmp_path / "records"), "check"]).output
+    warnings = [line for line in out.splitlines() if ": warning: " in line]
+    assert len(warnings) == 3
+    ends = sorted(w.rsplit("[explained by: ", 1)[1] for w in warnings)
+    assert ends == ["kb unblocks --from cuda-12.8 --to cuda-13.0]"] * 2 + ["kb why 2026-02-27-eagle3-cuda13]"], warnings

@@ -61,9 +61,25 @@ class Finding:
     ``success-where-blocker-stands`` finding."""
 
     def problem(self, kg: KnowledgeGraph) -> Problem:
-        """This finding as a located :class:`Problem` (``path:line: field: warning: message``)."""
+        """This finding as a located :class:`Problem` (``path:line: field: warning: message``),
+        the message ending with the command that explains it (:meth:`explained_by`)."""
         p = kg.records.problem(self.record, self.field, self.message)
-        return Problem(p.path, p.line, p.field, f"warning: {self.message}")
+        how = self.explained_by(kg)
+        return Problem(p.path, p.line, p.field, f"warning: {self.message}" + (f" [explained by: {how}]" if how else ""))
+
+    def explained_by(self, kg: KnowledgeGraph) -> str:
+        """The kb command that shows the reasoning behind this finding: ``kb why ATTEMPT`` for an
+        attempt; for a decision's stack change, ``kb unblocks --from A --to B``; ``""`` for a
+        placeholder or a decision without one."""
+        rec = kg.get(self.record)
+        if self.kind == "placeholder" or rec is None:
+            return ""
+        if isinstance(rec, Attempt):
+            return f"kb why {rec.id}"
+        change = rec.stack_change if isinstance(rec, Decision) else None
+        if change is not None and change.from_ and change.to:
+            return f"kb unblocks --from {change.from_} --to {change.to}"
+        return ""
 
 
 def _distinguishing(kg: KnowledgeGraph, a: Attempt) -> frozenset[str]:

@@ -22,6 +22,7 @@ from kb.site.pages.context import (
     render,
     sources,
 )
+from kb.site.text import inline
 
 
 def decision_anchor(d: Decision) -> Markup:
@@ -57,6 +58,7 @@ def render_decision(c: Ctx, d: Decision) -> str:
                 change.append({"name": k, "from": (v0.version or v0.source) if v0 else "—",
                                "to": (v1.version or v1.source) if v1 else "—"})
     options_with_detail = [x for x in options if x["o"].description or x["o"].pros or x["o"].cons or x["evidence"]]
+    disputed = _decision_disputes(c, src, d) if d.status == "accepted" else []
     return render(
         "decision.md.j2", d=d, anchor=decision_anchor(d), options=options, detailed=options_with_detail,
         summary=_summary(c, src, d, change), deciders=people(d.deciders),
@@ -69,8 +71,31 @@ def render_decision(c: Ctx, d: Decision) -> str:
         stack_to=c.link(src, kg.get(d.stack_change.to), "") if d.stack_change and d.stack_change.to else None,
         change=change, sources=sources(d), tags=c.tag_links(src, d.tags),
         credit=decision_credit(kg, d), credit_sentence=credit_sentence,
-        findings=[f.message for f in findings_of(kg, d)],
+        findings=[f.message for f in findings_of(kg, d) if not (disputed and f.kind == "credit-disputed-by-catalog")],
+        disputed=disputed,
     )
+
+
+def _decision_disputes(c: Ctx, src: str, d: Decision) -> list[Markup]:
+    """Where a catalog disagrees with what decision ``d`` resolves: for each blocker it resolves
+    and each blocker caused by one of those, the sentences of
+    :func:`kb.queries.counterparts.current_disputes` (in titles), each led by the blocker's link."""
+    from kb.queries.counterparts import current_disputes
+
+    kg = c.kg
+    out: list[Markup] = []
+    seen: set[str] = set()
+    for bid in d.resolves:
+        todo = [bid]
+        while todo:
+            x = todo.pop()
+            if x in seen:
+                continue
+            seen.add(x)
+            todo.extend(sorted(kg.into(x, "caused_by")))
+            for sentence in current_disputes(kg, x):
+                out.append(Markup(f"{c.link(src, kg.get(x), x)} is resolved here, but {inline(sentence)}"))
+    return out
 
 
 TRANSCRIPT_ROLES = frozenset({"user", "assistant", "system", "human", "ai", "model", "tool", "agent",
