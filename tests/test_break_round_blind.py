@@ -43,7 +43,9 @@ FUSION_GATE = "No supported CUDA architectures found for major versions [9, 10]"
 JIT_NEEDS_129 = "SM 12.x requires CUDA >= 12.9"  # flashinfer, cc 12.x, flashinfer>=0.6.7, cuda<12.9
 PTXAS_121A = "Value 'sm_121a' is not defined for option 'gpu-name'"  # triton, cc>=12.1,<12.2
 PTXAS_120 = "Value 'sm_120' is not defined for option 'gpu-name'"  # triton, cc>=12.0,<12.1, triton<3.3.0
-LIBCUDART12 = "libcudart.so.12: cannot open shared object file"  # sgl-kernel, cuda>=13.0 (no cc)
+# sgl-kernel, cuda>=13.0 (no cc); the catalog's signature is sgl-kernel's own line (a bare "libcudart.so.12:
+# cannot open shared object file" names no library, so the 2026-12-02 audit dropped it)
+SGL_COMMON_OPS = "[sgl_kernel] CRITICAL: Could not load any common_ops library!"
 FLASHMLA = "Sparse Attention Forward Kernel is only supported on SM90a and SM100f architectures"  # 2 causes
 BNB = "Could not find the bitsandbytes CUDA binary at /opt/venv/lib/bitsandbytes/libbitsandbytes_cuda128.so"
 PCIE_AR = "Custom allreduce is disabled because it's not supported on more than two PCIe-only GPUs"
@@ -178,7 +180,7 @@ def test_cuda13_blocker_without_capability_bound_on_b200(write_tree, cuda, with_
     comps = {**BASE, "cuda": cuda}
     if with_sgl:
         comps["sgl-kernel"] = {"source": "built from source"}  # present, without a version
-    root = write_tree(tree(B200, failed(f"ImportError: {LIBCUDART12}: No such file or directory"), components=comps))
+    root = write_tree(tree(B200, failed(f"ImportError: libcudart.so.12: cannot open shared object file\n{SGL_COMMON_OPS}"), components=comps))
     (assert_linked if expect else assert_not_linked)(root, "binaries-not-built-for-sm120")
 
 

@@ -65,6 +65,14 @@ def test_check_names_the_catalog_record_that_disagrees_with_a_claim(root):
             "sgl-project/sglang#15650) still stands (needs flashinfer>=0.6.17)") in r.stdout
 
 
+def _referring(rid: str) -> int:
+    """How many records of the shipped Blackwell catalog name ``rid`` in caused_by."""
+    import yaml
+
+    return sum(rid in (yaml.safe_load(p.read_text(encoding="utf-8")).get("caused_by") or [])
+               for p in (SHIPPED / "blackwell" / "blockers").glob("*.yaml"))
+
+
 def test_an_id_in_both_the_records_and_a_catalog_is_a_located_clash(root):
     (root / "blockers" / "pcie-only-topology.yaml").write_text("title: mine\n", encoding="utf-8")
     r = run(root, "check")
@@ -73,8 +81,8 @@ def test_an_id_in_both_the_records_and_a_catalog_is_a_located_clash(root):
     assert (f"records/blockers/pcie-only-topology.yaml:1: id: id 'pcie-only-topology' is also the id of a record of "
             f"catalog blackwell ({SHIPPED / 'blackwell' / 'blockers' / 'pcie-only-topology.yaml'}); ids are unique across "
             "a campaign's records and its catalogs, and catalogs are read-only: rename this record (the catalog's "
-            "pcie-only-topology is not loaded; 2 records of catalog blackwell refer to it and are checked against it "
-            "once it loads)") in r.stdout
+            f"pcie-only-topology is not loaded; {_referring('pcie-only-topology')} records of catalog blackwell refer "
+            "to it and are checked against it once it loads)") in r.stdout
 
 
 def test_a_clash_is_one_problem_not_one_per_catalog_record_that_refers_to_the_id(root):
@@ -89,8 +97,8 @@ def test_a_clash_is_one_problem_not_one_per_catalog_record_that_refers_to_the_id
         f"records/attempts/sm12x-hardware-gap.yaml:1: id: id 'sm12x-hardware-gap' is also the id of a record of catalog "
         f"blackwell ({SHIPPED / 'blackwell' / 'blockers' / 'sm12x-hardware-gap.yaml'}); ids are unique across a "
         "campaign's records and its catalogs, and catalogs are read-only: rename this record (the catalog's "
-        "sm12x-hardware-gap is not loaded; 8 records of catalog blackwell refer to it and are checked against it once "
-        "it loads)"]
+        f"sm12x-hardware-gap is not loaded; {_referring('sm12x-hardware-gap')} records of catalog blackwell refer to it "
+        "and are checked against it once it loads)"]
     # the campaign's own records are still checked against the record that holds the id
     blocked = next(p for p in (root / "attempts").glob("*.yaml") if "blocked_by" in p.read_text(encoding="utf-8"))
     text = blocked.read_text(encoding="utf-8")
@@ -180,7 +188,7 @@ def test_a_catalog_blocker_page_says_where_it_comes_from(root):
 
     page = render_site(load_graph(root))["blockers/flashinfer-allreduce-fusion-sm12x-gate.md"]
     assert '!!! info "From the catalog blackwell"' in page
-    assert "its facts were checked on 2026&#45;11&#45;30" in page
+    assert "its facts were checked on 2026&#45;12&#45;02" in page
 
 
 ERROR_LINES = {
@@ -189,7 +197,7 @@ ERROR_LINES = {
     "sglang-symm-mem-size-table-keyerror-12": "    self.max_size = SIZES[self.device_capability][ws]\nKeyError: 12",
     "flashinfer-jit-sm12x-needs-cuda-12.9": "RuntimeError: SM 12.x requires CUDA >= 12.9",
     "sgl-kernel-preloads-libcudart-12-on-cuda-13":
-        "OSError: libcudart.so.12: cannot open shared object file: No such file or directory",
+        "[sgl_kernel] CRITICAL: Could not load any common_ops library!",
     "flash-attn2-arch-check-rejects-sm120": "RuntimeError: FlashAttention only supports Ampere GPUs or newer.",
     "nccl-nvls-multicast-unavailable-on-pcie": "NCCL WARN NVLS multicast support is not available on dev 0",
     "flashmla-kernels-sm90-sm100-only":
@@ -221,10 +229,17 @@ def test_link_matches_links_only_specific_matches(root):
     assert "error text matches flashinfer-allreduce-fusion-sm12x-gate; " in r.stderr
     assert ("(not linked: too generic, or the campaign's own blocker matches the same text; "
             "add -b flashinfer-allreduce-fusion-sm12x-gate if it is this one)") in r.stderr
-    # a short signature is linked when it is the only match, not beside a specific one
+    # a short signature is linked when it is the only match, not beside a specific one: on a stack
+    # with SGLang and sgl-kernel (on cu128, which has neither, neither catalog record can apply)
     r = run(root, *args, "--error", "KeyError: 12")
+    assert "blocked_by" not in r.stdout and "it does not apply on stack cu128 (the stack has no sglang)" in r.stderr
+    (root / "stacks" / "cu130-sgl.yaml").write_text(
+        'title: with sglang\ncomponents: {cuda: "13.0.1", torch: "2.9.0", sglang: "0.5.6", sgl-kernel: "0.3.20"}\n',
+        encoding="utf-8")
+    sgl = [a if a != "cu128" else "cu130-sgl" for a in args]
+    r = run(root, *sgl, "--error", "KeyError: 12")
     assert "blocked_by:\n- sglang-symm-mem-size-table-keyerror-12\n" in r.stdout
-    r = run(root, *args, "--error", "KeyError: 12\nOSError: libcudart.so.12: cannot open shared object file")
+    r = run(root, *sgl, "--error", "KeyError: 12\n[sgl_kernel] CRITICAL: Could not load any common_ops library!")
     assert "blocked_by:\n- sgl-kernel-preloads-libcudart-12-on-cuda-13\n" in r.stdout
 
 
@@ -249,9 +264,10 @@ def test_the_site_publishes_only_the_catalog_blockers_bearing_on_the_campaign(ro
 
     kg = load_graph(root)
     bearing = bearing_records(kg)
-    # matched by the campaign's error, applying to its stacks, or a root cause of those
-    assert {"flashinfer-allreduce-fusion-sm12x-gate", "arch-allowlist-omits-sm12x",
-            "toolchain-too-old-for-sm12x"} <= bearing
+    # matched by the campaign's error, or a root cause of one; one that merely applies to its
+    # stacks is on the catalog's page only
+    assert {"flashinfer-allreduce-fusion-sm12x-gate", "arch-allowlist-omits-sm12x"} <= bearing
+    assert "toolchain-too-old-for-sm12x" not in bearing and "flashinfer-jit-sm12x-needs-cuda-12.9" not in bearing
     # the stacks have no bitsandbytes, flash-attn or Triton; no error names them
     assert not bearing & {"bitsandbytes-no-cuda128-binary", "flash-attn2-arch-check-rejects-sm120",
                           "triton-bundled-ptxas-rejects-sm120"}
@@ -339,7 +355,7 @@ def test_the_campaign_s_own_blocker_wins_a_shared_short_signature(root):
     assert specific_matches(kg, "KeyError: 12") == ["symm"]
     # with the traceback line the catalog record matches by a long signature of its own: it is the
     # specific one, and the own blocker's short signature alone no longer decides
-    assert specific_matches(kg, "SYMM_MEM_ALL_REDUCE_MAX_SIZES[self.device_capability]\nKeyError: 12") == [
+    assert specific_matches(kg, "TORCH_SYMM_MEM_ALL_REDUCE_MAX_SIZES[self.device_capability]\nKeyError: 12") == [
         "sglang-symm-mem-size-table-keyerror-12"]
 
 

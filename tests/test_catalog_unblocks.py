@@ -80,7 +80,10 @@ def test_flashinfer_0_6_17_alone_leaves_the_fusion_gate_standing_on_its_nvcc_co_
     res = unblocks(campaign_kg, {"flashinfer": "0.6.17"}, from_stack="cuda-12.8")
     still = {s.id: s.missing for s in res.still_blocked}
     assert still["flashinfer-allreduce-fusion-sm12x-gate"] == ["cuda>=12.9"]
-    assert {i["id"]: i["missing"] for i in res.introduced} == {"flashinfer-jit-sm12x-needs-cuda-12.9": ["cuda>=12.9"]}
+    # flashinfer 0.6.17 on SM12x also starts the catalog's vLLM sink-prefill garbling (flashinfer>=0.6.16.post1)
+    assert {i["id"]: i["missing"] for i in res.introduced} == {
+        "flashinfer-jit-sm12x-needs-cuda-12.9": ["cuda>=12.9"],
+        "vllm-flashinfer-sm12x-sink-prefill-garbled": ["cause wrong-results-from-kernels (no known fix)"]}
     res = unblocks(campaign_kg, {"flashinfer": "0.6.17", "cuda": "13.0"}, from_stack="cuda-12.8")
     assert "flashinfer-allreduce-fusion-sm12x-gate" in {r["id"] for r in res.resolved}
     assert res.disputed[0]["catalog_id"] == "sglang-symm-mem-size-table-keyerror-12"
@@ -114,11 +117,12 @@ def test_check_warns_on_a_decision_whose_credit_the_catalog_disputes():
         "records/decisions/2026-02-26-upgrade-to-cuda-13.yaml:90: resolves.0: warning: credits the stack change with "
         "fixing sm120-unsupported-by-cuda-12.8-stack, and through it flashinfer-allreduce-fusion-jit-no-sm120; catalog "
         "blackwell's flashinfer-allreduce-fusion-sm12x-gate (same error signature) still stands under cuda-13.0: needs "
-        "flashinfer>=0.6.17 (source sgl-project/sglang#15650)",
+        "flashinfer>=0.6.17 (source sgl-project/sglang#15650) [explained by: kb unblocks --from cuda-12.8 --to cuda-13.0]",
         "records/decisions/2026-02-26-upgrade-to-cuda-13.yaml:90: resolves.0: warning: credits the stack change with "
         "fixing sm120-unsupported-by-cuda-12.8-stack, and through it torch-symm-mem-no-capability-12; catalog "
         "blackwell's sglang-symm-mem-size-table-keyerror-12 (same error signature) still stands under cuda-13.0: "
-        "needs cause arch-allowlist-omits-sm12x (no known fix) (source sgl-project/sglang#10571)",
+        "needs cause arch-allowlist-omits-sm12x (no known fix) (source sgl-project/sglang#10571) "
+        "[explained by: kb unblocks --from cuda-12.8 --to cuda-13.0]",
     ]
     # and the campaign's own "fusion worked on CUDA 13" claim, naming the catalog record
     assert ("records/attempts/2026-02-27-eagle3-cuda13.yaml:10: outcome: warning: outcome is improved on stack "

@@ -68,7 +68,7 @@ def test_roots_text_and_json():
     assert lines[:4] == ["1. sm120-unsupported-by-cuda-12.8-stack  (3 attempts; blocks 0 now)",
                          "   SM120 not supported by the CUDA 12.8 software stack",
                          "   now: resolved on kimi-k25-eagle3-blackwell's current stack (cuda-13.0)",
-                         "   fix: fixed by cuda>=13.0 (credited, not verified: flashinfer, sgl-kernel, sglang, torch "
+                         "   fix: fixed by cuda>=13.0 (credited, not verified: flashinfer, nccl, sgl-kernel, sglang, torch, triton "
                          "changed with cuda in 2026-02-26-upgrade-to-cuda-13)"]  # the decision's credit is a hypothesis
     assert "2. ep-a2a-gpu-memory-exhausted  (1 attempt; blocks 1 now)" in lines
     assert not any("catalog root cause" in line for line in lines)  # the fixture uses no catalog
@@ -167,8 +167,9 @@ def test_log_reports_the_fix_a_matched_blocker_inherits_from_its_cause(campaign_
               "--stack", "cuda-12.8", "--error", "KeyError: 12", "--no-interactive")
     assert res.exit_code == 0, res.stderr
     assert ("kb log: error text matches torch-symm-mem-no-capability-12; no fix of its own; its cause "
-            "sm120-unsupported-by-cuda-12.8-stack is fixed by cuda>=13.0 (credited, not verified: flashinfer, sgl-kernel, "
-            "sglang, torch changed with cuda in 2026-02-26-upgrade-to-cuda-13) (not linked; --link-matches links it)") in res.stderr
+            "sm120-unsupported-by-cuda-12.8-stack is fixed by cuda>=13.0 (credited, not verified: flashinfer, nccl, "
+            "sgl-kernel, sglang, torch, triton changed with cuda in 2026-02-26-upgrade-to-cuda-13) (not linked; "
+            "--link-matches links it)") in res.stderr
 
 
 def test_build_json(tmp_path, monkeypatch):

@@ -52,7 +52,7 @@ def test_a_failure_naming_a_blocker_its_stack_is_outside_of(check, stack_fi, att
     assert r.exit_code == 0, r.output
     how = f"does not apply on stack s (applies only when flashinfer<0.6.17; the stack has flashinfer {stack_fi})"
     expected = [f"records/attempts/2026-03-01-run.yaml:9: blocked_by.0: warning: blocked_by names gate, which "
-                f"{how}: either the attempt ran on another stack, or gate's fixed_by or applies_when is wrong"] if warned else []
+                f"{how}: either the attempt ran on another stack, or gate's fixed_by or applies_when is wrong [explained by: kb why 2026-03-01-run]"] if warned else []
     assert r.stdout.splitlines() == expected
 
 
@@ -87,7 +87,8 @@ def test_a_failure_naming_a_blocker_its_stack_resolves_by_a_fix(check):
     r = check(tree("0.6.17", FAILED, gate))
     assert r.stdout.splitlines() == [
         "records/attempts/2026-03-01-run.yaml:9: blocked_by.0: warning: blocked_by names gate, which stack s resolves "
-        "(flashinfer>=0.6.17): either the attempt ran on another stack, or gate's fixed_by or applies_when is wrong"]
+        "(flashinfer>=0.6.17): either the attempt ran on another stack, or gate's fixed_by or applies_when is wrong "
+        "[explained by: kb why 2026-03-01-run]"]
     assert check(tree("0.6.4", FAILED, gate)).stdout == ""
 
 
@@ -99,4 +100,5 @@ def test_a_failure_naming_a_blocker_whose_component_the_stack_leaves_out(check):
     assert r.stdout.splitlines() == [
         "records/attempts/2026-03-01-run.yaml:9: blocked_by.0: warning: blocked_by names gate, which lives in nccl, "
         "but stack s records no nccl: add nccl's version to the stack (a component may ship inside another: "
-        "torch's wheels bundle NCCL and Triton), or remove gate's component if it does not live there"]
+        "torch's wheels bundle NCCL and Triton), or remove gate's component if it does not live there "
+        "[explained by: kb why 2026-03-01-run]"]

@@ -79,13 +79,15 @@ def test_a_wontfix_blocker_says_no_fix_is_coming():
     assert describe_fix(b) == "no fix coming (upstream will not fix it) (workaround: use NCCL)"
 
 
-def test_fixes_round_trip_and_the_shorthand_stays_short():
+def test_fixes_round_trip_and_are_written_in_full():
+    """Schema version 2 writes every fix in full; the version-1 shorthand still reads as the same fix."""
     b = Blocker(id="x", title="t", fixed_by=[{"cuda": ">=13.0"}, {"kind": "hardware_gap", "advice": "switch backend"},
                                              {"kind": "enables", "requires": {"torch": ">=2.11"}, "reverted": True}])
     text = dump_record(b)
-    assert text.startswith("title: t\nfixed_by:\n- cuda: '>=13.0'\n- kind: hardware_gap\n")
+    assert text.startswith("schema_version: 2\ntitle: t\nfixed_by:\n- kind: enables\n  requires:\n    cuda: '>=13.0'\n"
+                           "- kind: hardware_gap\n  advice: switch backend\n")
     record, _doc, problems = parse_record(text, "records/blockers/x.yaml", "blockers", "x")
-    assert problems == [] and record == b
+    assert problems == [] and record == b.model_copy(update={"schema_version": 2})
 
 
 @pytest.mark.parametrize("fix, message", [

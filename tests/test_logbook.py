@@ -149,7 +149,7 @@ def test_log_writes_the_attempt_and_prints_its_path(root):
     assert r.stdout == f"{path}\n"
     assert "logged attempt 2026-03-01-retry-fusion" in r.stderr
     assert read(path) == {
-        "title": "Retry fusion", "notes": "line 1\nline 2", "tags": ["allreduce"], "date": dt.date(2026, 3, 1),
+        "schema_version": 2, "title": "Retry fusion", "notes": "line 1\nline 2", "tags": ["allreduce"], "date": dt.date(2026, 3, 1),
         "campaign": "blackwell", "approach": "fuse allreduce and RMSNorm", "hypothesis": "fusion saves the verify cost",
         "platform": "rtx-pro-6000-x8", "stack": "cu128", "components": {"cuda": "13.0"},
         "config": {"flags": ["--tp 8", "--enable-flashinfer-allreduce-fusion"], "env": {"NCCL_ALGO": "Tree"}},
@@ -232,7 +232,8 @@ def test_dry_run_prints_the_record_and_writes_nothing(root):
     before = attempts(root)
     r = invoke(root, *BASE, "-o", "neutral", "--dry-run")
     assert r.exit_code == 0
-    assert r.stdout.startswith("# records/attempts/2026-03-01-retry-fusion.yaml (dry run: not written)\ntitle: Retry fusion\n")
+    assert r.stdout.startswith("# records/attempts/2026-03-01-retry-fusion.yaml (dry run: not written)\n"
+                               "schema_version: 2\ntitle: Retry fusion\n")
     assert attempts(root) == before
 
 
@@ -278,14 +279,15 @@ def test_prompts_for_what_is_missing_asks_again_on_bad_answers_and_confirms_matc
         "cu130",
         "--enable-flashinfer-allreduce-fusion",  # the run's flags
         "RuntimeError: No supported CUDA architectures found for major versions [9, 10]",  # error text
-        "y",                   # link the match
+        "y",                   # link the match anyway (cu130 resolves it, so the default is no)
         "-",                   # retry of: an earlier attempt met the gate; '-' says none
     ]) + "\n"
     r = invoke(root, "log", "--interactive", "--date", "2026-03-01", input=answers)
     assert r.exit_code == 0, r.output
     assert "Error: 'nope' is not one of" in r.output
     assert "Error: 'cu999' is not one of" in r.output
-    assert f"matches {GATE}; fixed by flashinfer>=0.6.17, cuda>=12.9. Link it into blocked_by?" in r.output
+    assert (f"matches {GATE}; fixed by flashinfer>=0.6.17, cuda>=12.9, but stack cu130 resolves it "
+            "(flashinfer>=0.6.17, cuda>=12.9). Link it into blocked_by anyway? [y/N]") in r.output
     rec = read(r.stdout.strip())
     assert (rec["title"], rec["campaign"], rec["approach"], rec["outcome"], rec["stack"], rec["blocked_by"]) == (
         "Retry fusion on 13", "blackwell", "fuse again", "failed", "cu130", [GATE])

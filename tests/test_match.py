@@ -30,7 +30,7 @@ def test_an_exact_signature_names_the_blocker_its_fix_and_who_hit_it():
     assert [(m["blocker"], m["source"], m["specific"], m["attempts"]) for m in data["matches"]] == [
         ("torch-symm-mem-no-capability-12", "campaign", True, ["2026-02-23-torch-symm-mem"])]
     assert data["matches"][0]["fix"] == ("no fix of its own; its cause sm120-unsupported-by-cuda-12.8-stack is fixed by "
-                                         "cuda>=13.0 (credited, not verified: flashinfer, sgl-kernel, sglang, torch changed "
+                                         "cuda>=13.0 (credited, not verified: flashinfer, nccl, sgl-kernel, sglang, torch, triton changed "
                                          "with cuda in 2026-02-26-upgrade-to-cuda-13)")
     assert data["same_error"] == ["2026-02-23-torch-symm-mem"]
 

@@ -26,7 +26,7 @@ def test_the_campaign_next_steps_are_ranked_with_their_reasons():
         ("measure-baseline", "kimi-k25-eagle3-blackwell", 1)]
     credit, retry, base = (s["reason"] for s in data)
     assert credit.startswith("it credits cuda with fixing sm120-unsupported-by-cuda-12.8-stack (cuda>=13.0), but "
-                             "flashinfer, sgl-kernel, sglang, torch changed with it")
+                             "flashinfer, nccl, sgl-kernel, sglang, torch, triton changed with it")
     assert retry == "its blocker torch-symm-mem-no-capability-12 is resolved on cuda-13.0"
     assert base.startswith("no baseline on cuda-13.0: the last baseline, 2026-02-19-baseline-tp8 (82.0 tok/s), ran on cuda-12.8")
     text = kb(CAMPAIGN_RECORDS, "-n", "1").stdout.splitlines()

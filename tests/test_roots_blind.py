@@ -44,7 +44,8 @@ CURRENT = "spark-cu130-vllm013"
 # catalog ids / signatures used verbatim in errors
 TRITON_SIG = "Value 'sm_121a' is not defined for option 'gpu-name'"
 FI_SIG = "SM 12.x requires CUDA >= 12.9"
-DG_SIG = "CUDA_ERROR_INVALID_IMAGE, device kernel image is invalid"
+DG_SIG = "(/opt/deep_gemm/jit/handle.hpp:141): 200 (CUDA_ERROR_INVALID_IMAGE, device kernel image is invalid)"
+# the catalog's signature needs DeepGEMM's own path, as vLLM prints it (a bare driver error names no library)
 MARLIN_SIG = "Your GPU does not have native support for FP4 computation but FP4 quantization is being used"
 MARLIN_WARNING = (f"WARNING: {MARLIN_SIG}. Weight-only FP4 compression will be used leveraging the "
                   "Marlin kernel.")

@@ -43,7 +43,7 @@ def test_success_on_a_stack_where_the_blocker_of_the_same_flag_stands_is_a_warni
         "records/attempts/2026-02-27-fusion-cu130.yaml:7: outcome: warning: outcome is improved on stack cu130-fi064, "
         "where blocker fi-gate still stands (needs flashinfer>=0.6.17); it blocked 2026-02-23-fusion-cu128, run with "
         "the same --enable-flashinfer-allreduce-fusion: check the outcome, the stack or the blocker's "
-        "applies_when/fixed_by"]
+        "applies_when/fixed_by [explained by: kb why 2026-02-27-fusion-cu130]"]
     assert "7 records OK in" in r.stderr and "1 warning" in r.stderr
     assert run("check", "--strict").exit_code == 1
     why = run("why", "2026-02-27-fusion-cu130")
@@ -238,8 +238,8 @@ def test_the_adr_names_every_co_changed_component_and_the_unverified_credit():
 
     adr = render_site(load_graph(CAMPAIGN_RECORDS))["decisions/2026-02-26-upgrade-to-cuda-13.md"]
     box = adr[adr.index('!!! note "Credit is a hypothesis"'):].split("\n\n")[0]
-    assert "5 components changed together: cuda, flashinfer, sgl&#45;kernel, sglang, torch." in box
-    assert "the others (flashinfer, sgl&#45;kernel, sglang, torch) are possible co-causes" in box
+    assert "7 components changed together: cuda, flashinfer, nccl, sgl&#45;kernel, sglang, torch, triton." in box
+    assert "the others (flashinfer, nccl, sgl&#45;kernel, sglang, torch, triton) are possible co-causes" in box
     assert "Unverified: no attempt changed the credited component alone." in box
     assert "**Unverified**, not re-run since (expected, not seen): torch&#45;symm&#45;mem&#45;no&#45;capability&#45;12." in box
 
@@ -251,14 +251,14 @@ def test_why_names_the_changed_components_and_which_one_the_fix_credits():
     data = json.loads(r.stdout)
     assert data["retries"] == ["2026-02-21-eagle3-speculation", "2026-02-23-flashinfer-allreduce-fusion"]
     credit = data["credit"]
-    assert [c["component"] for c in credit["changed"]] == ["cuda", "flashinfer", "sgl-kernel", "sglang", "torch"]
+    assert [c["component"] for c in credit["changed"]] == ["cuda", "flashinfer", "nccl", "sgl-kernel", "sglang", "torch", "triton"]
     assert credit["credited"] == [{"blocker": "sm120-unsupported-by-cuda-12.8-stack", "fix": "cuda>=13.0",
                                    "kind": "enables", "components": ["cuda"]}]
-    assert credit["co_changed"] == ["flashinfer", "sgl-kernel", "sglang", "torch"]
+    assert credit["co_changed"] == ["flashinfer", "nccl", "sgl-kernel", "sglang", "torch", "triton"]
     assert (credit["confounded"], credit["verified"], credit["isolated_by"]) == (True, False, [])
     text = CliRunner().invoke(cli, ["--records", str(CAMPAIGN_RECORDS), "why", "2026-02-27-eagle3-cuda13"]).stdout
     assert "the recorded fix credits cuda (sm120-unsupported-by-cuda-12.8-stack: cuda>=13.0); also changed, " \
-           "possible co-causes: flashinfer, sgl-kernel, sglang, torch; unverified: no attempt changed cuda alone" in text
+           "possible co-causes: flashinfer, nccl, sgl-kernel, sglang, torch, triton; unverified: no attempt changed cuda alone" in text
 
 
 def test_an_attempt_that_changed_only_the_credited_component_verifies_it(tmp_path):

@@ -138,11 +138,11 @@ def _catalog_checks(kg: Any) -> list[list[str]]:
 
 
 def _stale(report: dict[str, Any]) -> list[dict[str, Any]]:
-    """The catalog records of ``report`` checked more than :data:`kb.queries.audit.STALE_AFTER_DAYS`
-    days before today (:func:`kb.queries.audit.today`), or never, oldest first."""
+    """The catalog records of ``report`` checked more than :data:`kb.staleness.STALE_AFTER_DAYS`
+    days before today (:func:`kb.staleness.today`), or never, oldest first."""
     import datetime as dt
 
-    from kb.queries.audit import STALE_AFTER_DAYS, today
+    from kb.staleness import STALE_AFTER_DAYS, today
 
     now = today()
     out = []
@@ -215,7 +215,7 @@ def _print(report: dict[str, Any], records_path: Any, as_json: bool, strict: boo
                        "(backups, swap files, Thumbs.db); 'kb check -v' lists them", err=True)
         stale = _stale(report)
         if stale:
-            from kb.queries.audit import STALE_AFTER_DAYS
+            from kb.staleness import STALE_AFTER_DAYS
 
             if verbose:
                 for r in stale:

@@ -9,31 +9,13 @@ statement of "no fix" is a guess (issue 24: 2 of 22 records checked were stale).
 from __future__ import annotations
 
 import datetime as dt
-import os
 from dataclasses import dataclass, field
 
-from kb.errors import UsageError
 from kb.graph import KnowledgeGraph
 from kb.models import Blocker
+from kb.staleness import STALE_AFTER_DAYS, TODAY_ENV, today
 
-STALE_AFTER_DAYS = 90
-"""Days after its check that a catalog record counts as stale."""
-
-TODAY_ENV = "KB_TODAY"
-"""Environment variable: the date (``YYYY-MM-DD``) kb takes as today when judging staleness
-(for reproducible builds and tests); unset, the system date."""
-
-
-def today() -> dt.date:
-    """:data:`TODAY_ENV` as a date, else the system's date. Raises :class:`kb.errors.UsageError`
-    for a value that is not ``YYYY-MM-DD``."""
-    text = os.environ.get(TODAY_ENV, "").strip()
-    if not text:
-        return dt.date.today()
-    try:
-        return dt.date.fromisoformat(text)
-    except ValueError:
-        raise UsageError(f"{TODAY_ENV}={text!r} is not a date; write YYYY-MM-DD, e.g. 2026-12-01, or unset it") from None
+__all__ = ["STALE_AFTER_DAYS", "TODAY_ENV", "AuditRow", "audit_table", "catalog_audit", "stale_records", "today"]
 
 
 @dataclass
@@ -76,3 +58,24 @@ def stale_records(kg: KnowledgeGraph, on: dt.date) -> list[AuditRow]:
     ``on`` (or missing), oldest first."""
     rows = [r for r in catalog_audit(kg, on) if r.stale]
     return sorted(rows, key=lambda r: (r.checked or dt.date.min, r.id))
+
+
+AUDIT_START = "<!-- audit table: written from the records by kb.queries.audit.audit_table; edit the records -->"
+AUDIT_END = "<!-- end of audit table -->"
+"""The markers around the audit table in a catalog's ``CATALOG.md``."""
+
+
+def audit_table(rows: list[AuditRow]) -> str:
+    """The audit table of a catalog document as Markdown, between :data:`AUDIT_START` and
+    :data:`AUDIT_END`: one row per record (``record | verified facts | checked | source``), in
+    the order of ``rows``; pipes and newlines in the facts are escaped."""
+    def cell(text: str) -> str:
+        return " ".join(text.split()).replace("|", "\\|")
+
+    out = [AUDIT_START, "", "| record | verified facts | checked | source |", "|---|---|---|---|"]
+    for r in rows:
+        facts = "; ".join(cell(v) for v in r.verified) or "not re-checked"
+        if r.inferred_signatures:
+            facts += "; inferred from code: " + ", ".join(f"`{cell(s)}`" for s in r.inferred_signatures)
+        out.append(f"| `{r.id}` | {facts} | {r.checked.isoformat() if r.checked else 'never'} | {r.source or '—'} |")
+    return "\n".join([*out, "", AUDIT_END])

@@ -243,7 +243,7 @@ def _success_findings(kg: KnowledgeGraph, cache: StatusCache, a: Attempt) -> lis
     concerned = features.concerned(a, ix.flags(a))
     if not concerned:
         return out
-    statuses = cache.lazy_key(ix.comps_key(a), comps, a.campaign)  # only the concerned blockers are read
+    statuses = ix.statuses(a, a.campaign)  # only the concerned blockers are read
     for bid, why in sorted(concerned.items()):
         st = statuses[bid]
         if st.state not in ("stands", "disabled") or bid in a.blocked_by:
@@ -270,7 +270,7 @@ def _stack_findings(kg: KnowledgeGraph, cache: StatusCache, a: Attempt) -> list[
     comps = kg.attempt_components(a)
     if not comps:
         return out
-    statuses = cache.lazy_key(index(kg).comps_key(a), comps, a.campaign)
+    statuses = index(kg).statuses(a, a.campaign)
     where = f"stack {a.stack}" if a.stack else "its stack"
     if a.outcome.value not in SUCCESS and a.outcome.value != "inconclusive":
         for i, bid in enumerate(a.blocked_by):

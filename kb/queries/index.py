@@ -31,7 +31,7 @@ from typing import Any
 
 from kb.graph import KnowledgeGraph
 from kb.models import Attempt, Blocker, Campaign, Component, Decision
-from kb.queries.resolution import BlockerStatus, StatusCache, attempt_flags
+from kb.queries.resolution import BlockerStatus, StatusCache, attempt_flags, attempt_platform
 from kb.store.read import gc_paused
 
 CompsKey = tuple[tuple[str, "str | None", "str | None"], ...]
@@ -106,12 +106,14 @@ class QueryIndex:
         return got
 
     def statuses(self, a: Attempt, campaign: str | None) -> Mapping[str, BlockerStatus]:
-        """Blocker statuses under ``a``'s components on the platform of ``campaign`` (shared: read
-        only), each computed when first read (:meth:`StatusCache.lazy_key`)."""
+        """Blocker statuses under ``a``'s components on the platform it ran on (the one it names,
+        else that of ``campaign``: :func:`~kb.queries.resolution.attempt_platform`; shared: read
+        only), each computed when first read (:meth:`StatusCache.lazy_on`)."""
         key = (a.id, campaign)
         got = self._statuses.get(key) if is_indexed(self.kg, a) else None
         if got is None:
-            got = self.cache.lazy_key(self.comps_key(a), self.kg.attempt_components(a), campaign)
+            got = self.cache.lazy_on(self.comps_key(a), self.kg.attempt_components(a),
+                                     attempt_platform(self.kg, a, campaign))
             if is_indexed(self.kg, a):
                 self._statuses[key] = got
         return got

@@ -320,7 +320,11 @@ class StatusCache:
         """:meth:`of_key`, each status computed when first read (:class:`LazyStatuses`; the full
         dict when :meth:`of_key` already made it). Kept per graph like :meth:`of_key`'s."""
         camp = self.kg.get(campaign_id) if campaign_id else None
-        platform = platform_of(self.kg, camp if isinstance(camp, Campaign) else None)
+        return self.lazy_on(key, comps, platform_of(self.kg, camp if isinstance(camp, Campaign) else None))
+
+    def lazy_on(self, key: tuple[tuple[str, str | None, str | None], ...], comps: dict[str, Component],
+                platform: Platform | None) -> Mapping[str, BlockerStatus]:
+        """:meth:`lazy_key` on a given ``platform`` (an attempt's own, :func:`attempt_platform`)."""
         memo_key = (key, platform.id if platform is not None else None)
         found = self._memo.get(memo_key)
         if found is not None:
@@ -405,3 +409,13 @@ def platform_of(kg: KnowledgeGraph, campaign: Campaign | None) -> Platform | Non
     """The campaign's platform record, or ``None``."""
     p = kg.get(campaign.platform) if campaign else None
     return p if isinstance(p, Platform) else None
+
+
+def attempt_platform(kg: KnowledgeGraph, attempt: Attempt, campaign_id: str | None = None) -> Platform | None:
+    """The platform ``attempt`` ran on: the one it names (``platform:``), else that of campaign
+    ``campaign_id`` (its own campaign by default), else ``None``."""
+    own = kg.get(attempt.platform) if attempt.platform else None
+    if isinstance(own, Platform):
+        return own
+    camp = kg.get(campaign_id if campaign_id is not None else attempt.campaign)
+    return platform_of(kg, camp if isinstance(camp, Campaign) else None)

@@ -394,9 +394,12 @@ class BlockerMatch:
         return f"matches {self.id}; {self.fix}" + (f", but {self.where_fixed}" if self.where_fixed else "")
 
     def to_dict(self) -> dict[str, Any]:
-        """This result as plain data for ``--json`` (dicts, lists, strings, numbers)."""
-        return {"id": self.id, "title": self.title, "fix": self.fix, "linked": self.linked,
-                "where_fixed": self.where_fixed or None}
+        """This result as plain data for ``--json``: ``{id, title, fix, linked}``, and
+        ``where_fixed`` when the records rule the match out for the attempt."""
+        out: dict[str, Any] = {"id": self.id, "title": self.title, "fix": self.fix, "linked": self.linked}
+        if self.where_fixed:
+            out["where_fixed"] = self.where_fixed
+        return out
 
 
 def describe_fix(blocker: Blocker, kg: KnowledgeGraph | None = None) -> str:
@@ -426,7 +429,7 @@ def match_blockers(kg: KnowledgeGraph, error_text: str | None, linked: list[str]
 
 def _where_fixed(kg: KnowledgeGraph, b: Blocker, attempt: Attempt) -> str:
     """Why the records say ``attempt`` cannot have met ``b`` (``""`` when they do not)."""
-    from kb.queries.resolution import StatusCache, run_condition_reason
+    from kb.queries.resolution import StatusCache, attempt_platform, run_condition_reason
 
     why = run_condition_reason(b, attempt)
     if why:
@@ -434,7 +437,7 @@ def _where_fixed(kg: KnowledgeGraph, b: Blocker, attempt: Attempt) -> str:
     comps = kg.attempt_components(attempt)
     if not comps:
         return ""
-    st = StatusCache(kg).lazy_key(StatusCache.key(comps), comps, attempt.campaign)[b.id]
+    st = StatusCache(kg).lazy_on(StatusCache.key(comps), comps, attempt_platform(kg, attempt))[b.id]
     where = f"stack {attempt.stack}" if attempt.stack else "the attempt's stack"
     if st.state == "resolved":
         return f"{where} resolves it ({st.by})"
