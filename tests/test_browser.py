@@ -20,7 +20,7 @@ from collections import deque
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
-from urllib.parse import urldefrag, urlsplit
+from urllib.parse import urldefrag, urljoin, urlsplit
 
 import pytest
 import yaml
@@ -280,8 +280,11 @@ def test_adr_page_status_options_and_working_evidence_links(page: Any, campaign_
     assert "54.1" in text and "96.1" in text
 
 
-def test_every_internal_link_answers(page: Any, campaign_url: str) -> None:
-    """Crawl from the home page through every <a href> (SVG links included) and every asset."""
+@pytest.mark.parametrize("site", ["campaign_url", "live_url"])
+def test_every_internal_link_answers(page: Any, site: str, request: pytest.FixtureRequest) -> None:
+    """Crawl from the home page through every <a href> (SVG links included) and every asset, on
+    the fixture site and on the site built from the repository's own records/."""
+    campaign_url = request.getfixturevalue(site)
     seen: set[str] = set()
     todo = deque([campaign_url])
     broken: list[str] = []
@@ -406,3 +409,38 @@ def test_untrusted_links_do_not_run_script(page: Any, untrusted_url: str) -> Non
     assert hrefs
     for href in hrefs:
         assert not href.strip().lower().startswith(("javascript:", "data:", "vbscript:")), href
+
+
+def test_on_the_live_site_the_catalogs_page_lists_every_record_and_sorts(page: Any, live_url: str) -> None:
+    files = sorted((ROOT / "kb" / "catalogs" / "blackwell" / "blockers").glob("*.yaml"))
+    response = page.goto(live_url + "catalogs/")
+    assert response is not None and response.status == 200
+    table = page.locator("article table").first
+    rows = table.locator("tbody tr")
+    assert rows.count() == len(files)
+    met = [rows.nth(i) for i in range(rows.count()) if rows.nth(i).locator("td").last.inner_text().strip() == "yes"]
+    assert 1 <= len(met) < len(files)
+    for row in met:  # a record met here has a page of its own on the site, and it answers
+        href = row.locator("td a").first.get_attribute("href")
+        assert href and not href.startswith("http"), href
+        assert page.request.get(urljoin(page.url, href)).status == 200
+    header = table.locator("th", has_text="Record")
+    titles = sorted(rows.nth(i).locator("td").first.inner_text().strip().lower() for i in range(rows.count()))
+    header.click()  # tablesort sorts the column, then the other way round
+    one = rows.first.locator("td").first.inner_text().strip().lower()
+    header.click()
+    other = rows.first.locator("td").first.inner_text().strip().lower()
+    assert {one, other} == {titles[0], titles[-1]}, (one, other)
+
+
+def test_on_the_live_site_the_upgrade_paths_show_their_disputes(page: Any, live_url: str) -> None:
+    page.goto(live_url + "upgrades/")
+    box = page.locator("article div.admonition.warning", has_text="Disputed by a catalog").first
+    box.wait_for(state="visible")
+    items = box.locator("li")
+    assert items.count() >= 1
+    for i in range(items.count()):
+        for link in items.nth(i).locator("a").all():
+            href = link.get_attribute("href")
+            if href and not href.startswith("http"):
+                assert page.request.get(urljoin(page.url, href)).status == 200, href
