@@ -23,6 +23,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from kb.atomic import TEMP_SUFFIX, current_umask, sweep_temp_files
 from kb.errors import WriteError
 from kb.graph import KnowledgeGraph
 from kb.models import KINDS, Attempt
@@ -47,8 +48,10 @@ def write_sqlite(kg: KnowledgeGraph, target: str | Path, *, overwrite: bool = Fa
     if target.exists() and not overwrite:
         raise WriteError(f"{target}: already exists; pass --force to replace it")
     target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    sweep_temp_files(target.parent)  # what a killed export left: its pid is gone
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.stem}.{os.getpid()}.", suffix=TEMP_SUFFIX, dir=target.parent)
     os.close(fd)
+    os.chmod(tmp, 0o666 & ~current_umask())  # the mode any new file gets (mkstemp's is 0600)
     counts: dict[str, int] = {}
     try:
         con = sqlite3.connect(tmp)

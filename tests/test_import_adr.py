@@ -74,8 +74,7 @@ def test_nothing_is_dropped_and_the_records_check(tmp_path, name):
     assert load(tmp_path / "records").problems == []
     for r in report.results:
         text = _all_text(_record(tmp_path, r.id))
-        for line in _content_lines(Path(r.file)):
-            line = line.replace("kenji@example.com", "<email>")
+        for line in _content_lines(Path(r.file)):  # a team's own log keeps what it says, e-mail addresses too
             assert line in text, f"{r.file}: {line!r} is missing from {r.id}"
 
 
@@ -116,7 +115,7 @@ def test_madr4_front_matter_consequences_and_confirmation(tmp_path):
     assert "Neutral, because pipeline bubbles depend on batch size" in tp4.description
     assert "**Confirmation**\n\nThe weekly benchmark compares the two layouts." in rec.notes
     assert "**Consulted**\n\nNCCL maintainers" in rec.notes
-    assert "kenji@example.com" not in rec.notes and report.redactions["email"] == 1
+    assert "kenji@example.com" in rec.notes and report.redactions["email"] == 0  # kept: the team's own document
     old = _record(tmp_path, "2026-02-20-pick-pipeline-parallelism-2")
     assert old.status == "superseded" and rec.supersedes == [old.id]
 

@@ -26,7 +26,7 @@ def test_doctests():
         ("curl -H 'Authorization: Bearer abc123def456ghi789'", "curl -H 'Authorization: Bearer <secret>'", "token"),
         ("token ghp_abcdefghijklmnopqrstuvwxyz0123456789", "token <secret>", "token"),
         ("key AKIAIOSFODNN7EXAMPLE here", "key <secret> here", "token"),
-        ("password = 'hunter2hunter'", "password = '<secret>'", "secret"),
+        ("password = 'hunter2hunter'", "password = '<secret>'", "env-secret"),
         ("ssh root@10.20.30.40 'nvidia-smi'", "ssh <host> 'nvidia-smi'", "host"),
         ("ssh -p 2222 gpu-node-7 nvidia-smi", "ssh -p 2222 <host> nvidia-smi", "host"),
         ("scp run.log gpu3:/tmp/", "scp run.log <host>:/tmp/", "host"),

@@ -3,6 +3,8 @@ and rebuilds when a record changes."""
 
 from __future__ import annotations
 
+import json
+
 import os
 import re
 import shutil
@@ -290,6 +292,15 @@ def test_incremental_rebuilds_give_the_pages_a_full_build_gives(tmp_path, monkey
             assert "attempts/2026-02-23-nccl-tree.md" in rebuilt and "attempts/index.md" in rebuilt, what
             assert "attempts/2026-02-19-baseline-tp8.md" not in rebuilt, what
             assert unrelated.stat().st_mtime_ns == before, what
+        # the served search follows: a deleted record's page is not found, an added or edited one is
+        docs = json.loads((site / "search" / "search_index.json").read_text(encoding="utf-8"))["docs"]
+        ring = [d for d in docs if d["location"].startswith("attempts/2026-02-28-nccl-ring/")]
+        assert bool(ring) is (what == "added"), (what, ring)
+        if what == "title":
+            assert any(d["title"].startswith("NCCL Tree, renamed") for d in docs
+                       if d["location"].startswith("attempts/2026-02-23-nccl-tree/"))
+            assert not any(d["title"].startswith("NCCL Tree algorithm") for d in docs
+                           if d["location"].startswith("attempts/2026-02-23-nccl-tree/"))
         for rel in ("records.json", "compare/attempts.json", "attempts/2026-02-23-nccl-tree.json",
                     "attempts/2026-02-23-nccl-tree.yaml", "blockers/pcie-bus-contention.json"):
             assert (site / rel).read_bytes() == (fresh.site_dir / rel).read_bytes(), (what, rel)

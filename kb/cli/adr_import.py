@@ -10,7 +10,7 @@ import click
 from kb.cli.app import Env, emit_json, fail
 
 
-def import_adr_folders(env: Env, folders: list[str], dry_run: bool, as_json: bool) -> None:
+def import_adr_folders(env: Env, folders: list[str], dry_run: bool, as_json: bool, redact_personal: bool = False) -> None:
     """Import every ADR folder in ``folders``; print a table (or JSON), warnings on stderr.
     Exits 1 when a file could not be converted (the others are still written)."""
     from kb.cli.progress import progress
@@ -20,7 +20,7 @@ def import_adr_folders(env: Env, folders: list[str], dry_run: bool, as_json: boo
     reports = []
     for folder in folders:
         try:
-            report = import_adrs(env.records, folder, dry_run=dry_run, progress=progress)
+            report = import_adrs(env.records, folder, dry_run=dry_run, progress=progress, redact_personal=redact_personal)
         except FileNotFoundError:
             fail(f"{folder}: not a folder; --format adr reads a folder of ADR files (e.g. doc/adr)", 2)
             return

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 from pathlib import Path
 from typing import Any, Callable, TypeGuard
@@ -121,6 +122,33 @@ def fail(message: str, code: int = 1) -> None:
     """Print ``message`` on stderr and exit with ``code``."""
     click.echo(f"kb: {message}", err=True)
     sys.exit(code)
+
+
+_SUSPECT = re.compile(
+    r"(?i)secret|token|passw|api[_-]?key|access[_-]?key|private key|credential|auth|bearer|-----BEGIN|://[^/\s]*@"
+    r"|\b(?:hf|gh[pousr]|github_pat|sk|xox[a-z]|glpat|npm)[-_]|AKIA|ASIA|eyJ|[A-Za-z0-9/+]{40}")
+"""Text that may hold a secret: only such text is given to the redactor (most of what kb prints
+holds none, and the redactor's detect-secrets scan costs a few milliseconds a line)."""
+
+
+class RedactingStream:
+    """A text stream that writes what it is given with its secrets replaced
+    (:func:`kb.redact.redact_secrets`: personal details are kept, it is the user's own
+    terminal); everything else (``isatty``, ``encoding``, ``flush``, ``buffer``) is the wrapped
+    stream's."""
+
+    def __init__(self, stream: Any):
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        if isinstance(text, str) and _SUSPECT.search(text):
+            from kb.redact import redact_secrets
+
+            text = redact_secrets(text)
+        return self._stream.write(text)  # type: ignore[no-any-return]
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
 
 
 def report_error(exc: KbError) -> None:
@@ -284,6 +312,18 @@ class KbGroup(click.Group):
         """Every command (all their modules imported: for help and completion)."""
         load_commands()
         return super().list_commands(ctx)
+
+    def main(self, *args: Any, **kwargs: Any) -> Any:
+        """Run kb with every message it prints passed through the secrets redactor
+        (:class:`RedactingStream` on stdout and stderr: click's usage errors, kb's warnings and
+        errors, progress), so that a secret given on the command line or read from a file is
+        never echoed back (issue 25)."""
+        out, err = sys.stdout, sys.stderr
+        sys.stdout, sys.stderr = RedactingStream(out), RedactingStream(err)
+        try:
+            return super().main(*args, **kwargs)
+        finally:
+            sys.stdout, sys.stderr = out, err
 
     def invoke(self, ctx: click.Context) -> Any:
         """Run the command; kb's own errors are reported by :func:`report_error`."""

@@ -28,14 +28,17 @@ IMPORT_FORMATS = ["auto", *FORMATS, "adr"]
 @click.option("--json", "as_json", is_flag=True, help="Print the drafts, decisions and redactions as JSON.")
 @click.option("--all", "all_attempts", is_flag=True,
               help="Also write the possible attempts (scored below the confidence threshold; listed otherwise).")
+@click.option("--redact-personal", is_flag=True,
+              help="With --format adr: also replace names, e-mail addresses and hosts (an ADR log keeps them by default).")
 @pass_env
 @handle_errors
 def import_(env: Env, paths: tuple[str, ...], fmt: str, campaign: str | None, dry_run: bool, as_json: bool,
-            all_attempts: bool) -> None:
+            all_attempts: bool, redact_personal: bool) -> None:
     """Draft attempts from session logs (agent transcripts, lab notebooks, plan documents).
 
     With --format adr, PATHS are folders of existing ADRs (adr-tools, MADR 2-4, log4brains),
-    converted into decision records. Otherwise each draft is an attempt with `status: draft`, every field citing the log line it came
+    converted into decision records; their secrets are replaced and the rest kept as written
+    (--redact-personal replaces names, e-mail addresses and hosts too). Otherwise each draft is an attempt with `status: draft`, every field citing the log line it came
     from; secrets, user names, e-mail addresses and hosts are redacted first. Importing the
     same log again adds nothing; reviewed records are never touched. Each draft carries a
     confidence (0-1) and why; those below 0.5 are listed as possible attempts and written only with
@@ -50,7 +53,7 @@ def import_(env: Env, paths: tuple[str, ...], fmt: str, campaign: str | None, dr
     if fmt == "adr":
         from kb.cli.adr_import import import_adr_folders
 
-        import_adr_folders(env, list(paths), dry_run, as_json)
+        import_adr_folders(env, list(paths), dry_run, as_json, redact_personal)
         return
     import os
 

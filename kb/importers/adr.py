@@ -330,8 +330,12 @@ class _Mapper:
 
 
 def import_adrs(root: str | Path, folder: str | Path, *, dry_run: bool = False,
-                progress: Callable[[list[Path], str], Iterable[Path]] | None = None) -> AdrReport:
+                progress: Callable[[list[Path], str], Iterable[Path]] | None = None,
+                redact_personal: bool = False) -> AdrReport:
     """Convert every ADR under ``folder`` into a decision record under ``root``.
+
+    An ADR log is the team's own document: its secrets are replaced, what it says otherwise is
+    kept (names, e-mail addresses, hosts, address plans), unless ``redact_personal``.
 
     Returns an :class:`AdrReport`; a file that cannot be read or mapped fails alone
     (``state == "failed"``). Raises :class:`FileNotFoundError` when ``folder`` is not a folder.
@@ -383,7 +387,7 @@ def import_adrs(root: str | Path, folder: str | Path, *, dry_run: bool = False,
                 if adr.id not in sup:
                     sup.append(adr.id)
     _retire_only_by_accepted(mapped)
-    redactor = Redactor()
+    redactor = Redactor(personal=redact_personal)  # a team's own decision log: only secrets go (README, "Redaction")
     for adr, mapper, data in mapped.values():
         result = AdrResult(adr.rel, adr.format, adr.id, "exists" if adr.sha256 in imported else "new", mapper.warnings)
         report.results.append(result)
@@ -399,7 +403,7 @@ def import_adrs(root: str | Path, folder: str | Path, *, dry_run: bool = False,
         result.record = record
         result.id = record.id
         if not dry_run:
-            record, _path = create_record(root, record, taken=set(records.records) - {record.id})
+            record, _path = create_record(root, record, taken=set(records.records) - {record.id}, redactor=redactor)
             result.record, result.id, result.state = record, record.id, "written"
     report.redactions = redactor.counts
     return report
@@ -453,7 +457,7 @@ def _adr_date(adr: AdrFile) -> tuple[dt.date, str | None]:
 
 def _redact(value: Any, redactor: Redactor, key: str = "") -> Any:
     if isinstance(value, str):
-        return value if key in ("sha256", "format") else redactor.redact(value)
+        return value if key in ("sha256", "format") else redactor.redact_value(key, value)
     if isinstance(value, list):
         return [_redact(v, redactor, key) for v in value]
     if isinstance(value, dict):

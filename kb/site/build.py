@@ -58,7 +58,9 @@ def build_site(records: str | Path, *, config_file: str | None = None, site_dir:
     The records are loaded once (:func:`kb.pipeline.load_graph`, with the plugin's catalogs) and
     handed to the plugin, which would otherwise load them again. Raises
     :class:`kb.errors.InvalidRecords` (with every problem) before MkDocs runs when a record is
-    invalid, and :class:`BuildError` when MkDocs fails (``--strict`` warnings included).
+    invalid, and :class:`BuildError` when MkDocs fails (``--strict`` warnings included). The
+    site is written beside the old one and swapped in whole once it is complete
+    (:mod:`kb.publish`): a failure, a kill or a full disk leaves the old site as it was.
     """
     import gc
 
@@ -70,17 +72,23 @@ def build_site(records: str | Path, *, config_file: str | None = None, site_dir:
         # fail with kb check's messages before MkDocs starts, and let the plugin reuse the graph
         plugin.preloaded = (Path(records).resolve(), load_graph(records, list(plugin.config.catalogs)))
         plugin.release_graph = True
+        plugin.atomic = True  # written beside the old site, swapped in whole (kb.publish)
+        target = Path(cfg.site_dir)
         # what is loaded so far (modules, MkDocs' configuration, the records) lives through the
         # build: out of the cyclic collector's reach, its full passes walk only what the build
         # makes; given back to it afterwards (a caller that builds again frees the old graph)
         gc.freeze()
         try:
             build(cfg)
-        except Exception as exc:  # noqa: BLE001 - a plugin's or theme's error, whatever its class: one message
-            raise BuildError(f"site build failed: {getattr(exc, 'message', None) or exc}") from None
+        except BaseException as exc:
+            plugin.finish(cfg, ok=False)
+            if not isinstance(exc, Exception):
+                raise  # KeyboardInterrupt, SystemExit: the old site is left as it was
+            raise BuildError(f"site build failed: {getattr(exc, 'message', None) or exc}; "
+                             f"the site at {target} is unchanged") from None
         finally:
             gc.unfreeze()
-        return Path(cfg.site_dir)
+        return plugin.finish(cfg, ok=True) or Path(cfg.site_dir)
 
 
 RECORDS_ENV = "KB_SITE_RECORDS"

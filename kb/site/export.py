@@ -11,10 +11,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from kb.atomic import write_bytes_atomic
 from kb.errors import WriteError
 from kb.graph import KnowledgeGraph
+from kb.publish import discard, staging_for, swap_in
 from kb.site.tree import TreeOptions, site_tree
-from kb.store import last_changed, list_assets, write_text_atomic
+from kb.store import last_changed, list_assets
 
 
 def export_markdown(kg: KnowledgeGraph, records: str | Path, out_dir: str | Path, *, overwrite: bool = False,
@@ -24,7 +26,8 @@ def export_markdown(kg: KnowledgeGraph, records: str | Path, out_dir: str | Path
 
     Raises :class:`kb.errors.WriteError` when ``out_dir`` holds files and ``overwrite`` is false
     (a stale page from an earlier export would be kept alongside), or when a file cannot be written.
-    Each file is written atomically.
+    The tree is written beside ``out`` (a hard-linked copy of it: files kb does not write stay)
+    and swapped in whole (:mod:`kb.publish`): a kill or a full disk leaves ``out`` as it was.
     """
     out = Path(out_dir)
     if out.is_dir() and any(out.iterdir()) and not overwrite:
@@ -33,15 +36,17 @@ def export_markdown(kg: KnowledgeGraph, records: str | Path, out_dir: str | Path
     record_files = {rid: origin.file or records.parent / origin.path for rid, origin in kg.records.origins.items()}
     options = TreeOptions(prefix=prefix, directory_urls=directory_urls, repo_url=repo_url, repo_branch=repo_branch,
                           repo_path=None, last_updated=last_changed(records))
+    tree = site_tree(kg, list_assets(records), record_files, options)
+    staging = staging_for(out, seed=True)  # the folder's other files kept; swapped in whole at the end
     written = []
-    for rel, content in sorted(site_tree(kg, list_assets(records), record_files, options).items()):
-        target = out / rel
-        if isinstance(content, bytes):
-            target.parent.mkdir(parents=True, exist_ok=True)
-            tmp = target.with_name(f".{target.name}.tmp")
-            tmp.write_bytes(content)
-            tmp.replace(target)
-        else:
-            write_text_atomic(target, content, overwrite=True)
-        written.append(target)
+    try:
+        for rel, content in sorted(tree.items()):
+            target = staging / rel
+            data = content if isinstance(content, bytes) else content.encode("utf-8")
+            write_bytes_atomic(target, data, overwrite=True, durable=False)  # the swap is the commit
+            written.append(out / rel)
+        swap_in(staging, out)
+    except BaseException:
+        discard(staging)
+        raise
     return written

@@ -49,7 +49,14 @@ from kb.site.pages.campaign import render_campaign, render_home
 from kb.site.pages.compare import pair_page, render_compare, render_compare_index
 from kb.site.pages.context import Ctx, page_of
 from kb.site.pages.decision import render_decision, render_decisions_index
-from kb.site.pages.indexes import render_index, render_platform, render_stack, render_tags, render_upgrades
+from kb.site.pages.indexes import (
+    render_catalogs,
+    render_index,
+    render_platform,
+    render_stack,
+    render_tags,
+    render_upgrades,
+)
 from kb.site.pages.timeline import render_timeline, render_timeline_index, timeline_page
 
 TEXT_FIELDS = frozenset({"title", "approach", "hypothesis", "notes", "source"})
@@ -60,7 +67,7 @@ EVERYTHING = "*"
 """In :func:`affected_pages`' answer: every page of the site may have changed."""
 
 ATTEMPT_AGGREGATES = ("index.md", "attempts/index.md", "blockers/index.md", "compare/index.md",
-                      "timeline/index.md", "upgrades.md")
+                      "timeline/index.md", "upgrades.md", "catalogs.md")
 """Pages that summarise every attempt: rendered again after any structural attempt edit."""
 
 INDEX_PAGES: dict[str, Callable[[Ctx], str]] = {
@@ -73,6 +80,7 @@ INDEX_PAGES: dict[str, Callable[[Ctx], str]] = {
     "decisions/index.md": render_decisions_index,
     "upgrades.md": render_upgrades,
     "tags.md": render_tags,
+    "catalogs.md": render_catalogs,
     "compare/index.md": lambda c: render_compare_index(c, c.pairs),
     "timeline/index.md": render_timeline_index,
 }

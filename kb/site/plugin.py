@@ -90,9 +90,67 @@ class KbPlugin(BasePlugin[KbPluginConfig]):
         self.release_graph = False
         """Set by ``kb build`` (:func:`kb.site.build.build_site`), which keeps no graph: what the
         pages computed on it is dropped as soon as they are rendered (see :func:`site_tree`)."""
+        self.atomic = False
+        """Set by ``kb build``: write the site beside the old one and swap it in whole
+        (:mod:`kb.publish`); ``mkdocs build`` and ``gh-deploy`` do the same (:meth:`_stage`)."""
+        self.command: str | None = None
+        self.publish_to: Path | None = None
+        """The site folder the build will replace, while it writes into :attr:`staging`."""
+        self.staging: Path | None = None
+        self.failed = False
+
+    def _stage(self, config: Any) -> None:
+        """Point MkDocs at a staging folder beside the site folder (:func:`kb.publish.staging_for`)
+        when this build publishes atomically: not under ``mkdocs serve``/``kb serve`` (their site
+        is a temporary folder the server rebuilds into)."""
+        import click
+
+        from kb.publish import staging_for
+
+        # the command running: "build" or "gh-deploy" under MkDocs' own click CLI (no on_startup
+        # here: defining it would make MkDocs keep this plugin's state across serve rebuilds)
+        ctx = click.get_current_context(silent=True)
+        self.command = ctx.info_name if ctx is not None else None
+        serving = bool(os.environ.get("KB_SITE_RECORDS")) or self.command == "serve"
+        if self.staging is not None or serving or not (self.atomic or self.command in ("build", "gh-deploy")):
+            return
+        self.publish_to = Path(config.site_dir)
+        try:
+            self.staging = staging_for(self.publish_to)
+        except KbError as exc:
+            raise PluginError(str(exc)) from None
+        config.site_dir = str(self.staging)
+        self.failed = False
+
+    def finish(self, config: Any, ok: bool) -> Path | None:
+        """Swap the staged site in when the build succeeded (:func:`kb.publish.swap_in`), else
+        remove it, the old site untouched; return the site folder (``None``: nothing staged).
+        Raises :class:`kb.errors.WriteError` when the swap is refused."""
+        from kb.publish import discard, swap_in
+
+        staging, target = self.staging, self.publish_to
+        self.staging = self.publish_to = None
+        if staging is None or target is None:
+            return None
+        config.site_dir = str(target)
+        if ok:
+            swap_in(staging, target)
+        else:
+            discard(staging)
+        return target
+
+    def on_build_error(self, *, error: Exception) -> None:
+        """A failed build (a strict warning, a full disk, a plugin's error) leaves the old site
+        as it was: the staging folder is removed."""
+        self.failed = True
+        from kb.publish import discard
+
+        if self.staging is not None:
+            discard(self.staging)
 
     def on_config(self, config: Any) -> Any:
-        """Load and check the records (abort with every problem), set the nav and kb's CSS."""
+        """Load and check the records (abort with every problem), set the nav and kb's CSS; for
+        a build that publishes atomically, write into a staging folder (:meth:`_stage`)."""
         base_dir = Path(config.config_file_path).parent if config.config_file_path else Path.cwd()
         override = os.environ.get("KB_SITE_RECORDS")  # set by kb serve (kb.site.build.RECORDS_ENV)
         self.records_dir = Path(override) if override else (base_dir / self.config.records).resolve()
@@ -122,6 +180,7 @@ class KbPlugin(BasePlugin[KbPluginConfig]):
         self.toc = None if toc_name is None else TocOptions.from_mdx(config.mdx_configs.get(toc_name))
         self.material_search = "material/search" in config.plugins
         self.plugin_names = list(config.plugins)
+        self._stage(config)
         return config
 
     def on_files(self, files: Files, config: Any) -> Files:
@@ -314,7 +373,8 @@ class KbPlugin(BasePlugin[KbPluginConfig]):
 
     @event_priority(-100)  # after the search plugin wrote its index
     def on_post_build(self, config: Any) -> None:
-        """Add kb's search entries to the index; close the progress bar."""
+        """Add kb's search entries to the index; close the progress bar; put a staged site in
+        place (:meth:`finish`), unless a strict build is about to abort on a warning."""
         bar = getattr(self, "_bar", None)
         if bar is not None:
             bar.__exit__(None, None, None)
@@ -328,6 +388,11 @@ class KbPlugin(BasePlugin[KbPluginConfig]):
             if not added:
                 log.warning("kb: no search index at %s: record pages are not searchable", index)
             self.search_docs = []
+        if self.staging is not None and not (config.strict and _warnings_counted()):
+            try:
+                self.finish(config, ok=True)  # the last step of the build: the new site goes in whole
+            except KbError as exc:
+                raise PluginError(str(exc)) from None
 
     def on_page_content(self, html: str, page: Any, config: Any, files: Files) -> str:
         """Pin a generated page's title to its rendered heading, kept HTML-escaped.
@@ -352,6 +417,16 @@ class KbPlugin(BasePlugin[KbPluginConfig]):
         if self.records_dir is not None:
             server.watch(str(self.records_dir))
         return server
+
+
+def _warnings_counted() -> bool:
+    """Whether MkDocs counted a warning during this build (its strict mode then aborts right
+    after the ``post_build`` event: the staged site must not be swapped in)."""
+    for handler in logging.getLogger("mkdocs").handlers:
+        counts = getattr(handler, "get_counts", None)
+        if callable(counts) and counts():
+            return True
+    return False
 
 
 def _own(page: Page, target: File) -> bool:

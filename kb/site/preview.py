@@ -19,7 +19,9 @@ runs MkDocs' live-reload server with kb's rebuild instead (:class:`Preview`):
   into a second folder that is served only once it succeeded: a failed full build also leaves
   the last good site served, with its error in the banner.
 
-The search index keeps the last full build's text until the next full build.
+The search index follows each incremental rebuild for kb's own entries: those of a deleted
+record's page go, an edited record's are made again; the text of other pages (Material's own
+section entries) is the last full build's until the next full build.
 """
 
 from __future__ import annotations
@@ -388,6 +390,7 @@ class Preview:
             changed.update(redo)
         times["mkdocs"] = time.perf_counter() - t1 - times["render"]
         site.write_data(job.old, job.new, job.edit, job.pairs)
+        site.update_search(job.new, gone, job.edit.ids)  # a deleted record's page is no longer found
         times["data"] = time.perf_counter() - t1 - times["render"] - times["mkdocs"]
         self.kg, self.pairs = job.new, job.pairs
         self.rebuilt = sorted(changed)

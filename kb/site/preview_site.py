@@ -117,6 +117,44 @@ class BuiltSite:
         self.plugin.generated.discard(self.src(src))
         self.pages.pop(src, None)
 
+    def update_search(self, kg: KnowledgeGraph, gone: set[str], edited: set[str]) -> int:
+        """Keep the served search index true after an incremental rebuild: drop the entries of
+        the pages in ``gone`` (source paths taken out of the site) and of the records ``edited``,
+        then add kb's entries for those records as ``kg`` has them now (:mod:`kb.site.search`).
+        Returns the number of entries dropped; nothing happens without an index."""
+        import json
+
+        from kb.site.pages.attempt import error_heading
+        from kb.site.pages.context import page_of
+        from kb.site.search import search_entries
+        from kb.store import write_text_atomic
+
+        index = Path(self.config.site_dir) / "search" / "search_index.json"
+        try:
+            data = json.loads(index.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return 0
+        if not isinstance(data, dict) or not isinstance(data.get("docs"), list):
+            return 0
+        urls = {self._url(src) for src in gone}
+        mine = {r.id: self._url(page_of(r)) for rid in edited if (r := kg.get(rid)) is not None}
+        drop = urls | set(mine.values())
+
+        def located(doc: Any) -> str:
+            return str(doc.get("location", "")).split("#", 1)[0] if isinstance(doc, dict) else ""
+
+        kept = [d for d in data["docs"] if located(d) not in drop]
+        dropped = len(data["docs"]) - len(kept)
+        fresh = search_entries(kg, lambda r: mine.get(r.id), error_heading) if mine else []
+        data["docs"] = kept + fresh
+        write_text_atomic(index, json.dumps(data, ensure_ascii=False, separators=(",", ":")), overwrite=True)
+        return dropped
+
+    def _url(self, src: str) -> str:
+        from kb.site.pages.context import url_of
+
+        return url_of(self.src(src), self.config.use_directory_urls)
+
     def put(self, src: str, data: bytes) -> None:
         """Write a generated file that is not a page (when its bytes changed)."""
         from mkdocs.structure.files import File

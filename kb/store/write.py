@@ -210,7 +210,7 @@ def _redact_value(value: Any, redactor: Redactor, key: str = "") -> Any:
     if key in _IDENTIFIERS:
         return value
     if isinstance(value, str):
-        return redactor.redact(value)
+        return redactor.redact_value(key, value)
     if isinstance(value, list):
         return [_redact_value(v, redactor, key) for v in value]
     if isinstance(value, dict):
@@ -264,10 +264,12 @@ def write_record(root: str | Path, record: Record, *, overwrite: bool = False) -
     return save_record(root, record, new=False, overwrite=overwrite).path
 
 
-def create_record(root: str | Path, record: R, *, taken: Iterable[str] = (), max_tries: int = 1000) -> tuple[R, Path]:
-    """Write a *new* ``record`` through the write gate (:func:`save_record`), suffixing its id on
+def create_record(root: str | Path, record: R, *, taken: Iterable[str] = (), max_tries: int = 1000,
+                  redactor: Redactor | None = None) -> tuple[R, Path]:
+    """Write a *new* ``record`` through the write gate (:func:`save_record`, with ``redactor``
+    when given: ``Redactor(personal=False)`` for a team's own document), suffixing its id on
     collision; return the record as written and its path."""
-    saved = save_record(root, record, new=True, taken=taken)
+    saved = save_record(root, record, new=True, taken=taken, redactor=redactor)
     return saved.record, saved.path  # type: ignore[return-value]
 
 

@@ -18,6 +18,7 @@ from typing import Any
 
 from kb.errors import Problem, RecordError
 from kb.models import FIX_KEYS, SCHEMA_VERSION, Blocker, Record
+from kb.redact import Redactor
 from kb.store import dump_record, load_records, parse_record, save_record, schema_ref
 from kb.store.entries import read_regular
 
@@ -116,5 +117,7 @@ def apply_migration(root: str | Path, plan: MigrationPlan) -> list[Path]:
         if read_regular(m.file).decode("utf-8") != m.before:
             raise RecordError(Problem(m.path, None, "", "changed since the migration was planned; "
                                       "nothing more was written: run kb migrate again"))
-        written.append(save_record(root, m.record, new=False, overwrite=True, key_order=m.key_order).path)
+        # the team's own records: secrets go, what they say otherwise stays (README, "Redaction")
+        written.append(save_record(root, m.record, new=False, overwrite=True, key_order=m.key_order,
+                                   redactor=Redactor(personal=False)).path)
     return written
