@@ -4,7 +4,6 @@ and rebuilds when a record changes."""
 from __future__ import annotations
 
 import json
-
 import os
 import re
 import shutil
