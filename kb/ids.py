@@ -27,14 +27,25 @@ ID_MAX = 120
 """Longest id (characters); :data:`kb.models.ID_RE` allows no more."""
 
 
-def slugify(text: str, max_len: int = SLUG_MAX, fallback: str = "attempt") -> str:
-    """A lowercase ASCII slug of ``text`` for an id: words joined by ``-``, accents dropped
-    (``café`` → ``cafe``, by Unicode NFKD decomposition), dots kept between digits (``13.0``),
-    at most ``max_len`` characters cut at a word boundary.
+WINDOWS_DEVICE_NAMES = frozenset({"con", "prn", "aux", "nul", *(f"com{i}" for i in range(1, 10)),
+                                  *(f"lpt{i}" for i in range(1, 10))})
+"""File names Windows reserves for devices, with any extension (Microsoft, "Naming Files, Paths,
+and Namespaces"): ``con.yaml`` cannot be created there."""
 
-    Returns ``fallback`` when nothing of ``text`` survives (a title in another script).
+
+def slugify(text: str, max_len: int = SLUG_MAX, fallback: str = "attempt") -> str:
+    """A lowercase ASCII slug of ``text`` for an id: words joined by ``-``, transliterated to
+    ASCII (``café`` → ``cafe``, ``Ускорение`` → ``uskorenie``, ``加速`` → ``jiasu``, by anyascii),
+    dots kept between digits (``13.0``), at most ``max_len`` characters cut at a word boundary; a
+    Windows device name (``con``, ``nul``, ``com1``) gets ``-record``.
+
+    Returns ``fallback`` when nothing of ``text`` survives (a title of punctuation only).
     """
-    ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode().lower()
+    from anyascii import anyascii
+
+    # transliterated, not dropped: Cyrillic, Greek, Arabic, CJK titles keep a readable id
+    # (anyascii, ISC licence; Unidecode is GPL); accents go by NFKD first (café → cafe)
+    ascii_text = anyascii(unicodedata.normalize("NFKC", text)).lower()
     ascii_text = re.sub(r"(?<=\d)\.(?=\d)", "\0", ascii_text)  # keep 12.8, drop other dots
     words = [w.replace("\0", ".") for w in re.split(r"[^a-z0-9\0]+", ascii_text) if w.strip("\0")]
     slug = ""
@@ -44,7 +55,10 @@ def slugify(text: str, max_len: int = SLUG_MAX, fallback: str = "attempt") -> st
             slug = slug or w[:max_len]
             break
         slug = nxt
-    return slug.strip(".-") or fallback
+    slug = slug.strip(".-")
+    if slug in WINDOWS_DEVICE_NAMES:
+        slug = f"{slug}-record"  # a name Windows keeps for a device (con, nul, com1, ...)
+    return slug or fallback
 
 
 def dated_id(date: dt.date, title: str, fallback: str = "attempt") -> str:

@@ -29,6 +29,7 @@ from pydantic import (
     model_validator,
 )
 
+from kb.ids import WINDOWS_DEVICE_NAMES
 from kb.versions import arch_of, canonical_component, parse_specifier, parse_version
 
 ID_RE = re.compile(r"^[a-z0-9][a-z0-9._-]{0,119}$")
@@ -47,9 +48,14 @@ def _check_id(value: str) -> str:
         )
     if not ID_RE.match(value) or ".." in value:
         raise ValueError(
-            f"'{value}' is not a valid id: use lowercase ASCII letters, digits, '-', '_' and '.' "
-            "(no spaces, slashes or '..'), e.g. '2026-02-21-eagle3-speculation'"
+            f"'{value}' is not a valid id: an id starts with a lowercase ASCII letter or digit, followed by "
+            "up to 119 lowercase ASCII letters, digits, '-', '_' or '.' (no spaces, slashes, capitals or '..'), "
+            "e.g. '2026-02-21-eagle3-speculation'"
         )
+    if value.split(".")[0] in WINDOWS_DEVICE_NAMES:
+        raise ValueError(
+            f"'{value}' is not a valid id: '{value.split('.')[0]}' is a device name on Windows (CON, PRN, AUX, NUL, "
+            f"COM1-COM9, LPT1-LPT9), so no file {value}.yaml can exist there; rename it, e.g. '{value}-record'")
     return value
 
 
@@ -168,6 +174,9 @@ class Metric(_Strict):
     def _from_text(cls, data: Any) -> Any:
         if isinstance(data, str):
             m = _METRIC_TEXT.match(data)
+            if re.match(r"^\s*[-+]?\.?(?:inf(?:inity)?|nan)\b", data, re.I):
+                raise ValueError(f"'{data}': a metric must be a finite number (not NaN or infinity); write the "
+                                 "measured value, or leave the metric out if the run measured none")
             if not m or not m.group(2):
                 raise ValueError(
                     f"'{data}' is not a metric; write a number and a unit, e.g. '54.1 tok/s' or '30 ms'"
@@ -700,6 +709,14 @@ class Decision(Record):
     def _chosen_is_an_option(self) -> "Decision":
         titles = [o.title for o in self.considered_options]
         if self.outcome.chosen not in titles:
+            import unicodedata
+
+            same = [t for t in titles if unicodedata.normalize("NFC", t) == unicodedata.normalize("NFC", self.outcome.chosen)]
+            if same:
+                raise ValueError(
+                    f"outcome.chosen '{self.outcome.chosen}' and the option '{same[0]}' look the same but are encoded "
+                    "differently (Unicode NFC vs NFD: an accented letter written as one character in one and as a "
+                    "letter plus a combining accent in the other); retype one of them so that both match")
             raise ValueError(
                 f"outcome.chosen '{self.outcome.chosen}' is not one of the considered options: "
                 + ", ".join(repr(t) for t in titles)

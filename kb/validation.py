@@ -86,6 +86,18 @@ def _raw_for(doc: Document | None, loc: tuple[Any, ...]) -> tuple[str, str] | No
     return None
 
 
+def _plain_value(value: Any) -> str:
+    """A value as a person wrote it: dates as ``YYYY-MM-DD``, lists as ``[a, b]``, never Python's
+    ``datetime.date(2026, 1, 1)``."""
+    import datetime as dt
+
+    if isinstance(value, (dt.date, dt.datetime)):
+        return value.isoformat()
+    if isinstance(value, list):
+        return "[" + ", ".join(_plain_value(v) for v in value) + "]"
+    return str(value)
+
+
 def describe(err: Any, doc: Document | None, model: type[Record]) -> str:
     """One pydantic error (an item of ``ValidationError.errors()``) in words: what was expected
     and how to fix it, using the raw YAML text in ``doc`` (``2.10`` read as a number) when known."""
@@ -110,6 +122,12 @@ def describe(err: Any, doc: Document | None, model: type[Record]) -> str:
         msg = err["msg"]
         return (f"'{raw[0]}' was read by YAML as {raw[1]} ({err.get('input')!r}), not a word; "
                 f"{msg[0].lower() + msg[1:]}: quote it if you meant the word, e.g. {key}: \"{raw[0]}\"")
+    if raw and kind == "string_type" and raw[1] == "a date":
+        where = f"{key} item {loc[-1]}" if loc and isinstance(loc[-1], int) else key
+        when = "a date and time" if re.search(r"\d[Tt ]\d", raw[0]) else "a date"
+        return (f"'{raw[0]}' was read by YAML as {when}, but {where} is text: quote it, e.g. "
+                f"{key}: \"{raw[0]}\"" if not (loc and isinstance(loc[-1], int)) else
+                f"'{raw[0]}' was read by YAML as {when}, but {where} is text: quote it, e.g. [\"{raw[0]}\"]")
     if raw and kind in ("string_type", "model_type", "dict_type") and raw[1] not in ("a date", "a non-finite number"):
         text, what = raw
         if what == "a number" and loc and loc[0] in ("fixed_by", "applies_when") and key != "compute_capability":
@@ -130,7 +148,8 @@ def describe(err: Any, doc: Document | None, model: type[Record]) -> str:
         hint = difflib.get_close_matches(str(err.get("input")), choices, n=1, cutoff=0.7)
         return f"{msg} (got {err.get('input')!r})" + (f"; did you mean '{hint[0]}'?" if hint else "")
     if kind in ("date_from_datetime_parsing", "date_parsing", "date_type", "date_from_datetime_inexact"):
-        return f"{_short(err.get('input'))} is not a date; write it as YYYY-MM-DD, e.g. 2026-02-21"
+        shown = raw[0] if raw else _plain_value(err.get("input"))
+        return f"'{shown}' is not a date; write it as YYYY-MM-DD, e.g. 2026-02-21"
     if kind == "string_pattern_mismatch":
         return f"{msg} (got {err.get('input')!r})"
     value = err.get("input")

@@ -33,6 +33,23 @@ except ImportError:  # pragma: no cover - depends on how PyYAML was built
     from yaml import SafeLoader as _BaseLoader  # type: ignore[assignment]
 
 
+def _plain_reason(exc: Exception) -> str:
+    """Why a date, time or number YAML recognised is not a valid one, in plain words (never
+    Python's ``datetime.timedelta(...)`` or exception text)."""
+    text = str(exc)
+    if "offset must be a timedelta" in text:
+        return "its time-zone offset is out of range: offsets run from -23:59 to +23:59"
+    if "day is out of range" in text:
+        return "that month has no such day"
+    if "month must be in" in text:
+        return "the month must be 1 to 12"
+    if "hour must be in" in text or "minute must be in" in text or "second must be in" in text:
+        return "the time of day is out of range"
+    if "year" in text and "out of range" in text:
+        return "the year is out of range"
+    return "it cannot be read as one"
+
+
 class _Loader(_BaseLoader):  # type: ignore[misc,valid-type]
     """The safe loader with a memo on tag resolution: the composer asks, for every scalar, which
     tag its text resolves to, and PyYAML answers in Python by trying regular expressions. For a
@@ -175,6 +192,8 @@ def _describe_yaml_error(exc: yaml.YAMLError, text: str = "") -> tuple[int | Non
                       f"remove it, or write it as the escape \"{escape}\" inside a double-quoted string")
     mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
     line = mark.line + 1 if mark is not None else None
+    if line is not None:  # the end of a file without a final newline is still its last line
+        line = max(1, min(line, len(text.splitlines()) or 1))
     problem = getattr(exc, "problem", None) or str(exc)
     context = getattr(exc, "context", None)
     msg = f"{context}, {problem}" if context else str(problem)
@@ -409,7 +428,8 @@ class _Builder:
             except (yaml.YAMLError, ValueError, OverflowError) as exc:
                 what = _TAG_WORDS.get(node.tag, node.tag)
                 raise self.fail(
-                    node, path, f"'{node.value}' looks like {what} but is not a valid one ({exc}); quote it or fix it"
+                    node, path, f"'{node.value}' looks like {what} but is not a valid one ({_plain_reason(exc)}); "
+                                f"quote it if it is text (\"{node.value}\"), or fix it"
                 ) from None
             if len(_VALUES) >= _VALUES_MAX:
                 _VALUES.clear()

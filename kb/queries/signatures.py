@@ -3,6 +3,7 @@ repeat (the headline of an error text is :func:`kb.errortext.error_headline`).""
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -16,8 +17,11 @@ from kb.queries.index import index
 def possible_duplicates(kg: KnowledgeGraph, attempt: Attempt) -> list[tuple[str, str]]:
     """Existing attempts that ``attempt`` (not yet in ``kg``) may repeat: same campaign and date,
     and the same figure for the campaign's headline metric, the same error headline, or a
-    close title with the same outcome. Returns ``[(attempt id, reason)]`` sorted by id; used to
-    flag an imported draft of a run someone already recorded by hand.
+    close title with the same outcome; or a calendar day apart with the same figure and a close
+    approach (one run dated by two time zones: the import dates a run in the log's own offset,
+    a person by their own day). Returns ``[(attempt id, reason)]`` sorted by id; used to flag an
+    imported draft of a run someone already recorded by hand. Depends on no machine setting
+    (``TZ``): only on the records' dates.
     """
     import difflib
 
@@ -26,6 +30,16 @@ def possible_duplicates(kg: KnowledgeGraph, attempt: Attempt) -> list[tuple[str,
     mine = attempt.metrics.get(metric) if metric else None
     my_error = error_headline(attempt.error or "")
     out = []
+    day = dt.timedelta(days=1)
+    for other in (*_same_day(kg).get((attempt.campaign, attempt.date - day), ()),
+                  *_same_day(kg).get((attempt.campaign, attempt.date + day), ())):
+        # a calendar day apart: the same run dated in two time zones (late evening in Tokyo is
+        # the morning before in California) when its figure and approach agree
+        theirs = other.metrics.get(metric) if metric else None
+        if (other.id != attempt.id and mine is not None and theirs is not None and mine.value == theirs.value
+                and mine.unit == theirs.unit and difflib.SequenceMatcher(
+                    None, attempt.approach.lower(), other.approach.lower()).ratio() >= 0.6):
+            out.append((other.id, f"a day apart (time zones), same {metric} {theirs.display()} and approach"))
     for other in _same_day(kg).get((attempt.campaign, attempt.date), ()):
         if other.id == attempt.id:
             continue

@@ -36,7 +36,7 @@ from pydantic import ValidationError
 from kb.errors import InvalidOptions, Problem, UsageError
 from kb.errortext import error_excerpt
 from kb.graph import KnowledgeGraph
-from kb.ids import dated_id
+from kb.ids import dated_id, slugify
 from kb.models import (
     Attempt,
     Blocker,
@@ -337,7 +337,11 @@ def build_attempt(kg: KnowledgeGraph, draft: AttemptDraft, *, today: dt.date | N
     if draft.tags:
         data["tags"] = list(dict.fromkeys(t.strip() for t in draft.tags if t.strip()))
 
-    data["id"] = dated_id(date, str(data.get("title") or "attempt"))
+    title = str(data.get("title") or "")
+    if title.strip() and not slugify(title, fallback=""):
+        problem("--title", f"'{title.strip()}' has no letter or digit in any script to make the attempt's id from; "
+                           "give a title with words (e.g. 'EAGLE-3 on CUDA 13')")
+    data["id"] = dated_id(date, title or "attempt")
     if problems:
         # still validate what is there, so that one run reports every problem; a failed attempt's
         # missing cause is not one when the cause given (--blocked-by, --error-file) was refused

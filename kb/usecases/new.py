@@ -215,6 +215,10 @@ def _validated(model: type[Record], data: dict[str, Any], flags: dict[str, str] 
     before) and the model's own, each named by its option in ``flags`` (field → ``--option``)."""
     where = f"kb new {model.kind}"
     found = list(problems or [])
+    title = str(data.get("title") or "")
+    if title.strip() and not slugify(title, fallback=""):
+        found.append(Problem(where, None, "TITLE", f"'{title.strip()}' has no letter or digit in any script to make "
+                                                   f"the {model.kind}'s id from; give a title with words"))
     named = {p.field for p in found}  # an option already reported is not reported again
     try:
         record = model.model_validate(data)
