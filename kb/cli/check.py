@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from collections import Counter
 from typing import Any, TypeGuard
 
 import click
@@ -123,7 +124,8 @@ def _report(loaded: Any, root: Any, catalogs: tuple[str, ...] = ()) -> tuple[dic
               "warnings": [_row(w) for w in warnings],
               "groups": groups,
               "ignored": [[path, what] for path, what in records.ignored],
-              "checked": _catalog_checks(loaded.graph) if loaded.graph is not None else []}
+              "checked": _catalog_checks(loaded.graph) if loaded.graph is not None else [],
+              "kinds": dict(sorted(Counter(f.kind for f in found).items()))}
     return report, catalog_folders(records, root, catalogs)
 
 
@@ -173,6 +175,8 @@ def _is_report(report: Any) -> TypeGuard[dict[str, Any]]:
     return (isinstance(report, dict) and type(report.get("records")) is int and located(report.get("problems"))
             and located(report.get("warnings")) and groups(report.get("groups"), len(report["warnings"]))
             and isinstance(report.get("ignored"), list)
+            and isinstance(report.get("kinds"), dict)
+            and all(isinstance(k, str) and type(v) is int for k, v in report["kinds"].items())
             and isinstance(report.get("checked"), list)
             and all(isinstance(i, list) and len(i) == 3 and all(isinstance(x, str) for x in i) for i in report["checked"])
             and all(isinstance(i, list) and len(i) == 2 and all(isinstance(x, str) for x in i) for i in report["ignored"]))
@@ -204,7 +208,7 @@ def _print(report: dict[str, Any], records_path: Any, as_json: bool, strict: boo
                    "warnings": [w.__dict__ for w in warnings],
                    "groups": [{**Problem(*g[:4]).__dict__, "warnings": g[4]} for g in report["groups"]],
                    "ignored": [{"path": path, "what": what} for path, what in ignored],
-                   "stale": _stale(report)})
+                   "stale": _stale(report), "kinds": report["kinds"]})
     else:
         if verbose:
             for path, what in ignored:
@@ -232,6 +236,8 @@ def _print(report: dict[str, Any], records_path: Any, as_json: bool, strict: boo
             click.echo("\n".join(located))
         n, m = len(problems), len(warnings)
         said = f"; {m} warning{'s' if m != 1 else ''}" + (" (--strict: counted as errors)" if strict else "") if m else ""
+        if m and len(report["kinds"]) > 1:
+            said += " (" + ", ".join(f"{k} {n}" for k, n in report["kinds"].items()) + ")"
         if folded:
             k = len(report["groups"])
             said += (f" ({folded} of them shown as {k} line{'s' if k != 1 else ''} at the blocker{'s' if k != 1 else ''} "
