@@ -183,3 +183,15 @@ def test_a_retry_made_on_a_stack_where_the_blocker_still_stood_is_not_credited_t
     kg = _tree(write_tree, blockers, stacks=stacks, attempts=atts)
     res = unblocks(kg, {"cuda": "13.0.1"}, from_stack="s")
     assert [(d.of, d.id) for d in res.retried] == [("a1", "a3")]
+
+
+@pytest.mark.parametrize(("torch", "state"), [("2.10.0+cu128", "stands"), ("2.7.0+cu126", "not_applicable"),
+                                               ("2.11.0.dev20260220+cu130", "stands"), ("2.7.0", "not_applicable")])
+def test_torch_cuda_is_read_from_torch_s_local_version_label(write_tree, torch, state):
+    kg = _tree(write_tree, {"cu128-only": {"title": "only torch built for CUDA 12.8 or newer",
+                                           "applies_when": {"torch-cuda": ">=12.8"}}},
+               stacks={"t": {"title": "t", "components": {"cuda": "12.8.1", "torch": torch}}})
+    st = resolve_blockers(kg, kg.stack_components("t"), kg.get("p"))
+    assert st["cu128-only"].state == state
+    if torch == "2.7.0+cu126":
+        assert st["cu128-only"].reason == "applies only when torch-cuda>=12.8; the stack has torch-cuda 12.6"

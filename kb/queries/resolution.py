@@ -110,7 +110,7 @@ def not_applicable_reason(blocker: Blocker, comps: dict[str, Component], platfor
     if comps and comp and comp not in comps and not _bundled(comp, comps):
         return f"the stack has no {comp}"
     for name, spec in aw.components.items():
-        c = comps.get(name)
+        c = component_of(comps, name)
         if c is None:
             if comps and not _bundled(name, comps):
                 return f"applies only with {name}{spec}; the stack has no {name}"
@@ -118,6 +118,24 @@ def not_applicable_reason(blocker: Blocker, comps: dict[str, Component], platfor
         if c.version is not None and not satisfies(c.version, spec).ok:
             return f"applies only when {name}{spec}; the stack has {name} {c.version}"
     return ""
+
+
+_CU_LABEL = re.compile(r"(?:^|[.+])cu(\d{2,3})(?:$|[.])")
+
+
+def component_of(comps: dict[str, Component], name: str) -> Component | None:
+    """Component ``name`` of ``comps``; for ``torch-cuda`` (the CUDA a torch wheel was built
+    with) not recorded, the one torch's local version label names: PyTorch's wheels are
+    versioned ``2.10.0+cu128`` for CUDA 12.8 (pytorch.org, "Previous versions"), so
+    ``torch-cuda`` is ``12.8`` there."""
+    c = comps.get(name)
+    if c is None and name == "torch-cuda":
+        torch = comps.get("torch")
+        m = _CU_LABEL.search(torch.version.split("+", 1)[1]) if torch and torch.version and "+" in torch.version else None
+        if m:
+            digits = m.group(1)
+            return Component(version=f"{digits[:-1]}.{digits[-1]}", source="torch's local version label")
+    return c
 
 
 def _bundled(name: str, comps: dict[str, Component]) -> bool:
@@ -166,7 +184,7 @@ def _holds(fix: Fix, comps: dict[str, Component], notes: list[str]) -> list[str]
     """The unmet requirements of ``fix`` under ``comps`` (``[]`` when it holds)."""
     unmet = []
     for name, spec in fix.requires.items():
-        c = comps.get(name)
+        c = component_of(comps, name)
         verdict = satisfies(c.version if c else None, spec)
         if verdict.note and verdict.note != "version unknown":
             notes.append(f"{name}: {verdict.note}")

@@ -315,11 +315,11 @@ def unblocks(kg: KnowledgeGraph, change: dict[str, str] | None = None, *, to_sta
 def _unmet(requires: dict[str, str], comps: dict[str, Component]) -> list[str]:
     """The requirements of ``requires`` that components ``comps`` do not meet (a component
     without a version meets none)."""
-    from kb.queries.resolution import satisfies
+    from kb.queries.resolution import component_of, satisfies
 
     out = []
     for name, spec in requires.items():
-        c = comps.get(name)
+        c = component_of(comps, name)
         if c is None or not satisfies(c.version, spec).ok:
             out.append(f"{name}{spec}")
     return out
