@@ -23,6 +23,7 @@ from pydantic import (
     BeforeValidator,
     ConfigDict,
     Field,
+    StrictInt,
     StrictStr,
     field_validator,
     model_serializer,
@@ -182,6 +183,9 @@ class Metric(_Strict):
                     f"'{data}' is not a metric; write a number and a unit, e.g. '54.1 tok/s' or '30 ms'"
                 )
             return {"value": float(m.group(1)), "unit": m.group(2).strip(), "text": m.group(1)}
+        if isinstance(data, float) and not math.isfinite(data):
+            raise ValueError(f"'{data}': a metric must be a finite number (not NaN or infinity); write the "
+                             "measured value with its unit, or leave the metric out if the run measured none")
         if isinstance(data, (int, float)) and not isinstance(data, bool):
             raise ValueError(f"{data} has no unit; write it with its unit, e.g. '{data} tok/s' or '{data} ms'")
         if isinstance(data, dict) and isinstance(data.get("value"), (int, float)) and "text" not in data:
@@ -252,6 +256,9 @@ class Component(_Strict):
     @field_validator("bundled_in")
     @classmethod
     def _canonical_bundler(cls, v: str | None) -> str | None:
+        if v is not None and not v.strip():
+            raise ValueError("bundled_in is empty; name the component this one ships inside (e.g. torch), "
+                             "or remove the line")
         return canonical_component(v) if v else v
 
     @model_validator(mode="before")
@@ -319,7 +326,7 @@ class Record(_Strict):
     kind: ClassVar[str] = "record"
     folder: ClassVar[str] = ""
 
-    schema_version: Annotated[int, Field(ge=1)] | None = None
+    schema_version: Annotated[StrictInt, Field(ge=1)] | None = None
     id: RecordId
     title: StrictStr = Field(min_length=1)
     source: Sources = Field(default_factory=list)
@@ -380,6 +387,22 @@ class Stack(Record):
     base: RecordId | None = None
     components: Components = Field(default_factory=dict)
     captured: dict[str, StrictStr] | None = None
+
+    @model_validator(mode="after")
+    def _bundlers_exist(self) -> "Stack":
+        from kb.versions import KNOWN_COMPONENTS
+
+        for name, c in self.components.items():
+            if c.bundled_in is None:
+                continue
+            if c.bundled_in == name:
+                raise ValueError(f"@components.{name}.bundled_in: bundled_in names {name} itself; name the component it ships "
+                                 "inside (torch's wheels bundle nccl and triton)")
+            if c.bundled_in not in self.components and self.base is None:
+                known = "" if c.bundled_in in KNOWN_COMPONENTS else " (nor one kb knows)"
+                raise ValueError(f"@components.{name}.bundled_in: '{c.bundled_in}' is no component of this stack{known}; "
+                                 f"add {c.bundled_in} to the stack, or fix the name")
+        return self
 
 
 class Direction(str, Enum):
@@ -705,23 +728,28 @@ class Decision(Record):
     supersedes: list[RecordId] = Field(default_factory=list)
     stack_change: StackChange | None = None
 
-    @model_validator(mode="after")
-    def _chosen_is_an_option(self) -> "Decision":
-        titles = [o.title for o in self.considered_options]
-        if self.outcome.chosen not in titles:
+    @field_validator("outcome")
+    @classmethod
+    def _chosen_is_an_option(cls, outcome: "DecisionOutcome", info: Any) -> "DecisionOutcome":
+        options = info.data.get("considered_options")
+        if options is None:  # the options did not validate: their own problem is reported
+            return outcome
+        titles = [o.title for o in options]
+        chosen = outcome.chosen
+        if chosen not in titles:
             import unicodedata
 
-            same = [t for t in titles if unicodedata.normalize("NFC", t) == unicodedata.normalize("NFC", self.outcome.chosen)]
+            same = [t for t in titles if unicodedata.normalize("NFC", t) == unicodedata.normalize("NFC", chosen)]
             if same:
                 raise ValueError(
-                    f"outcome.chosen '{self.outcome.chosen}' and the option '{same[0]}' look the same but are encoded "
+                    f"outcome.chosen '{chosen}' and the option '{same[0]}' look the same but are encoded "
                     "differently (Unicode NFC vs NFD: an accented letter written as one character in one and as a "
                     "letter plus a combining accent in the other); retype one of them so that both match")
             raise ValueError(
-                f"outcome.chosen '{self.outcome.chosen}' is not one of the considered options: "
+                f"outcome.chosen '{chosen}' is not one of the considered options: "
                 + ", ".join(repr(t) for t in titles)
             )
-        return self
+        return outcome
 
     @property
     def evidence(self) -> list[str]:

@@ -112,8 +112,11 @@ _SECRET_WORD = re.compile(r"(?i)(?<![a-z])(?:secret|token|passw(?:or)?d|api[_-]?
                           r"credentials?|auth)(?![a-rt-z])")
 """A line that names a secret: where detect-secrets' entropy scanner is run."""
 _KEY_VALUE = re.compile(
-    r"""(?P<q>["']?)(?P<name>[A-Za-z_][A-Za-z0-9_.-]*)(?P=q)(?P<sep>\s*[:=]\s*)(?P<value>"[^"\n]*"|'[^'\n]*'|[^\s,;'"}\]]+)""")
-"""``name: value``, ``name = value``, ``"name": "value"`` (YAML, TOML, INI, JSON, Python)."""
+    r"""(?P<pre>(?:^|[{,\[(])[ \t]*(?:-[ \t]+)?)(?P<q>["']?)(?P<name>[A-Za-z_][A-Za-z0-9_.-]*)(?P=q)"""
+    r"""(?P<sep>[ \t]*[:=][ \t]*)(?P<value>"[^"\n]*"|'[^'\n]*'|[^\s,;'"}\])]+)""", re.M)
+"""``name: value``, ``name = value``, ``"name": "value"`` where a key stands: at the start of a
+line (indented or as a list item, YAML, TOML, INI) or after ``{``, ``,``, ``[``, ``(`` (JSON,
+Python), never across a line break nor in the middle of a sentence (``wrote leak-secret: fill``)."""
 _BEARER = re.compile(r"(?i)\b(bearer|token)\s+([A-Za-z0-9._~+/-]{12,}=*)")
 _SECRET_NAME = r"[A-Za-z_][A-Za-z0-9_]*(?:TOKEN(?!S)|SECRET|PASSWORD|PASSWD|PASS|API_?KEY|ACCESS_KEY|PRIVATE_KEY|_KEY|CREDENTIALS?|AUTH)[A-Za-z0-9_]*"
 _ENV_SECRET = re.compile(r"\b(" + _SECRET_NAME + r")=(\"[^\"]*\"|'[^']*'|[^\s'\"]+)", re.IGNORECASE)
@@ -282,7 +285,8 @@ class Redactor:
         text = self._sub(_CLI_SECRET, text, "cli-secret", lambda m: f"{m.group(1)}{m.group(2)}{SECRET}",
                          keep=lambda m: m.group(3) == SECRET or m.group(3).startswith("$"))
         text = self._sub(_KEY_VALUE, text, "env-secret",
-                         lambda m: f"{m.group('q')}{m.group('name')}{m.group('q')}{m.group('sep')}{_quoted(m.group('value'))}",
+                         lambda m: f"{m.group('pre')}{m.group('q')}{m.group('name')}{m.group('q')}{m.group('sep')}"
+                                   f"{_quoted(m.group('value'))}",
                          keep=lambda m: not secret_key_name(m.group("name")) or _harmless(m.group("value")))
         text = self._detect_secrets(text)
         text = self._sub(_AWS_SECRET, text, "aws-secret", lambda m: SECRET, keep=lambda m: not _random_looking(m.group(0)))

@@ -179,7 +179,8 @@ def unblocks_text(res: Any, show_all: bool = False) -> str:
         out.append(f"\nfixable by a rebuild the change makes possible ({len(res.rebuild)}):")
         for r in res.rebuild:
             with_ = ", ".join(f"{k}{v}" for k, v in r["requires"].items())
-            out.append(f"  ⚒ {r['id']}: {r['title']}  [rebuild with {r['flag']}, possible with {with_}]")
+            how = f"rebuild with {r['flag']}" if r.get("flag") else f"rebuild: {r.get('note') or 'see the blocker'}"
+            out.append(f"  ⚒ {r['id']}: {r['title']}  [{how}, possible with {with_}]")
     out.append(f"\nintroduced ({len(res.introduced)}):")
     for r in res.introduced:
         fix = f"; needs {' and '.join(r['missing'])}" if r["missing"] else ""

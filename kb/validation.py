@@ -19,13 +19,21 @@ from kb.errors import Problem
 from kb.models import Record
 from kb.yamldoc import Document
 
+_AT = re.compile(r"^(?:Value error, )?@([\w.-]+): (.*)$", re.S)
+"""A model check's message that names the field it concerns (``@components.nccl.bundled_in: ...``)."""
+
 
 def located_problems(exc: ValidationError, model: type[Record], rel: str, doc: Document | None = None) -> list[Problem]:
     """Every error of ``exc`` (validating ``model`` from the file ``rel``) as a :class:`Problem`
     at its line in ``doc`` (when the file's :class:`~kb.yamldoc.Document` is known), its dotted
     field path, and a message saying what was expected and how to fix it."""
     out = []
-    for err in exc.errors():
+    for raw_err in exc.errors():
+        err: dict[str, Any] = dict(raw_err)
+        m = _AT.match(str(err.get("msg", "")))
+        if m:  # a record-level check that names the field it is about: "@components.nccl.bundled_in: ..."
+            err["loc"] = (*err["loc"], *(int(x) if x.isdigit() else x for x in m.group(1).split(".")))
+            err["msg"] = m.group(2)
         loc = shorthand_loc(tuple(err["loc"]), doc)
         line = doc.line_of(loc) if doc else None
         field_ = ".".join(str(p) for p in loc)
@@ -78,6 +86,8 @@ def _inner_model(ann: Any) -> Any:
 def _raw_for(doc: Document | None, loc: tuple[Any, ...]) -> tuple[str, str] | None:
     if doc is None:
         return None
+    if len(loc) > 2 and loc[0] == "applies_when" and loc[1] == "components":
+        loc = (loc[0], *loc[2:])  # written flat in the file: applies_when: {cuda: ...}
     path = loc
     while path:
         if path in doc.raw:
@@ -130,8 +140,12 @@ def describe(err: Any, doc: Document | None, model: type[Record]) -> str:
                 f"'{raw[0]}' was read by YAML as {when}, but {where} is text: quote it, e.g. [\"{raw[0]}\"]")
     if raw and kind in ("string_type", "model_type", "dict_type") and raw[1] not in ("a date", "a non-finite number"):
         text, what = raw
-        if what == "a number" and loc and loc[0] in ("fixed_by", "applies_when") and key != "compute_capability":
+        if what in ("a number", "an integer") and loc and loc[0] in ("fixed_by", "applies_when") \
+                and key != "compute_capability":
             return (f"'{text}' was read by YAML as a number ({err.get('input')!r}); a constraint is a quoted PEP 440 "
+                    f"specifier: write {key}: \">={text}\" (or \"=={text}\" for exactly {text})"
+                    if key in ("gpu_count", "tensor_parallel_size") else
+                    f"'{text}' was read by YAML as a number ({err.get('input')!r}); a constraint is a quoted PEP 440 "
                     f"specifier: write {key}: \">={text}\" (or \"=={text}.*\" for exactly that release)")
         if what == "a number":
             return (f"'{text}' was read by YAML as a number ({err.get('input')!r}); versions and names are strings: "

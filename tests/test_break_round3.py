@@ -396,11 +396,16 @@ def test_explained_by_command_works_from_where_kb_check_was_run(tmp_path):
 
 
 def test_every_warning_ends_with_the_command_that_explains_it(tmp_path):
-    """README: "each warning ends with the command that explains it". A proposed decision's
-    ``resolves`` warning has no "[explained by: ...]"."""
+    """README: a warning about an attempt, or about a decision's stack change, ends with the
+    command that explains it. (The helper found a proposed decision's ``resolves`` warning with
+    none: the README claimed every warning; it now says which, and the decision here has a stack
+    change, so its warning names ``kb unblocks``.)"""
     rec = make(tmp_path, {"blockers/b1.yaml": "schema_version: 2\ntitle: B1\ncomponent: cuda\n",
+                          "stacks/s1.yaml": "title: s1\ncomponents: {cuda: '12.8'}\n",
+                          "stacks/s2.yaml": "title: s2\ncomponents: {cuda: '13.0'}\n",
                           "decisions/2026-12-01-d1.yaml": "schema_version: 2\ntitle: D1\nstatus: proposed\n"
                                                           "date: 2026-12-01\ncontext: ctx\nresolves: [b1]\n"
+                                                          "stack_change: {from: s1, to: s2}\n"
                                                           "considered_options: [{title: A}]\n"
                                                           "outcome: {chosen: A, rationale: r}\n"})
     r = kb(rec, "check")

@@ -121,7 +121,7 @@ def test_problems_are_reported_on_every_load(records, monkeypatch):
     first = _summary(records)[1]
     assert first[0] == ("records/attempts/2026-03-01-bad.yaml:6: blocked_byy: unknown key 'blocked_byy'; "
                         "did you mean 'blocked_by'? (valid keys: " + first[0].split("(valid keys: ")[1])
-    assert first[1].startswith("records/attempts/broken-yaml.yaml:2: invalid YAML: ")
+    assert first[1].startswith("records/attempts/broken-yaml.yaml:1: invalid YAML: ")
     assert first[2] == ("records/attempts/latin1.yaml:1: not UTF-8 (byte 0xe9 at offset 10); "
                         "save the file as UTF-8")
     assert len(first) == 3

@@ -85,7 +85,7 @@ def test_roots_on_invalid_records_exits_1_with_the_problems(campaign_copy):
     (campaign_copy / "attempts" / "x.yaml").write_text("title: [", encoding="utf-8")
     res = run("--records", str(campaign_copy), "roots")
     assert res.exit_code == 1
-    assert "records/attempts/x.yaml:2: invalid YAML" in res.stderr
+    assert "records/attempts/x.yaml:1: invalid YAML" in res.stderr
 
 
 def test_build_writes_the_site_and_says_where(tmp_path, monkeypatch):
@@ -103,7 +103,7 @@ def test_build_fails_on_an_invalid_record_with_checks_messages(campaign_copy, tm
     (campaign_copy / "attempts" / "x.yaml").write_text("title: [", encoding="utf-8")
     res = run("--records", str(campaign_copy), "build", "--site-dir", str(tmp_path / "site"))
     assert res.exit_code == 1
-    assert "records/attempts/x.yaml:2: invalid YAML" in res.stderr
+    assert "records/attempts/x.yaml:1: invalid YAML" in res.stderr
     assert not (tmp_path / "site").exists()
 
 

@@ -34,7 +34,7 @@ def test_pre_commit_manifest_is_valid_and_runs_kb_check(tmp_path):
     (tmp_path / "records" / "attempts" / "bad.yaml~").write_text("junk", encoding="utf-8")
     bad = subprocess.run(kb, cwd=tmp_path, capture_output=True, text=True)
     assert bad.returncode == 1
-    assert bad.stdout.startswith("records/attempts/bad.yaml:2: invalid YAML")
+    assert bad.stdout.startswith("records/attempts/bad.yaml:1: invalid YAML")
     # args: [path] points the hook at records kept elsewhere
     moved = tmp_path / "kbdata"
     (tmp_path / "records").rename(moved)

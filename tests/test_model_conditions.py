@@ -95,8 +95,9 @@ def test_a_build_option_an_upgrade_makes_possible_is_reported_by_unblocks(write_
                                                    "requires": {"cuda": ">=12.8"}}]}})
     res = unblocks(kg, {"cuda": "12.8.1"}, from_stack="s")
     assert res.rebuild == [{"id": "arch", "title": "wheels carry no sm_120 code", "flag": "TORCH_CUDA_ARCH_LIST=12.0",
-                            "requires": {"cuda": ">=12.8"}, "release": None, "pr": None}]
-    assert [s.id for s in res.still_blocked + res.other_still_blocked] == ["arch"]  # until someone rebuilds
+                            "note": None, "requires": {"cuda": ">=12.8"}, "release": None, "pr": None}]
+    [still] = res.still_blocked + res.other_still_blocked  # until someone rebuilds, saying how
+    assert still.id == "arch" and still.missing == ["a rebuild (TORCH_CUDA_ARCH_LIST=12.0), possible after the change"]
     assert unblocks(kg, {"torch": "2.8.0"}, from_stack="s").rebuild == []  # cuda still 12.6: not possible yet
     from kb.render import unblocks_text
 

@@ -119,7 +119,7 @@ def test_kb_serve_refuses_an_address_that_is_not_host_port(tmp_path, addr):
 
 # --------------------------------------------------------------------------- incremental preview
 
-BROKEN = "records/decisions/2026-02-27-broken.yaml:2: invalid YAML"
+BROKEN = "records/decisions/2026-02-27-broken.yaml:1: invalid YAML"  # a one-line file: line 1
 
 
 def _stop(proc: subprocess.Popen) -> None:

@@ -185,4 +185,5 @@ def test_check_warnings_end_with_the_command_that_explains_them(tmp_path):
     warnings = [line for line in out.splitlines() if ": warning: " in line]
     assert len(warnings) == 3
     ends = sorted(w.rsplit("[explained by: ", 1)[1] for w in warnings)
-    assert ends == ["kb unblocks --from cuda-12.8 --to cuda-13.0]"] * 2 + ["kb why 2026-02-27-eagle3-cuda13]"], warnings
+    here = f"kb --records {tmp_path / 'records'} "  # the command reads the folder that was checked
+    assert ends == [f"{here}unblocks --from cuda-12.8 --to cuda-13.0]"] * 2 + [f"{here}why 2026-02-27-eagle3-cuda13]"], warnings

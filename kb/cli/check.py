@@ -150,7 +150,7 @@ def _stale(report: dict[str, Any]) -> list[dict[str, Any]]:
     out = []
     for rid, catalog, checked in report["checked"]:
         age = (now - dt.date.fromisoformat(checked)).days if checked else None
-        if age is None or age > STALE_AFTER_DAYS:
+        if age is None or age > STALE_AFTER_DAYS or age < 0:  # a check dated in the future is a typo
             out.append({"id": rid, "catalog": catalog, "checked": checked or None, "age_days": age})
     return sorted(out, key=lambda r: (r["checked"] or "", r["id"]))
 
@@ -223,15 +223,22 @@ def _print(report: dict[str, Any], records_path: Any, as_json: bool, strict: boo
 
             if verbose:
                 for r in stale:
-                    when = f"checked {r['checked']}, {r['age_days']} days ago" if r["checked"] else "never checked"
+                    when = (("checked " + r["checked"] + (f", {r['age_days']} days ago" if r["age_days"] >= 0
+                                                          else ", a date in the future: fix it"))
+                            if r["checked"] else "never checked")
                     click.echo(f"stale: catalog {r['catalog']}: {r['id']}: {when}; re-check it against its sources "
                                "and update its checked and verified fields", err=True)
             else:
                 k = len(stale)
+                future = " (or on a date in the future)" if any((r["age_days"] or 0) < 0 for r in stale) else ""
                 click.echo(f"kb: {k} catalog record{'s were' if k != 1 else ' was'} last checked more than "
-                           f"{STALE_AFTER_DAYS} days ago; 'kb check -v' lists {'them' if k != 1 else 'it'}", err=True)
+                           f"{STALE_AFTER_DAYS} days ago{future}; 'kb check -v' lists "
+                           f"{'them' if k != 1 else 'it'}", err=True)
         shown, folded = _shown_warnings(report, warnings, verbose)
         located = [str(p) for p in problems] + [str(w) for w in shown]
+        if str(records_path) != "records":  # the command that explains a warning reads the same folder
+            located = [line.replace("[explained by: kb ", f"[explained by: kb --records {records_path} ")
+                       for line in located]
         if located:  # one write for them all (a 10,000-attempt campaign has thousands of warnings)
             click.echo("\n".join(located))
         n, m = len(problems), len(warnings)
@@ -271,20 +278,27 @@ def migrate(env: Env, write: bool, show_diff: bool) -> None:
     from kb.models import SCHEMA_VERSION
     from kb.usecases.migrate import apply_migration, plan_migration
 
+    def records(n: int) -> str:
+        return f"{n} record{'s' if n != 1 else ''}"
+
     plan = plan_migration(env.records)
     for line in plan.unreadable:
         click.echo(f"skipped (does not load): {line}", err=True)
+    skipped = (f"; {len(plan.unreadable)} file{'s' if len(plan.unreadable) != 1 else ''} skipped: fix "
+               f"{'them' if len(plan.unreadable) != 1 else 'it'} ('kb check' says how), then run kb migrate again"
+               if plan.unreadable else "")
     for m in plan.todo:
         note = " (its comments will not be kept)" if m.drops_comments else ""
         click.echo(f"{m.path}: {'; '.join(m.changes)}{note}")
         if show_diff:
             click.echo(m.diff(), nl=False)
     if not plan.todo:
-        click.echo(f"nothing to migrate: {plan.current} records already in schema version {SCHEMA_VERSION}")
-        return
+        click.echo(f"nothing to migrate: {records(plan.current)} already in schema version {SCHEMA_VERSION}{skipped}")
+        sys.exit(1 if plan.unreadable else 0)
     if not write:
-        click.echo(f"\n{len(plan.todo)} records would be rewritten to schema version {SCHEMA_VERSION} "
-                   f"({plan.current} already are); nothing was written: run kb migrate --write")
-        return
+        click.echo(f"\n{records(len(plan.todo))} would be rewritten to schema version {SCHEMA_VERSION} "
+                   f"({plan.current} already are); nothing was written: run kb migrate --write{skipped}")
+        sys.exit(1 if plan.unreadable else 0)
     written = apply_migration(env.records, plan)
-    click.echo(f"\nrewrote {len(written)} records to schema version {SCHEMA_VERSION}")
+    click.echo(f"\nrewrote {records(len(written))} to schema version {SCHEMA_VERSION}{skipped}")
+    sys.exit(1 if plan.unreadable else 0)

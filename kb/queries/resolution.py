@@ -156,11 +156,16 @@ _TP_FLAG = re.compile(r"^(?:--tensor-parallel-size|--tensor_parallel_size|--tp-s
 def tensor_parallel_size(attempt: Attempt) -> int | None:
     """The tensor-parallel size ``attempt`` ran at: the value of its ``--tensor-parallel-size``
     (vLLM), ``--tp-size``/``--tp`` (SGLang) or ``-tp`` flag, else its ``tensor_parallel_size``/
-    ``tp_size``/``tp`` setting; ``None`` when it records none."""
-    for item in attempt_flags(attempt):
+    ``tp_size``/``tp`` setting; ``None`` when it records none. A flag given twice counts as the
+    command line does: the last one wins."""
+    text = " ".join(" ".join(attempt.config.flags).split())
+    found = None
+    for item in _BEFORE_FLAG.split(text) if text else []:  # in the order given: the last one wins
         m = _TP_FLAG.match(item)
         if m and m.group(1):
-            return int(m.group(1))
+            found = int(m.group(1))
+    if found is not None:
+        return found
     for key in ("tensor_parallel_size", "tp_size", "tp"):
         value = attempt.config.settings.get(key)
         if value and value.strip().isdigit():

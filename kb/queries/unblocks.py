@@ -154,7 +154,7 @@ class UnblocksResult:
     after the change (:class:`kb.queries.counterparts.Dispute` as dicts); the standing
     counterparts of blockers the campaign met count as bearing on it (``still_blocked``).
     ``rebuild``: standing blockers that a build option fixes and that the change makes possible
-    (``[{id, title, flag, requires, release, pr}]``: ``TORCH_CUDA_ARCH_LIST=12.0`` once
+    (``[{id, title, flag, note, requires, release, pr}]``: ``TORCH_CUDA_ARCH_LIST=12.0`` once
     ``cuda>=12.8`` is there); they stay in ``still_blocked`` until someone rebuilds.
     """
 
@@ -287,10 +287,12 @@ def unblocks(kg: KnowledgeGraph, change: dict[str, str] | None = None, *, to_sta
             for f in b.fixed_by:
                 if f.kind == "build_option" and f.requires and not f.reverted \
                         and _unmet(f.requires, before) and not _unmet(f.requires, after):
-                    rebuild.append({"id": b.id, "title": b.title, "flag": f.flag or f.note or "",
+                    rebuild.append({"id": b.id, "title": b.title, "flag": f.flag, "note": f.note,
                                     "requires": dict(f.requires), "release": f.release, "pr": f.pr})
                     break
-            entry = StillBlocked(b.id, b.title, list(s1.missing) or ["no known fix"], b.workaround,
+            now = next((f"a rebuild ({r['flag'] or r['note']}), possible after the change" for r in rebuild
+                        if r["id"] == b.id), None)
+            entry = StillBlocked(b.id, b.title, list(s1.missing) or ([now] if now else ["no known fix"]), b.workaround,
                                  [a for a in kg.into(b.id, "blocked_by") if a in in_ids], list(s1.advice))
             (still if b.id in bearing else other).append(entry)
     from kb.queries.counterparts import disputes

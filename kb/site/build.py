@@ -66,6 +66,10 @@ def build_site(records: str | Path, *, config_file: str | None = None, site_dir:
 
     from mkdocs.commands.build import build
 
+    from kb.staleness import today
+
+    today()  # a bad KB_TODAY is a usage error (exit 2) before anything is built, as for kb check
+
     with tempfile.TemporaryDirectory(prefix="kb-build-") as tmp:
         cfg = _load_config(Path(records), config_file, site_dir, strict, Path(tmp))
         plugin = cfg.plugins["kb"]

@@ -63,7 +63,14 @@ class _Dumper(yaml.SafeDumper):
     pass
 
 
+_YAML_BREAKS = ("\x85", "\u2028", "\u2029")
+"""Characters YAML reads as line breaks (NEL, LINE SEPARATOR, PARAGRAPH SEPARATOR): a text holding
+one is written double-quoted, where they are escaped, so that it reads back the same."""
+
+
 def _str_representer(dumper: yaml.SafeDumper, data: str) -> yaml.Node:
+    if any(c in data for c in _YAML_BREAKS):
+        return dumper.represent_scalar("tag:yaml.org,2002:str", data, style='"')
     if "\n" in data:
         return dumper.represent_scalar("tag:yaml.org,2002:str", data, style="|")
     return dumper.represent_scalar("tag:yaml.org,2002:str", data)
@@ -231,7 +238,8 @@ def _strings(value: Any) -> Iterator[str]:
 
 
 def save_record(root: str | Path, record: Record, *, new: bool = True, taken: Iterable[str] = (),
-                overwrite: bool = False, redactor: Redactor | None = None, key_order: Iterable[str] = ()) -> Saved:
+                overwrite: bool = False, redactor: Redactor | None = None, key_order: Iterable[str] = (),
+                at: Path | None = None) -> Saved:
     """The one write gate: every writer (``kb log``, ``kb new``, ``kb capture``, ``kb import``)
     writes a record through here.
 
@@ -240,7 +248,9 @@ def save_record(root: str | Path, record: Record, *, new: bool = True, taken: It
     (:func:`kb.atomic.write_text_atomic`; new files get the process umask). With ``new`` a taken
     id is suffixed ``-2``, ``-3``, … (ids in ``taken`` are skipped: ids are unique across kinds);
     without it the id is kept and an existing file is refused, or replaced when ``overwrite``
-    (``key_order``: keys to write first, in that order, as :func:`dump_record`).
+    (``key_order``: keys to write first, in that order, as :func:`dump_record`; ``at``: the file
+    to write instead of ``<root>/<folder>/<id>.yaml``, e.g. the ``.yml`` file a record was read
+    from, or the file a link in the records folder points to; it must lie inside ``root``).
 
     Raises :class:`RecordExists` (an existing record, not ``new`` nor ``overwrite``),
     :class:`InvalidRecords` (the redacted record does not validate), :class:`WriteError` (the
@@ -253,8 +263,19 @@ def save_record(root: str | Path, record: Record, *, new: bool = True, taken: It
         clean, path = _create(root, clean, set(taken))
     else:
         text = dump_record(clean, schema_ref=schema_ref(root, clean), key_order=key_order)
-        path = write_text_atomic(record_path(root, clean), text, overwrite=overwrite)
+        target = record_path(root, clean) if at is None else _inside(root, at)
+        path = write_text_atomic(target, text, overwrite=overwrite)
     return Saved(clean, path, counts)
+
+
+def _inside(root: str | Path, path: Path) -> Path:
+    """``path`` with its links followed, when that lies inside ``root``; raises
+    :class:`WriteError` when it lies elsewhere (kb writes only into the records folder)."""
+    real, top = Path(path).resolve(), Path(root).resolve()
+    if not real.is_relative_to(top):
+        raise WriteError(f"{path}: links to {real}, outside the records folder {root}; kb writes only inside it: "
+                         "replace the link by the file, then run the command again")
+    return real
 
 
 def write_record(root: str | Path, record: Record, *, overwrite: bool = False) -> Path:

@@ -442,7 +442,8 @@ def _where_fixed(kg: KnowledgeGraph, b: Blocker, attempt: Attempt) -> str:
     if not comps:
         return ""
     st = StatusCache(kg).lazy_on(StatusCache.key(comps), comps, attempt_platform(kg, attempt))[b.id]
-    where = f"stack {attempt.stack}" if attempt.stack else "the attempt's stack"
+    over = ", ".join(f"{k}={c.version or c.source}" for k, c in attempt.components.items())
+    where = (f"stack {attempt.stack}" if attempt.stack else "the attempt's stack") + (f" with {over}" if over else "")
     if st.state == "resolved":
         return f"{where} resolves it ({st.by})"
     if st.state == "not_applicable":

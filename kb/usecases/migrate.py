@@ -12,14 +12,15 @@ Catalogs are read-only and never migrated. A file that does not load is left alo
 from __future__ import annotations
 
 import difflib
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from kb.errors import Problem, RecordError
+from kb.errors import KbError, Problem, RecordError, WriteError
 from kb.models import FIX_KEYS, SCHEMA_VERSION, Blocker, Record
 from kb.redact import Redactor
-from kb.store import dump_record, load_records, parse_record, save_record, schema_ref
+from kb.store import dump_record, load_records, parse_record, redact_record, save_record, schema_ref
 from kb.store.entries import read_regular
 
 
@@ -46,9 +47,38 @@ class Migration:
 
     @property
     def drops_comments(self) -> bool:
-        """Whether the file has comments (other than kb's modeline) that the rewrite loses."""
-        return any(line.lstrip().startswith("#") and "yaml-language-server:" not in line
-                   for line in self.before.splitlines())
+        """Whether the file has comments (other than kb's modeline) that the rewrite loses: a
+        ``#`` starting a line or following a blank outside quotes, not inside a block scalar
+        (``notes: |`` text keeps its ``#`` lines)."""
+        block: int | None = None  # the indentation a block scalar's lines exceed
+        for line in self.before.splitlines():
+            indent = len(line) - len(line.lstrip(" "))
+            if block is not None:
+                if not line.strip() or indent > block:
+                    continue
+                block = None
+            if re.search(r":[ \t]*[|>][+-]?\d*[ \t]*(?:#.*)?$", line):
+                block = indent
+            if "yaml-language-server:" in line:
+                continue
+            if _comment_at(line) is not None:
+                return True
+        return False
+
+
+def _comment_at(line: str) -> int | None:
+    """Where a YAML comment starts in ``line`` (a ``#`` at its start or after a blank, outside
+    quotes), or ``None``."""
+    quote = None
+    for i, c in enumerate(line):
+        if quote:
+            if c == quote:
+                quote = None
+        elif c in "'\"":
+            quote = c
+        elif c == "#" and (i == 0 or line[i - 1] in " \t"):
+            return i
+    return None
 
 
 @dataclass
@@ -95,15 +125,21 @@ def plan_migration(root: str | Path) -> MigrationPlan:
         before = read_regular(origin.file).decode("utf-8")
         data = origin.doc.data if isinstance(origin.doc.data, dict) else {}
         new = rec.model_copy(update={"schema_version": SCHEMA_VERSION})
-        after = dump_record(new, schema_ref=schema_ref(root, new), key_order=list(data))
-        again, _, problems = parse_record(after, origin.path, type(rec).folder, rid)
+        again, _, problems = parse_record(dump_record(new, key_order=list(data)), origin.path, type(rec).folder, rid)
         if again is None or again.model_copy(update={"schema_version": None}) != rec.model_copy(
                 update={"schema_version": None}):
             why = "; ".join(p.message for p in problems) or "it would read back as a different record"
             unreadable.append(f"{origin.path}: not migrated: {why} (please report this as a kb bug)")
             continue
-        todo.append(Migration(rid, origin.path, origin.file, rec.schema_version or 1, _changes(rec, data),
-                              before, after, new, list(data)))
+        # what the write gate will write: the same redaction, shown in the plan and the diff
+        clean, counts = redact_record(new, Redactor(personal=False))
+        after = dump_record(clean, schema_ref=schema_ref(root, clean), key_order=list(data))
+        changes = _changes(rec, data)
+        if counts:
+            changes.append("redacted: " + ", ".join(f"{k} {n}" for k, n in sorted(counts.items()))
+                           + " (the values are replaced in the file)")
+        todo.append(Migration(rid, origin.path, origin.file, rec.schema_version or 1, changes,
+                              before, after, clean, list(data)))
     return MigrationPlan(todo, current, unreadable)
 
 
@@ -112,12 +148,30 @@ def apply_migration(root: str | Path, plan: MigrationPlan) -> list[Path]:
     A record whose file changed since it was planned is refused (:class:`kb.errors.RecordError`),
     and nothing after it is written. The plan only holds rewrites whose text was read back to
     the same record (:func:`plan_migration`); any other is listed under ``unreadable``."""
-    written = []
+    written: list[Path] = []
     for m in plan.todo:
+        done = f"{len(written)} of {len(plan.todo)} records were rewritten before it" if written else "nothing was written"
         if read_regular(m.file).decode("utf-8") != m.before:
-            raise RecordError(Problem(m.path, None, "", "changed since the migration was planned; "
-                                      "nothing more was written: run kb migrate again"))
-        # the team's own records: secrets go, what they say otherwise stays (README, "Redaction")
-        written.append(save_record(root, m.record, new=False, overwrite=True, key_order=m.key_order,
-                                   redactor=Redactor(personal=False)).path)
+            raise RecordError(Problem(m.path, None, "", f"changed since the migration was planned; {done}: "
+                                                        "run kb migrate again"))
+        try:
+            # the team's own records: secrets go, what they say otherwise stays (README, "Redaction");
+            # written to the very file it was read from (a .yml name, the target of a link)
+            written.append(save_record(root, m.record, new=False, overwrite=True, key_order=m.key_order,
+                                       redactor=Redactor(personal=False), at=m.file).path)
+        except WriteError as exc:
+            raise WriteError(f"{exc}".replace("; nothing was changed", "") + f" ({done}; every file is whole: "
+                             "run kb migrate --write again for the rest)") from None
+        except KeyboardInterrupt:
+            raise MigrationInterrupted(len(written), len(plan.todo)) from None
     return written
+
+
+class MigrationInterrupted(KbError):
+    """``kb migrate --write`` was interrupted (Ctrl-C) after ``done`` of ``total`` records; every
+    file is whole (each write is atomic)."""
+
+    def __init__(self, done: int, total: int):
+        super().__init__(f"interrupted after rewriting {done} of {total} records; every file is whole: "
+                         "run kb migrate --write again for the rest")
+        self.done, self.total = done, total
