@@ -243,8 +243,11 @@ def test_migrate_interrupted_says_how_far_it_got(tmp_path):
     attempts = rec / "attempts"
     first = attempts / sorted(n.split("/")[1] for n in files)[0]  # written first (the plan is sorted by id)
     with open(log_out, "w") as fo, open(log_err, "w") as fe:
+        # the child's SIGINT set to its default, whatever the suite was started with (a background
+        # job ignores SIGINT, and a process keeps an ignored signal ignored)
         p = subprocess.Popen([sys.executable, "-m", "kb", "--records", str(rec), "migrate", "--write"],
-                             stdout=fo, stderr=fe, env=env)
+                             stdout=fo, stderr=fe, env=env,
+                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
         deadline = time.time() + 120
         while time.time() < deadline and p.poll() is None and not first.read_text().startswith("# yaml-language"):
             time.sleep(0.01)

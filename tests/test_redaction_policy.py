@@ -180,3 +180,22 @@ def test_json_output_of_a_query_keeps_its_figures(tmp_path):
     root = _copy(tmp_path)
     data = json.loads(_run(root, "roots", "--json").stdout)
     assert data["campaign"] == CAMPAIGN and data["roots"][0]["id"] == "sm120-unsupported-by-cuda-12.8-stack"
+
+
+def test_a_machine_capture_keeps_no_secret_and_no_personal_detail(tmp_path, monkeypatch):
+    """``kb capture --write``: what the probes print (a source index URL with its password, a
+    note holding a token, a home path, the host) goes through the same gate."""
+    from kb.capture import Capture
+
+    cap = Capture(components={"cuda": "12.8.93", "torch": "2.9.1+cu128"},
+                  platform={"gpu": "NVIDIA H200", "gpu_count": 2, "compute_capability": "9.0", "arch": "sm_90"},
+                  notes=[f"torch came from {URL}", f"HF_TOKEN={HF} was set", "python in /home/alexm/venv/bin/python"],
+                  sources={"torch": f"/home/alexm/venv/bin/python -c 'import torch' (index {URL})"},
+                  captured_at="2026-03-01T10:00:00Z", host={"python": "3.11", "node": "gpu-box-17.lab.internal"})
+    monkeypatch.setattr("kb.capture.capture_machine", lambda *a, **k: cap)
+    root = tmp_path / "records"
+    r = _run(root, "capture", "--write", "h200-box", "--sources")
+    assert r.exit_code == 0, r.output
+    text = (root / "stacks" / "h200-box.yaml").read_text(encoding="utf-8")
+    assert _leaks(text + r.output) == []
+    assert "alexm" not in text and "gpu-box-17" not in text and "2.9.1+cu128" in text
