@@ -64,7 +64,7 @@ def test_check_names_the_catalog_record_that_disagrees_with_a_claim(root):
     [line] = [x for x in r.stdout.splitlines() if "2026-02-27-fusion-cu130.yaml" in x]
     assert line.startswith("records/attempts/2026-02-27-fusion-cu130.yaml:7: outcome: warning: outcome is improved on "
                            "stack cu130-fi064, where blocker fi-gate still stands (needs flashinfer>=0.6.17)")
-    assert "; and 1 more like it: about flashinfer-allreduce-fusion-sm12x-gate [explained by: kb why" in line
+    assert f"; and 1 more like it: about flashinfer-allreduce-fusion-sm12x-gate [explained by: kb --records {root} why" in line
     why = run(root, "why", "2026-02-27-fusion-cu130").stdout
     assert "flashinfer-allreduce-fusion-sm12x-gate" in why
 

@@ -50,7 +50,7 @@ def test_check_json(campaign_copy):
     data = json.loads(res.stdout)
     assert res.exit_code == 1
     assert data["records"] == 21
-    assert data["problems"][0]["path"] == "records/attempts/x.yaml" and data["problems"][0]["line"] == 2
+    assert data["problems"][0]["path"] == "records/attempts/x.yaml" and data["problems"][0]["line"] == 1  # a one-line file
 
 
 def test_check_without_a_records_folder(tmp_path):

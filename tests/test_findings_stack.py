@@ -4,6 +4,8 @@ resolves (``blocked-where-fixed``), and a success whose error text matches a blo
 
 from __future__ import annotations
 
+import os
+
 from pathlib import Path
 from typing import Any, Callable
 
@@ -33,7 +35,13 @@ def tree(stack_fi: str, attempt: dict[str, Any], blocker: dict[str, Any] | None 
 @pytest.fixture
 def check(write_tree: Callable[[dict[str, Any]], Path]) -> Callable[..., Any]:
     def run(files: dict[str, Any]) -> Any:
-        return CliRunner().invoke(cli, ["--records", str(write_tree(files)), "check"])
+        root = write_tree(files)
+        old = os.getcwd()
+        os.chdir(root.parent)  # beside the folder, as a user runs it: the explaining commands need no --records
+        try:
+            return CliRunner().invoke(cli, ["--records", "records", "check"])
+        finally:
+            os.chdir(old)
 
     return run
 

@@ -107,7 +107,7 @@ BROKEN = [
      "records/blockers/not-pep440.yaml:3: fixed_by.0.cuda: '=> 13' is not a PEP 440 specifier set"),
     ("platforms/dup-key.yaml", PLATFORM + "gpu_count: 4\n",
      "records/platforms/dup-key.yaml:7: gpu_count: duplicate key 'gpu_count' (first on line 3)"),
-    ("attempts/bad-yaml.yaml", "title: [unclosed\n", "records/attempts/bad-yaml.yaml:2: invalid YAML"),
+    ("attempts/bad-yaml.yaml", "title: [unclosed\n", "records/attempts/bad-yaml.yaml:1: invalid YAML"),
     ("attempts/missing.yaml", "title: t\ndate: 2026-02-21\ncampaign: c\napproach: x\n",
      "records/attempts/missing.yaml:1: outcome: required field 'outcome' is missing; add it"),
     ("attempts/bad-outcome.yaml", ATTEMPT.replace("regressed", "sucess"),
@@ -125,7 +125,7 @@ BROKEN = [
      "records/decisions/bad-status.yaml:2: status: Input should be 'proposed', 'accepted', 'rejected', 'deprecated' or "
      "'superseded' (got 'approved')"),  # no hint: the nearest by letters, 'proposed', would mislead
     ("decisions/chosen-not-option.yaml", DECISION.replace("chosen: Upgrade", "chosen: Downgrade"),
-     "records/decisions/chosen-not-option.yaml:1: outcome.chosen 'Downgrade' is not one of the considered options"),
+     "records/decisions/chosen-not-option.yaml:9: outcome: outcome.chosen 'Downgrade' is not one of the considered options"),
     ("attempts/a-list.yaml", "- title: x\n", "records/attempts/a-list.yaml:1: the file holds a list"),
     ("attempts/empty.yaml", "", "records/attempts/empty.yaml: empty file"),
     ("attempts/Bad Id.yaml", ATTEMPT, "records/attempts/Bad Id.yaml:1: id: 'Bad Id' is not a valid id"),

@@ -43,7 +43,7 @@ def test_success_on_a_stack_where_the_blocker_of_the_same_flag_stands_is_a_warni
         "records/attempts/2026-02-27-fusion-cu130.yaml:7: outcome: warning: outcome is improved on stack cu130-fi064, "
         "where blocker fi-gate still stands (needs flashinfer>=0.6.17); it blocked 2026-02-23-fusion-cu128, run with "
         "the same --enable-flashinfer-allreduce-fusion: check the outcome, the stack or the blocker's "
-        "applies_when/fixed_by [explained by: kb why 2026-02-27-fusion-cu130]"]
+        f"applies_when/fixed_by [explained by: kb --records {run.root} why 2026-02-27-fusion-cu130]"]
     assert "7 records OK in" in r.stderr and "1 warning" in r.stderr
     assert run("check", "--strict").exit_code == 1
     why = run("why", "2026-02-27-fusion-cu130")

@@ -236,7 +236,9 @@ def _print(report: dict[str, Any], records_path: Any, as_json: bool, strict: boo
                            f"{'them' if k != 1 else 'it'}", err=True)
         shown, folded = _shown_warnings(report, warnings, verbose)
         located = [str(p) for p in problems] + [str(w) for w in shown]
-        if str(records_path) != "records":  # the command that explains a warning reads the same folder
+        from pathlib import Path
+
+        if Path(records_path).resolve() != Path("records").resolve():  # the explaining command reads this folder
             located = [line.replace("[explained by: kb ", f"[explained by: kb --records {records_path} ")
                        for line in located]
         if located:  # one write for them all (a 10,000-attempt campaign has thousands of warnings)
