@@ -5,7 +5,6 @@ resolves (``blocked-where-fixed``), and a success whose error text matches a blo
 from __future__ import annotations
 
 import os
-
 from pathlib import Path
 from typing import Any, Callable
 

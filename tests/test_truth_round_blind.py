@@ -12,10 +12,9 @@ C. The site marks a decision that a catalog disputes ("Disputed" box, "(disputed
 
 from __future__ import annotations
 
-import os
-
 import html
 import json
+import os
 import re
 import shutil
 from pathlib import Path
