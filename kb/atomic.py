@@ -126,7 +126,7 @@ def sweep_temp_files(folder: Path) -> list[Path]:
         if not (name.startswith(".") and name.endswith(TEMP_SUFFIX)):
             continue
         parts = name[: -len(TEMP_SUFFIX)].rsplit(".", 2)
-        if len(parts) != 3 or not parts[1].isdigit() or _alive(int(parts[1])):
+        if len(parts) != 3 or not parts[1].isdigit() or process_alive(int(parts[1])):
             continue
         try:
             os.unlink(entry.path)
@@ -136,7 +136,9 @@ def sweep_temp_files(folder: Path) -> list[Path]:
     return removed
 
 
-def _alive(pid: int) -> bool:
+def process_alive(pid: int) -> bool:
+    """Whether process ``pid`` exists on this machine (this process counts; a pid kb may not
+    signal is taken as alive): a temporary file or folder of a live writer is never swept."""
     if pid == os.getpid():
         return True
     try:

@@ -21,6 +21,7 @@ import os
 import shutil
 from pathlib import Path
 
+from kb.atomic import process_alive
 from kb.errors import WriteError
 
 _TAG = ".kb-new-"
@@ -29,18 +30,6 @@ _OLD = ".kb-old-"
 
 def _name(target: Path, tag: str, pid: int | None = None) -> Path:
     return target.parent / f".{target.name}{tag}{os.getpid() if pid is None else pid}"
-
-
-def _alive(pid: int) -> bool:
-    if pid == os.getpid():
-        return True
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except (PermissionError, OverflowError, ValueError):
-        return True
-    return True
 
 
 def sweep_leftovers(target: Path) -> list[Path]:
@@ -56,7 +45,7 @@ def sweep_leftovers(target: Path) -> list[Path]:
     for e in entries:
         for tag in (_TAG, _OLD):
             head = f".{target.name}{tag}"
-            if not e.name.startswith(head) or not e.name[len(head):].isdigit() or _alive(int(e.name[len(head):])):
+            if not e.name.startswith(head) or not e.name[len(head):].isdigit() or process_alive(int(e.name[len(head):])):
                 continue
             if tag == _OLD and not target.exists():
                 os.replace(e.path, target)

@@ -56,15 +56,18 @@ def test_on_the_stack_where_it_stands_the_same_match_is_linked(tmp_path):
 class _Asker:
     def __init__(self):
         self.questions: list[tuple[str, bool]] = []
+        self.said: list[str] = []
+        self.choices: list[tuple[str, list[str]]] = []
 
     def confirm(self, question: str, default: bool = True) -> bool:
         self.questions.append((question, default))
         return default
 
     def say(self, text: str) -> None:
-        pass
+        self.said.append(text)
 
     def choice(self, label, choices, optional=False, default=None):
+        self.choices.append((label, list(choices)))
         return None
 
 
@@ -79,3 +82,7 @@ def test_the_prompt_asks_link_it_anyway_with_no_as_the_default(tmp_path):
     assert q.endswith("but stack cuda-13.0 resolves it (its causes are resolved). Link it into blocked_by anyway?")
     assert default is False
     assert "flashinfer-allreduce-fusion-jit-no-sm120" not in draft.blocked_by
+    # the match still leads to the question which earlier attempt this one re-runs
+    assert any("2026-02-23-flashinfer-allreduce-fusion" in line for line in ask.said), ask.said
+    assert ask.choices and "2026-02-23-flashinfer-allreduce-fusion" in ask.choices[0][1]
+    assert draft.retry_of is None  # none chosen
