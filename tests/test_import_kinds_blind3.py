@@ -325,8 +325,6 @@ def test_k23_german_nvcc_error_after_die_ausgabe(tmp_path):
     assert holding(recs, 412.3, "TFLOPS").outcome.value != "failed"
 
 
-@pytest.mark.xfail(strict=True, reason="kb makes no draft: a bare gcc command (no $, untagged fence) is not read as a run, "
-                                       "so the failed compile shown after 'Résultat :' is lost")
 def test_k23_french_gcc_error_after_resultat(tmp_path):
     f, recs = drafts(tmp_path, "harnais.md", dedent("""\
         # Harnais de mesure CUDA driver API — 16/03/2026

@@ -114,7 +114,7 @@ def segments(windows: Iterable[Session]) -> Iterator[Segment]:
     state = _ChatState()
     for window in windows:
         if window.format in DOCUMENT_FORMATS:
-            produced: Iterable[Segment] = _document(window)
+            produced: Iterable[Segment] = _folded(_document(window))
         elif window.format in RESULT_FORMATS:
             produced = _capture(window)
         else:
@@ -289,6 +289,48 @@ def _document(session: Session) -> Iterator[Segment]:
         yield _unheld(held)
 
 
+def _folded(produced: Iterable[Segment]) -> Iterator[Segment]:
+    """``produced`` with each list item whose sub-items are all ``name: value`` lines of distinct
+    measures (:func:`kb.importers.read.prose.metric_line`) folded into one note: the sub-items are
+    the figures of the item's run (``run1`` with its latency and throughputs), not runs of their
+    own. Sub-items that repeat a measure (``bs=1: 40 tok/s``, ``bs=8: 200 tok/s``) are the points
+    of one sweep when the item shows the command that ran (``attrs["sweep"]``), and tries of their
+    own otherwise."""
+    pending: list[Segment] = []  # an item, then its direct sub-items so far
+    for segment in produced:
+        depth = segment.attrs.get("depth") if segment.kind == "note" and segment.attrs.get("item") else None
+        if pending and depth == int(pending[0].attrs.get("depth", 0)) + 1 and prose.metric_line(segment.text):
+            pending.append(segment)
+            continue
+        yield from _fold(pending)
+        pending = [segment] if depth is not None else []
+        if depth is None:
+            yield segment
+    yield from _fold(pending)
+
+
+def _fold(pending: list[Segment]) -> list[Segment]:
+    if len(pending) < 3:  # an item and a single sub-item: the sub-item may be a result of its own
+        return pending
+    item, subs = pending[0], pending[1:]
+    names = [f.name for s in pending for f in prose.figures(s.text)]
+    sweep = False
+    if not names:
+        return pending
+    if len(names) != len(set(names)):
+        # one command whose output the sub-items list point by point ("bs=1: 40 tok/s", "bs=8: ..."):
+        # a sweep, one run; without a command the sub-items are tries of their own
+        ran = any(shell.looks_like_command(span) for span in prose.code_spans(item.text))
+        if not ran or prose.figures(item.text) or len({f.name for s in subs for f in prose.figures(s.text)}) != 1:
+            return pending
+        sweep = True
+    text = "; ".join([item.text.rstrip(), *(s.text.strip() for s in subs)])  # one clause per sub-item
+    end = subs[-1].locator
+    locator = Locator(item.locator.file, line_start=item.locator.line_start, line_end=end.line_end or end.line_start)
+    return [Segment("note", locator, text=text, path=item.path, when=item.when,
+                    attrs={**item.attrs, "folded": len(subs), "sweep": sweep})]
+
+
 INTRODUCTION_WORDS = 40
 """A paragraph of at most this many words that ends with a colon introduces the block after it."""
 
@@ -296,7 +338,7 @@ INTRODUCTION_WORDS = 40
 def _introduces_output(text: str) -> bool:
     """Whether a paragraph only leads into the block after it (``It stops with:``, ``The
     statistics:``): short, and ending with a colon."""
-    stripped = text.strip()
+    stripped = prose.plain(text)  # "**Error:**" introduces as "Error:" does
     return stripped.endswith(":") and len(stripped.split()) <= INTRODUCTION_WORDS
 
 

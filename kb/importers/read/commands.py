@@ -127,16 +127,22 @@ _NOT_RUNS = frozenset(
     ["ls", "cat", "grep", "egrep", "rg", "find", "head", "tail", "sed", "awk", "cd", "git", "pip", "pip3", "uv", "conda", "mamba", "mkdir", "rm", "cp", "mv", "ln", "echo", "printf", "which", "type", "nvidia-smi", "nvcc", "curl", "wget", "ps", "kill", "pkill", "sleep", "tmux", "screen", "du", "df", "free", "env", "export", "source", ".", "chmod", "chown", "touch", "tar", "unzip", "zip", "wc", "sort", "uniq", "less", "more", "diff", "apt", "apt-get", "yum", "brew", "jq", "until", "while", "for", "do", "done", "then", "if", "fi", "true", "false", "hostname", "uname", "lscpu", "lspci", "whoami", "id", "date", "pwd", "tee", "xargs", "cut", "tr", "stat", "file", "history", "clear", "set", "unset", "alias", "wait", "huggingface-cli", "hf", "gh", "code", "vim", "nano", "open", "nproc", "watch", "top", "htop", "journalctl", "systemctl", "docker-compose"])
 """Commands that inspect, move files or install: a failure of one alone is no run."""
 
+_LOOP_HEADS = frozenset({"for", "select", "case", "done", "fi", "esac", "}", ")"})
+_COMPOUND = frozenset({"do", "then", "else", "elif", "if", "while", "until", "{", "(", "!"})
+"""Words of a POSIX shell compound command (``for ...; do CMD; done``, ``if CMD; then ...``,
+POSIX.1-2017 Shell Command Language, 2.9.4) that come before the command it runs."""
 _WRAPPERS = frozenset({"sudo", "time", "nohup", "exec", "stdbuf", "numactl", "taskset", "nice", "caffeinate"})
 
 
 def _program_tokens(tokens: list[str]) -> list[str]:
     """``tokens`` of one command without env assignments and wrappers (``sudo``, ``time``,
     ``timeout 600``, ``env``), so the first token is the program run."""
+    if tokens and tokens[0] in _LOOP_HEADS:
+        return []  # "for i in 1 2 3", "done": the loop's words, the commands are in its body
     i = 0
     while i < len(tokens):
         token = tokens[i]
-        if _ENV.match(token) or token in _WRAPPERS or token == "env":
+        if _ENV.match(token) or token in _WRAPPERS or token == "env" or token in _COMPOUND:
             i += 1
         elif token == "timeout":
             i += 2

@@ -69,6 +69,16 @@ _SIGNAL = re.compile(r"OutOfMemoryError|out of memory|NCCL error|NCCL failure|CU
                      r"|^CMake Error\b|^\S+?(?:\(\d+\)|:\d+(?::\d+)?):\s+(?:fatal\s+)?error\b", re.M)
 
 
+def exception_line(line: str) -> bool:
+    """Whether ``line`` is an exception's headline (``torch.OutOfMemoryError: CUDA out of memory.
+    Tried to allocate 2.00 GiB``): the sizes and counts it quotes are no measurements of a run.
+
+    >>> exception_line("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB"), exception_line("decode: 41 tok/s")
+    (True, False)
+    """
+    return bool(_EXCEPTION.match(line))
+
+
 def is_failure(is_error: bool | None, exit_code: int | None, output: str, has_figures: bool) -> bool:
     """Whether a tool result reports a failed run (see the module docstring)."""
     if is_error or exit_code not in (None, 0):

@@ -54,7 +54,24 @@ _LATENCY = {"ttft": "ttft", "tpot": "tpot", "itl": "itl", "e2el": "e2e_latency",
             "tbt": "itl"}
 _OUTPUT = {"output", "decode", "decoding", "generation", "gen", "generate", "generating", "tg", "eval", "completion"}
 _INPUT = {"prefill", "prompt", "input", "pp", "pp512", "ingest", "encode"}
+_TOTAL = {"total", "combined"}
+"""Words that name a throughput of input and output tokens together (SGLang's ``Total token
+throughput``); ``Overall Throughput`` (SGLang's ``bench_one_batch_server``) is one too, while a
+bare ``overall: 62.3 tok/s`` sums up the run's own measure."""
 _SUFFIX_UNITS = {"ms": "ms", "us": "us", "s": "s", "tflops": "TFLOPS", "gbps": None, "tps": "tok/s"}
+
+
+def counts_passes(name: str) -> bool:
+    """Whether a column's header names the passes of one measurement (``Run``, ``Trial``, ``Rep``,
+    ``Iteration``; a numbering column, ``#``, counts items instead).
+
+    >>> counts_passes("Trial"), counts_passes("#"), counts_passes("Batch")
+    (True, False, False)
+    """
+    words = _WORDS.findall(name.lower())
+    return bool(words) and words[0] in ("run", "runs", "iteration", "iter", "trial", "rep", "repeat", "repetition",
+                                        "pass", "durchlauf", "lauf", "messung", "essai", "passage", "ejecucion",
+                                        "corrida", "prova")
 
 
 def repetitions(name: str, cells: list[str]) -> bool:
@@ -65,13 +82,14 @@ def repetitions(name: str, cells: list[str]) -> bool:
 
     >>> repetitions("Run", ["1 (warmup)", "2", "3"]), repetitions("K", ["1", "2"]), repetitions("Run", ["a", "b"])
     (True, False, False)
+    >>> repetitions("trial", ["1", "2", "3", "mean"])
+    True
     """
-    words = _WORDS.findall(name.lower())
     numbering = name.strip().strip("*_").strip().lower() in ("#", "№", "no", "no.", "nr", "nr.", "n°", "idx", "index")
-    if not numbering and (not words or words[0] not in (
-            "run", "runs", "iteration", "iter", "trial", "rep", "repeat", "repetition", "pass",
-            "durchlauf", "lauf", "messung", "essai", "passage", "ejecucion", "corrida", "prova")):
+    if not numbering and not counts_passes(name):
         return False
+    while cells and central_statistic(cells[-1]):
+        cells = cells[:-1]  # the passes' own mean or median, printed after them
     numbers = [re.match(r"\s*#?(\d+)", cell) for cell in cells]
     return bool(cells) and all(numbers) and [int(m.group(1)) for m in numbers if m] == list(range(1, len(cells) + 1))
 
@@ -118,6 +136,16 @@ def unit_of_test(cell: str) -> str | None:
 def is_test_name(word: str) -> bool:
     """Whether ``word`` is a llama-bench test name (``pp512``, ``tg128``)."""
     return bool(_TEST.match(word.strip()))
+
+
+def central_statistic(cell: str) -> bool:
+    """Whether a cell names the mean or the median of the rows beside it (``mean``, ``**Avg**``).
+
+    >>> central_statistic("mean"), central_statistic("**Median**"), central_statistic("p99")
+    (True, True, False)
+    """
+    words = _WORDS.findall(cell.lower())
+    return len(words) == 1 and _STAT.get(words[0]) in ("mean", "median")
 
 
 def is_statistic(cell: str) -> bool:
@@ -167,7 +195,7 @@ def name_for(label: str, unit: str) -> str:
     if unit == "tok/s":
         if "user" in words or {"per", "request"} <= set(words) or {"per", "seq"} <= set(words):
             return "per_user_output_throughput"
-        if "total" in words and not set(words) & _OUTPUT:
+        if (set(words) & _TOTAL or {"overall", "throughput"} <= set(words)) and not set(words) & _OUTPUT:
             return "total_throughput"
         if set(words) & _INPUT and (not set(words) & _OUTPUT or words[0] in _INPUT):
             return "input_throughput"  # "prompt eval rate" (ollama): the prompt's evaluation
@@ -243,6 +271,8 @@ def header_figure(header: str) -> tuple[str, str] | None:
         keyed = key_figure(label.strip())  # a CSV header such as avg_ts or latency_ms
         if keyed:
             return keyed
+    if unit is None and label.strip().lower().endswith("tps") and (key_figure(label.strip()) or ("", ""))[1] == "tok/s":
+        return key_figure(label.strip())  # "gentps", "prompttps"
     per = _PER_STEP.match(label.strip())
     if unit is None and per and unit_of(per.group(1)) in ("ms", "us", "s"):  # ms/step, ms/token, s/it
         return f"{per.group(2).lower().rstrip('s')}_latency", unit_of(per.group(1)) or ""
@@ -279,6 +309,8 @@ def key_figure(key: str) -> tuple[str, str] | None:
 
     >>> key_figure("median_us"), key_figure("tokens_per_second"), key_figure("prefill_tok_per_s"), key_figure("count")
     (('median_us', 'us'), ('output_throughput', 'tok/s'), ('input_throughput', 'tok/s'), None)
+    >>> key_figure("gentps"), key_figure("prompttps")
+    (('output_throughput', 'tok/s'), ('input_throughput', 'tok/s'))
     """
     original = [p for p in re.split(r"[_\-.\s/]+", key) if p]
     parts = [p.lower() for p in original]
@@ -296,6 +328,9 @@ def key_figure(key: str) -> tuple[str, str] | None:
     if parts[-1] in _RATE_KEYS:
         rate = _RATE_KEYS[parts[-1]]
         return (name_for(" ".join(parts[:-1]), rate), rate) if rate else None
+    glued = next((w for w in (_OUTPUT | _INPUT) if parts[-1] == w + "tps"), None)
+    if glued:  # "gentps", "prompttps": a phase and tokens per second written as one word
+        return name_for(" ".join([*parts[:-1], glued]), "tok/s"), "tok/s"
     if len(parts) >= 2 and parts[-1] in _SUFFIX_UNITS and _SUFFIX_UNITS[parts[-1]]:
         return key, _SUFFIX_UNITS[parts[-1]] or ""
     return None
@@ -394,9 +429,10 @@ def base_model(name: str) -> str:
 
     >>> base_model("whisper-large-v3-ct2-int8") == base_model("Whisper-Large-v3-ct2-fp16")
     True
-    >>> base_model("Qwen/Qwen3-8B-AWQ"), base_model("llama-3-70b.Q4_K_M.gguf")
-    ('qwen3-8b', 'llama-3-70b')
+    >>> base_model("Qwen/Qwen3-8B-AWQ"), base_model("llama-3-70b.Q4_K_M.gguf"), base_model("Llama-3-8B (BF16 reference)")
+    ('qwen3-8b', 'llama-3-70b', 'llama-3-8b')
     """
+    name = re.sub(r"\s*\([^()]*\)", "", name)  # "Llama-3.1-8B (BF16 reference)": a note on the name
     text = _QUANT.sub("", name.strip().lower().rstrip("/").rsplit("/", 1)[-1])
     return re.sub(r"[-_.]{2,}", "-", text).strip("-_. ")
 
@@ -410,6 +446,8 @@ def workload(settings: dict[str, str], flags: list[str] = (), columns: bool = Fa
         key = workload_key(name) if columns else (name if name in WORKLOAD_SETTINGS else None)
         if key == "model" and not names_model(value):
             continue  # a column headed "model" that holds a scenario's label ("3090-only"): a configuration
+        if key == "dataset_name" and model_file(value):
+            key = "model"  # a column of checkpoint files: the model each row ran
         if key and value:
             found[key] = value.strip()
     for flag in flags:
@@ -419,6 +457,22 @@ def workload(settings: dict[str, str], flags: list[str] = (), columns: bool = Fa
         if key and (value or inline):
             found.setdefault(key, (value or inline).strip())
     return found
+
+
+MODEL_FILES = (".gguf", ".safetensors", ".onnx", ".engine", ".plan", ".pt", ".pth", ".ggml", ".mlmodel", ".tflite")
+"""Extensions of model checkpoint files (GGUF, safetensors, ONNX, TensorRT engines and plans,
+PyTorch, legacy GGML, Core ML, TensorFlow Lite): a file that holds weights, not a workload."""
+
+
+def model_file(cell: str) -> bool:
+    """Whether a cell names a model checkpoint file (``mistral-7b-q4_k_m.gguf``, maybe with a note
+    after it).
+
+    >>> model_file("`mistral-7b-v0.3-q8_0.gguf`"), model_file("prompts.jsonl")
+    (True, False)
+    """
+    head = re.sub(r"\s*\(.*$", "", cell.strip()).strip("`*_ ").lower()
+    return head.endswith(MODEL_FILES) and " " not in head
 
 
 def workload_key(name: str) -> str | None:
@@ -439,3 +493,20 @@ def workload_key(name: str) -> str | None:
         if words & terms and words <= terms | {"name", "id"} and (key != "request_rate" or words & {"rate", "qps", "rps"}):
             return key
     return None
+
+
+_REPETITION = re.compile(r"^(.*?)[\s_\-#.(]*(?<![A-Za-z])(?:run|rep|repeat|repetition|trial|iter|iteration|pass|sample|seed)"
+                         r"[\s_\-#.]*\d+\)?$", re.IGNORECASE)
+
+
+def repetition_stem(label: str) -> str | None:
+    """The configuration a label names when it is one repetition of it (``original_run1``,
+    ``FA on (trial 2)``, ``Run 3``) → ``original``, ``FA on``, ``""``; ``None`` for a label that
+    names no repetition. Benchmark reports list repeated runs of one configuration this way and
+    then give their mean: the repetitions are one measurement.
+
+    >>> repetition_stem("original_interactive_run1"), repetition_stem("Run 3"), repetition_stem("tp2")
+    ('original_interactive', '', None)
+    """
+    found = _REPETITION.match(label.strip().strip("`*_ :"))
+    return found.group(1).strip(" _-#.(").lower() if found else None

@@ -17,8 +17,9 @@ own output.
 from __future__ import annotations
 
 import re
+import statistics
 
-from kb.importers.read import labels
+from kb.importers.read import errors, labels
 from kb.importers.read.base import NUMBER, Measure, Readout, RunReading, number
 
 TOOL = "lines"
@@ -33,7 +34,7 @@ _VALUE_UNIT = re.compile(rf"^\s*({NUMBER})\s*({_UNIT})\s*$")
 _QUALIFIED = re.compile(rf"^\s*(?:({_LABEL})\s*[:=]\s*)?({NUMBER})\s*({_UNIT})\s+([a-z][a-z ]{{0,24}}?)\s*$")
 """One figure of a comma-separated line with the words that qualify it after the unit
 (``38.7 tok/s per request``, ``619.2 tok/s total``)."""
-_SCOPED = re.compile(rf"^\s*[-*>]?\s*([\w.+-]{{1,32}}):\s+({_LABEL})\s+({NUMBER})\s*({_UNIT})(?:\s{{2,}}.*)?$")
+_SCOPED = re.compile(rf"^\s*[-*>]?\s*([\w.+-]{{1,32}}(?: \d+)?):\s+({_LABEL})\s+({NUMBER})\s*({_UNIT})(?:\s{{2,}}.*)?$")
 """A figure of one part of a run (``test-clean: WER 1.15%   errors 27``): the part, then a name
 value unit line; columns after two spaces are the part's other counts."""
 _QUALIFIER = re.compile(r"\s+(?:\([^()]{1,40}\)|(?:over|across|of|from|in)\s+\d+\s+(?:runs?|passes|iterations?|trials?|"
@@ -96,9 +97,10 @@ def read_lines(text: str, skip: set[int] | frozenset[int] = frozenset()) -> Read
     run = RunReading(TOOL, documented=False)
     lines_seen: list[int] = []
     rows: list[tuple[int, dict[str, str], list[tuple[str, str, str, bool]]]] = []
+    parts: dict[str, list[tuple[str, str]]] = {}  # the figures of named parts of the run (``rep 1: ...``)
     for number_, line in enumerate(text.splitlines(), 1):
-        if number_ in skip or len(line) > 200:
-            continue
+        if number_ in skip or len(line) > 200 or errors.exception_line(line):
+            continue  # an exception's message quotes sizes, it measures nothing
         line, spreads = _spreads(line) if "±" in line or "+/-" in line or "+-" in line else (line, {})
         found = _figures(line)
         pairs = dict(_PAIR.findall(line))
@@ -112,10 +114,19 @@ def read_lines(text: str, skip: set[int] | frozenset[int] = frozenset()) -> Read
                 generic = not labels.qualifies(scoped.group(2), unit)
                 run.metrics.setdefault(name, Measure(value, unit, line=number_, generic=generic))  # the first part stands for the run
                 run.metrics[f"{name}[{scoped.group(1)}]"] = Measure(value, unit, line=number_, generic=generic)
+                parts.setdefault(name, []).append((scoped.group(1), value))
                 lines_seen.append(number_)
         for name, value, unit, generic in found:
             run.metrics[name] = Measure(value, unit, spreads.get(value), line=number_, generic=generic)  # the last: a summary ends a log
             lines_seen.append(number_)
+    for name, passes in parts.items():  # "rep 1: ...", "rep 2: ...": passes of one run, whose figure is their mean
+        stems = {labels.repetition_stem(part) for part, _ in passes}
+        if len(passes) >= 2 and len(stems) == 1 and None not in stems:
+            values = [float(v) for _, v in passes]
+            places = max(len(v.split(".", 1)[1]) if "." in v else 0 for _, v in passes)
+            first = run.metrics[name]
+            run.metrics[name] = Measure(f"{statistics.fmean(values):.{places}f}", first.unit,
+                                        f"{statistics.stdev(values):.{places}f}", line=first.line, generic=first.generic)
     varying = [key for key in dict.fromkeys(k for _, dims, _ in rows for k in dims)
                if len({dims.get(key) for _, dims, _ in rows}) > 1]
     if len(rows) > 1 and varying:

@@ -35,7 +35,7 @@ _FIGURE = re.compile(rf"(?<![\w.,/])~?\s*({NUMBER})\s*(?:\*\*)?\s*(?:{_KIND}\s+)
 _FROM_TO = re.compile(rf"(?<![\w.,])({NUMBER})\s*(?:{_UNIT_WORDS})?\s*(?:\*\*)?\s*(?:→|->|=>|\bto\b)\s*(?:\*\*)?\s*~?({NUMBER})\s*(?:\*\*)?\s*({_UNIT_WORDS})(?![\w/])", re.I)
 _SIGNED = re.compile(rf"(?<![\w.])([+\-−])\s?({NUMBER})\s?%")
 _APPROXIMATE = re.compile(r"(?:[~≈]|\b(?:about|around|roughly|approximately|approx\.?|circa|nearly))\s*$", re.I)
-_CLAUSE_END = re.compile(r"[,;:(\[|]|\.\s|—|–")
+_CLAUSE_END = re.compile(r"[,;:(\[|→⇒]|\.\s|—|–")
 _EMPHASIS = re.compile(r"\*\*|__|(?<!\w)\*(?!\s)|(?<!\s)\*(?!\w)|`")
 _LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
 _CODE = re.compile(r"`([^`\n]+)`")
@@ -215,3 +215,18 @@ def failure_clause(text: str) -> str | None:
                 continue  # "no crash": the line says it did not fail
             return _LEAD_LABEL.sub("", clean).strip().rstrip(".")
     return None
+
+
+METRIC_LINE_WORDS = 8
+"""At most this many words in a ``name: value`` line (``Output Throughput: 138.03 tok/s``)."""
+
+
+def metric_line(text: str) -> bool:
+    """Whether ``text`` is one ``name: value`` line of a measurement (``Latency: 0.51s``,
+    ``Input Throughput: N/A``): a single line, a short name, a colon, at most one figure. A list
+    of such lines under an item gives that item's figures."""
+    stripped = plain(text)
+    if "\n" in stripped or ":" not in stripped or len(stripped.split()) > METRIC_LINE_WORDS:
+        return False
+    name, _, value = stripped.partition(":")
+    return bool(name.strip()) and bool(value.strip()) and len(figures(stripped)) <= 1

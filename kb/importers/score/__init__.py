@@ -41,6 +41,7 @@ from kb.importers.model import (
 from kb.importers.read import cells, dates, labels, prose, stack, statements
 from kb.importers.read import commands as shell
 from kb.importers.read import errors as error_output
+from kb.importers.score import repeats
 from kb.importers.score.candidate import Candidate, family_key, headline_name
 from kb.importers.score.notes import note_candidates
 from kb.importers.score.outcomes import decide
@@ -289,7 +290,7 @@ def score(windows: Iterable[Session], headline: Headline | None = None) -> Extra
     _demote_side_figures(state.candidates, headline)
     _demote_recurring_references(state.candidates, headline)
     _demote_failure_mentions(state.candidates)
-    attempts = link(state.candidates, headline)
+    attempts = link(repeats.merge(state.candidates), headline)
     if not state.inference:
         attempts = []
     drafted = [c for c in attempts if c.confidence >= THRESHOLD]
@@ -466,7 +467,7 @@ def _lead_tables(candidates: list[Candidate]) -> None:
 def _demote_commentary(candidates: list[Candidate]) -> None:
     """Lower the confidence of notes in sections that hold stronger evidence (see
     :data:`COMMENTARY_PENALTY`)."""
-    strong = {c.path for c in candidates if c.strength >= 3}
+    strong = {c.path for c in candidates if c.strength >= 3 and (c.figures or c.command)}  # an error block alone is no run's output
     for candidate in candidates:
         if candidate.evidence in ("item", "note") and candidate.path in strong and not candidate.labelled:
             candidate.confidence -= COMMENTARY_PENALTY

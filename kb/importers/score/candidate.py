@@ -95,6 +95,9 @@ other)."""
     source_id: str | None = None
     transcript: bool = False
     list_at: int | None = None
+    entry: str = ""
+    """The name a list item gives itself before its colon (``cfgA_run1``, ``Run 2``), for telling
+    repetitions of one configuration (:mod:`kb.importers.score.repeats`)."""
 
     @property
     def strength(self) -> int:

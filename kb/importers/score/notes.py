@@ -11,6 +11,8 @@ a run printed, and such repeats are linked to that run (:mod:`.restate`).
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from kb.importers.model import Evidence, Figure, locator_text, short_quote
 from kb.importers.read import cells, dates, labels, prose, statements
 from kb.importers.read import commands as shell
@@ -57,10 +59,12 @@ def note_candidates(segment: Segment, chat: bool) -> list[Candidate]:
         reason += "; its figures are estimates (~, about)"
     where = locator_text(segment.locator)
     quoted = _the_runs_figures(quoted)
-    arms = _arms(quoted)
+    arms = [quoted] if segment.attrs.get("sweep") else _arms(quoted)
     found = []
     for position, group in enumerate(arms):
         figures: dict[str, Figure] = {}
+        if segment.attrs.get("sweep"):
+            group = _sweep_points(group)
         for fig in group:
             name = fig.name if fig.name not in figures else f"{fig.name}[{len(figures)}]"
             figures[name] = Figure(name, fig.text, fig.unit, Evidence(f"metrics.{name}", where,
@@ -77,7 +81,12 @@ def note_candidates(segment: Segment, chat: bool) -> list[Candidate]:
         if not segment.attrs.get("item") and len(arms) == 1 and len(section.split()) >= 2 and not labelled:
             title = section  # a paragraph is the run of its section: the heading says what ran
         parent = segment.attrs.get("parent")
-        if parent:  # a result under the item that says what was tried
+        own = prose.plain(segment.text.split(";", 1)[0]).rstrip(":").strip() if segment.attrs.get("folded") else ""
+        entry = own or (_entry_name(segment.text) if item and len(arms) == 1 else "")
+        if own and len(arms) == 1:  # an item named by its first line, its figures in its sub-items
+            title, label = own[:80], own
+            text = f"{prose.plain(parent)}\n{text}" if parent else text
+        elif parent:  # a result under the item that says what was tried
             title = prose.first_sentence(prose.plain(parent), 80) + (f" ({label})" if label else "")
             text = f"{prose.plain(parent)}\n{text}"
         candidate = Candidate(evidence, segment.locator, segment.ordinal, sub=position, figures=figures, flags=flags,
@@ -87,6 +96,7 @@ def note_candidates(segment: Segment, chat: bool) -> list[Candidate]:
                               reason=f"{reason} under a label of its own" if labelled else reason, key=f"{segment.text}|{position}",
                               change=prose.signed_percent(segment.text), list_at=segment.attrs.get("list_at"))
         candidate.labelled = labelled
+        candidate.entry = entry
         failure_mark = cells.fail_marked(prose.plain(segment.text)) if len(arms) == 1 and not chat else None
         if failure_mark:  # a figure the try printed, marked as a failure (garbage output, wrong answers)
             candidate.failed = True
@@ -103,6 +113,16 @@ def note_candidates(segment: Segment, chat: bool) -> list[Candidate]:
                                    + ", ".join(f"{k} {v}" for k, v in previous.items()) + ".")
         found.append(candidate)
     return found
+
+
+ENTRY_WORDS = 6
+"""At most this many words before a list item's colon name the item (``cfgA_run1: 1012 tok/s``)."""
+
+
+def _entry_name(text: str) -> str:
+    """The name a list item gives itself before its first colon, or ``""``."""
+    name, colon, _ = prose.plain(text).partition(":")
+    return name.strip() if colon and name.strip() and len(name.split()) <= ENTRY_WORDS else ""
 
 
 RAN = 0.6
@@ -125,6 +145,14 @@ def _the_runs_figures(quoted: list[prose.ProseFigure]) -> list[prose.ProseFigure
     if lead is None:
         return quoted
     return [f for f in quoted if f.unit == lead.unit or f.name.split("_")[-1] not in _GENERIC_TIMES]
+
+
+def _sweep_points(group: list[prose.ProseFigure]) -> list[prose.ProseFigure]:
+    """The points of a swept note (``bs=1: 40 tok/s; bs=8: 210 tok/s; bs=32: 655 tok/s``): the
+    last point first, as the run's headline (a sweep is listed up to the point it is run to
+    reach), then each point named by its label (``output_throughput[bs=8]``)."""
+    points = [replace(fig, name=f"{fig.name}[{fig.label}]") for fig in group]
+    return [group[-1], *points]
 
 
 def _failed_item(segment: Segment, failure: str) -> Candidate:

@@ -23,7 +23,7 @@ unless set); within it ``neutral``. No comparable figure: a stated change (``+9.
 from __future__ import annotations
 
 from kb.importers.model import Headline
-from kb.importers.read import labels, prose
+from kb.importers.read import cells, labels, prose
 from kb.importers.score.candidate import Candidate, better, headline_name
 
 _GROUPS = ("table:", "list:", "arms:")
@@ -40,14 +40,16 @@ def decide(attempts: list[Candidate], headline: Headline, campaign_value: float 
         if candidate.group.startswith(_GROUPS) and candidate.figures:
             table_sizes[candidate.group] = table_sizes.get(candidate.group, 0) + 1
     keys = [_group_of(c, table_sizes, headline) for c in attempts]
+    by_model = _models_compared(attempts, keys)
+    comparables = [_comparable(c, headline, keep_model=keys[i] not in by_model) for i, c in enumerate(attempts)]
     decided: dict[int, tuple[str, int | None]] = {}
     for position, candidate in enumerate(attempts):
         if not _measured(candidate):
             decided[position] = _verdict(attempts, position, None, headline, None)
             continue
-        key, comparable = keys[position], _comparable(candidate, headline)
+        key, comparable = keys[position], comparables[position]
         if key.startswith((*_GROUPS, "family:")):
-            pool = [p for p in range(len(attempts)) if keys[p] == key and _agree(_comparable(attempts[p], headline), comparable)]
+            pool = [p for p in range(len(attempts)) if keys[p] == key and _agree(comparables[p], comparable)]
         else:  # a document's notes and outputs: any earlier attempt measured under the same workload
             pool = [p for p in range(len(attempts)) if _agree(_comparable(attempts[p], headline), comparable)
                     and (p <= position or keys[p] == key)]
@@ -64,16 +66,42 @@ def _measured(candidate: Candidate) -> bool:
     return bool(candidate.figures) and not candidate.failed and candidate.verdict != "fail"
 
 
-def _comparable(candidate: Candidate, headline: Headline) -> tuple:
-    """What two attempts must share to be compared: the headline's name and unit, the model, and the
-    workload (request rate, concurrency, lengths, dataset)."""
+def _models_compared(attempts: list[Candidate], keys: list[str]) -> set[str]:
+    """The tables whose rows differ in their model and in no other setting, one row of which the
+    log calls the reference (``original``, ``baseline``): the table compares models (a
+    precision's variants against the original checkpoint) with that reference, so the model does
+    not keep its rows apart. Without a reference (model sizes side by side), or in a grid of
+    models by settings, it does."""
+    rows: dict[str, list[Candidate]] = {}
+    for candidate, key in zip(attempts, keys):
+        if key.startswith("table:") and candidate.workload.get("model"):
+            rows.setdefault(key, []).append(candidate)
+    compared = set()
+    for key, members in rows.items():
+        models = {c.workload["model"] for c in members}
+        if len(models) < 2 or not any(c.marked for c in members):
+            continue
+        columns = {k for c in members for k, v in c.settings.items() if v != c.workload["model"]
+                   and not all(cells.measured(m.settings.get(k, "")) or cells.is_blank(m.settings.get(k, ""))
+                               for m in members)}  # a column of scores (MMLU) is no setting
+        if all(len({c.settings.get(k) for c in members}) == 1 for k in columns) and \
+                all(len({c.workload.get(k) for c in members}) == 1 for c0 in members[:1] for k in c0.workload
+                    if k != "model"):
+            compared.add(key)
+    return compared
+
+
+def _comparable(candidate: Candidate, headline: Headline, keep_model: bool = True) -> tuple:
+    """What two attempts must share to be compared: the headline's name and unit, the model (unless
+    ``keep_model`` is false: a table comparing models), and the workload (request rate,
+    concurrency, lengths, dataset)."""
     name = headline_name(candidate.figures, headline) if candidate.figures else None
     unit = candidate.figures[name].unit if name else ""
     workload = dict(candidate.workload)
     model = workload.pop("model", candidate.settings.get("model", ""))
     model = model if labels.names_model(model) else ""  # a "model" column holding a scenario's label
     model = candidate.settings.get("base_model") or model  # a reader's model without its quantization
-    model = labels.base_model(model) if model else ""  # one model in two precisions is compared
+    model = labels.base_model(model) if model and keep_model else ""  # one model in two precisions is compared
     return name, unit, model, tuple(sorted(workload.items()))
 
 

@@ -7,7 +7,9 @@
 - No figure, and the run failed (a non-zero exit, the source's error flag, or a failure the error
   reader recognises in the output): a failed candidate whose error is the headline of its own
   output. Confidence 0.85 with a recognised failure, 0.6 for an exit status alone of a program
-  that is not one that only inspects, moves files or installs; nothing for those.
+  that is not one that only inspects, moves files or installs; nothing for those, except a failed
+  install a document shows with its error, and an error block a document shows in a section of
+  its own without a command (0.55 each).
 - Only ``name value unit`` lines: a candidate at 0.6 (0.45 when the command only inspects files:
   ``cat results.txt`` shows a figure, it does not make one).
 - A known benchmark program that printed nothing readable: a candidate without figures at 0.5.
@@ -24,6 +26,15 @@ from kb.importers.read import errors as error_output
 from kb.importers.read.base import number
 from kb.importers.score.candidate import Candidate, better, family_key, headline_name
 from kb.importers.segment import Segment
+
+INSTALL_FAILED = 0.55
+"""The confidence of a failed ``pip install`` that a document (not a transcript) shows with its
+error: a notebook writes down the installs its try failed at, while an agent's session is full of
+installs it retries at once."""
+
+SHOWN_ERROR = 0.55
+"""The confidence of an error block a document shows without its command (``**Error:**`` and a
+traceback under ``### 2. FlashInfer JIT on SM120``): the section's try, which failed."""
 
 _SERVING = ("vllm-bench", "sglang-bench")
 """The tools whose result lines share their labels (:mod:`kb.importers.read.serving`)."""
@@ -97,14 +108,24 @@ def run_candidates(segment: Segment, headline: Headline, warn, passes: bool = Tr
         signal = (own or failures)[0] if (own or failures) else None
         if signal is not None and signal.tool != error_output.TOOL:
             tool = tool or signal.tool  # a benchmark tool's own report of its failure: it was run
-        if not program and not tool:
+        installing = bool(command and shell.installs(command)) and segment.role is None and signal is not None
+        shown = segment.kind == "output" and not command and segment.role is None and signal is not None
+        if not program and not tool and not installing and not shown:
             return []  # a probe, an inspection or an install that failed: no run was tried
         candidate = base
+        if shown and segment.path:
+            candidate.title = segment.path[-1]  # the section says what was tried; its block, how it ended
         candidate.evidence, candidate.failed = "failure", True
         candidate.error = (signal.error if signal and signal.error else error_output.error_headline(text)) or None
         detail = error_output.error_detail(text) if text.strip() else None
         candidate.error_detail = detail if detail and detail != candidate.error else None
-        if signal is not None:
+        if signal is not None and shown:
+            candidate.confidence = SHOWN_ERROR
+            candidate.reason = "an error a document shows in its section (no command with it)"
+        elif signal is not None and not (program or tool):  # a document shows the install its try failed at
+            candidate.confidence = INSTALL_FAILED
+            candidate.reason = "a failed install a document shows with its error"
+        elif signal is not None:
             candidate.confidence = 0.85 if (program or tool) else 0.65
             candidate.reason = "a failed run (its output reports the failure)"
         else:

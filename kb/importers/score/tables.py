@@ -17,12 +17,14 @@ first measured row of its block, is the baseline.
 
 from __future__ import annotations
 
+import statistics
+
 from kb.importers.events import Locator, Table, TableRow
 from kb.importers.model import Evidence, Figure, locator_text, short_quote
 from kb.importers.read import cells, labels, prose, statements
 from kb.importers.read import commands as shell
 from kb.importers.read import errors as error_output
-from kb.importers.score.candidate import MEMORY_UNITS, Candidate
+from kb.importers.score.candidate import MEMORY_UNITS, Candidate, decimals
 from kb.importers.segment import Segment
 
 _TEXT_WORDS = 5
@@ -82,14 +84,22 @@ def _merged_rows(segment: Segment, table: Table, roles: dict, found: list[Candid
         if len(block) < 2 or any(c.failed for c in block) or len({c.marked for c in block}) > 1:
             out.extend(block)  # a failed or a marked row stands apart: the rows are compared
             continue
-        head = block[0]
+        central = next((c for c in block if labels.central_statistic(c.settings.get(dim, ""))), None)
+        passes = [c for c in block if c is not central]  # the passes' own mean is no point of them
+        repeated = labels.counts_passes(dim) and labels.repetitions(dim, [c.settings.get(dim, "") for c in block])
+        head = passes[0]
         points = {}
-        for candidate in block:
+        for candidate in passes:
             for key, figure in candidate.figures.items():
                 if "[" not in key:
                     point = f"{key}[{name}={candidate.settings.get(dim, '')}]"
                     points[point] = Figure(point, figure.text, figure.unit, figure.evidence, figure.spread, figure.generic)
+        if central is not None:  # the mean the log prints is the attempt's figure
+            head.figures = {k: f for k, f in central.figures.items() if "[" not in k}
+        elif repeated:
+            head.figures = _means(passes)
         head.figures.update(points)
+        head.series = head.series and not repeated  # passes of one setting: the mean decides, not pass by pass
         last = max(c.locator.line_end or c.locator.line_start or 0 for c in block)
         head.locator = Locator(segment.locator.file, line_start=block[0].locator.line_start, line_end=last)
         rest = ", ".join(v for v in (head.settings.get(h, "") for h in others) if v)
@@ -105,6 +115,23 @@ def _merged_rows(segment: Segment, table: Table, roles: dict, found: list[Candid
     return out
 
 
+def _means(block: list[Candidate]) -> dict[str, Figure]:
+    """The plain figures of repeated passes (``block``'s rows) as their mean, each with the passes'
+    sample standard deviation as its spread (the decimals of the most precise pass)."""
+    first = block[0]
+    means: dict[str, Figure] = {}
+    for name, figure in first.figures.items():
+        mine = [c.figures.get(name) for c in block]
+        if "[" in name or any(f is None or f.unit != figure.unit for f in mine):
+            means[name] = figure
+            continue
+        values = [f.value for f in mine if f is not None]
+        places = max(decimals(f.text) for f in mine if f is not None)
+        means[name] = Figure(name, f"{statistics.fmean(values):.{places}f}", figure.unit, figure.evidence,
+                             f"{statistics.stdev(values):.{places}f}", figure.generic)
+    return means
+
+
 def _swept(table: Table, settings: list[str], found: list[Candidate]) -> str | None:
     """The setting column the rows run over, when they run over one, within each block of the
     other settings: a column that names workloads (headed ``Sample``, ``Prompt``, ``Case``, or
@@ -114,18 +141,23 @@ def _swept(table: Table, settings: list[str], found: list[Candidate]) -> str | N
     if len(found) < 2:
         return None
     for header in settings:
-        others = [h for h in settings if h != header and not all(cells.measured(c.settings.get(h, "")) for c in found)]
-        blocks: dict[tuple, list[str]] = {}
-        for candidate in found:
-            blocks.setdefault(tuple(candidate.settings.get(h, "") for h in others), []).append(candidate.settings.get(header, ""))
-        values = [v for block in blocks.values() for v in block]
+        blocks = _blocks_of(found, settings, header)
+        values = [v for block in blocks for v in block]
         workload = labels.workload_key(header) == "dataset_name" or all(cells.file_name(v) for v in values)
-        if workload and all(len(set(block)) == len(block) for block in blocks.values()) and \
-                any(len(block) >= 2 for block in blocks.values()):
+        if workload and all(len(set(block)) == len(block) for block in blocks) and any(len(block) >= 2 for block in blocks):
             return header
-        if all(labels.repetitions(header, block) for block in blocks.values()) and any(len(b) >= 2 for b in blocks.values()):
+        if all(labels.repetitions(header, block) for block in blocks) and any(len(b) >= 2 for b in blocks):
             return header
     return None
+
+
+def _blocks_of(found: list[Candidate], settings: list[str], header: str) -> list[list[str]]:
+    """The values of column ``header`` in each block of the other (non-numeric) settings."""
+    others = [h for h in settings if h != header and not all(cells.measured(c.settings.get(h, "")) for c in found)]
+    blocks: dict[tuple, list[str]] = {}
+    for candidate in found:
+        blocks.setdefault(tuple(candidate.settings.get(h, "") for h in others), []).append(candidate.settings.get(header, ""))
+    return list(blocks.values())
 
 
 def _roles(table: Table, context_unit: str | None) -> dict[str, tuple[str, str | None, str | None]]:

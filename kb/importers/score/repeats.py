@@ -1,0 +1,62 @@
+"""Repetitions: sibling list items that are repeated runs of one configuration (``x_run1``,
+``x_run2``, ``x_run3``) are one attempt, whose figures are their mean and whose spread is their
+sample standard deviation; the log's own mean of them, when it gives one, then restates it
+(:mod:`.restate`).
+
+Siblings are the items of one list (under one parent item, their ``list:`` group); the name an
+item gives itself (:attr:`~kb.importers.score.candidate.Candidate.entry`) names a repetition when :func:`kb.importers.read.labels.repetition_stem` finds one, and two repetitions
+are of one configuration when their stems are equal. A failed repetition keeps the group failed.
+"""
+
+from __future__ import annotations
+
+import statistics
+from dataclasses import replace
+
+from kb.importers.events import Locator
+from kb.importers.model import Evidence, Figure, locator_text
+from kb.importers.read import labels
+from kb.importers.score.candidate import Candidate, decimals
+
+
+def merge(candidates: list[Candidate]) -> list[Candidate]:
+    """``candidates`` with each set of two or more repetitions of one configuration replaced by one
+    candidate at the first repetition's place (see the module docstring)."""
+    sets: dict[tuple[str, str], list[Candidate]] = {}
+    for candidate in candidates:
+        stem = labels.repetition_stem(candidate.entry) if candidate.entry else None
+        siblings = candidate.group if candidate.group.startswith("list:") else f"items:{candidate.list_at}"
+        if stem is not None and candidate.evidence == "item" and candidate.list_at is not None:
+            sets.setdefault((siblings, stem), []).append(candidate)
+    merged: dict[int, Candidate | None] = {}
+    for (_, stem), members in sets.items():
+        if len(members) < 2:
+            continue
+        merged[id(members[0])] = _mean(members, stem)
+        for other in members[1:]:
+            merged[id(other)] = None
+    return [merged.get(id(c), c) for c in candidates if merged.get(id(c), c) is not None]  # type: ignore[misc]
+
+
+def _mean(members: list[Candidate], stem: str) -> Candidate:
+    first, last = members[0], members[-1]
+    names = [n for n in first.figures if all(n in m.figures and m.figures[n].unit == first.figures[n].unit
+                                             for m in members)]
+    where = Locator(first.locator.file, line_start=first.locator.line_start,
+                    line_end=last.locator.line_end or last.locator.line_start)
+    figures: dict[str, Figure] = {}
+    for name in names:
+        values = [m.figures[name].value for m in members]
+        places = max(decimals(m.figures[name].text) for m in members)
+        mean, spread = statistics.fmean(values), statistics.stdev(values)
+        figures[name] = Figure(name, f"{mean:.{places}f}", first.figures[name].unit,
+                               Evidence(f"metrics.{name}", locator_text(where), f"mean of {len(values)} runs: "
+                                        + ", ".join(m.figures[name].text for m in members)),
+                               f"{spread:.{places}f}", generic=first.figures[name].generic)
+    title = stem or (first.path[-1] if first.path else first.title)
+    return replace(first, locator=where, figures=figures, label=stem or first.label, title=title,
+                   failed=any(m.failed for m in members), error=next((m.error for m in members if m.error), None),
+                   notes=[*first.notes, f"The mean of {len(members)} repetitions ("
+                          + ", ".join(m.label for m in members) + ")."],
+                   restated=[*first.restated, *(Evidence("restated", locator_text(m.locator), m.quote)
+                                                 for m in members[1:])])

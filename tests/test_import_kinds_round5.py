@@ -1,0 +1,141 @@
+"""Kinds fixed after the second sealed half was opened (issue 22): each with variants of its own.
+
+- a failed ``pip install`` a document shows with its error is a failed attempt; in an agent's
+  transcript, where installs are retried at once, it is not;
+- an error block a document shows under a heading without its command is the section's failed try,
+  titled by the heading, and it does not turn the notes beside it into commentary;
+- ``**Error:**`` introduces the block after a command as ``Error:`` does;
+- a shell loop's body names the program it runs; ``rep N: name value unit`` lines of one run give
+  their mean as its figure;
+- a table's column of checkpoint files names the model of each row; a glued ``gentps`` header is
+  tokens per second.
+"""
+
+from __future__ import annotations
+
+from textwrap import dedent
+
+import pytest
+from test_import_kinds import bare, drafts, failed, outcomes, transcript, value
+
+from kb.importers.read import commands, labels, read_output
+
+
+@pytest.mark.parametrize("block", [
+    "```bash\npip install flash-attn --no-build-isolation\n```\n\n**Error:**\n\n```\n"
+    "RuntimeError: FlashAttention is only supported on CUDA 11.7 and above\n```\n",
+    "```\n$ pip3 install vllm==0.6.3\nERROR: No matching distribution found for vllm==0.6.3\n```\n",
+])
+def test_a_failed_install_in_a_document_is_a_failed_attempt(tmp_path, block):
+    f, recs = drafts(tmp_path, "bringup.md", "# Bring-up on the L4 (2026-04-02)\n\n## Try 1: the wheel\n\n" + block)
+    [bad] = failed(recs)
+    assert len(recs) == 1
+    assert bare(bad.error).startswith(("RuntimeError: FlashAttention", "ERROR: No matching distribution"))
+
+
+def test_a_failed_install_in_a_transcript_is_no_attempt(tmp_path):
+    text = transcript(tmp_path, [
+        ("run", "pip install flash-attn==9.9", "ERROR: No matching distribution found for flash-attn==9.9", 1),
+        ("run", "python bench.py --model m", "decode: 41.2 tok/s"),
+    ])
+    f, recs = drafts(tmp_path, "session.jsonl", text)
+    assert [value(r) for r in recs] == [41.2]
+
+
+@pytest.mark.parametrize("label,error", [
+    ("**Error:**", "RuntimeError: No supported CUDA architectures found for major versions [10]."),
+    ("Output:", "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB"),
+    ("Le serveur s'arrête avec :", "ValueError: Unsupported FA version: 3"),
+])
+def test_an_error_block_under_its_heading_is_the_sections_failed_try(tmp_path, label, error):
+    f, recs = drafts(tmp_path, "errors.md", dedent(f"""\
+        # NVFP4 MoE on the RTX 5090 (2026-04-03)
+
+        ## 1. FlashInfer TRT-LLM MoE backend
+
+        {label}
+
+        ```
+        Traceback (most recent call last):
+          File "/opt/venv/lib/python3.12/site-packages/x/launch.py", line 12, in main
+        {error}
+        ```
+
+        **Fix:** patched the JIT flags.
+
+        ## 2. After the patch
+
+        - `--moe-runner-backend flashinfer_trtllm`: **612.4 tok/s** decode, output is coherent.
+        """))
+    [bad] = failed(recs)
+    assert bare(bad.error) == error
+    assert bad.title == "1. FlashInfer TRT-LLM MoE backend"
+    assert [value(r) for r in recs if r not in failed(recs)] == [612.4]
+
+
+def test_an_error_block_leaves_the_notes_of_its_section_at_their_confidence(tmp_path):
+    f, recs = drafts(tmp_path, "draft.md", dedent("""\
+        # Speculative decoding on the 3090 (2026-04-04)
+
+        - no draft: **32.4 tok/s** decode, the baseline
+        - draft model, `--draft-max 16`: **51.7 tok/s**
+        - `--draft-max 32`: refused to start:
+          ```
+          ggml_backend_cuda_buffer_type_alloc_buffer: allocating 1026.00 MiB on device 0: cudaMalloc failed: out of memory
+          ```
+        """))
+    assert outcomes(recs) == {32.4: "baseline", 51.7: "improved"}
+    assert "cudaMalloc failed: out of memory" in bare(failed(recs)[0].error)
+
+
+@pytest.mark.parametrize("loop,program", [
+    ("for i in 1 2 3; do python bench_decode.py --attn triton --tag rep$i; done", "bench_decode.py"),
+    ("while true; do ./llama-bench -m m.gguf; sleep 1; done", "llama-bench"),
+    ("if python3 -m sglang.bench_serving --backend sglang; then echo ok; fi", "sglang.bench_serving"),
+])
+def test_a_shell_compound_command_runs_the_program_of_its_body(loop, program):
+    assert commands.program_of(loop) == program
+
+
+def test_repetition_lines_of_one_run_give_their_mean():
+    run = read_output("rep 1: decode 96.2 tok/s\nrep 2: decode 95.8 tok/s\nrep 3: decode 96.7 tok/s\n").runs[0]
+    assert run.metrics["output_throughput"].text == "96.2"  # (96.2 + 95.8 + 96.7) / 3 = 96.23
+    assert run.metrics["output_throughput"].spread == "0.5"  # sample standard deviation 0.45
+    assert run.metrics["output_throughput[rep 2]"].text == "95.8"
+
+
+def test_lines_of_parts_that_are_not_repetitions_keep_the_first_part():
+    run = read_output("prefill: decode 80.5 tok/s\nlong: decode 60.1 tok/s\n").runs[0]
+    assert run.metrics["output_throughput"].text == "80.5"
+
+
+@pytest.mark.parametrize("label,stem", [
+    ("cfgA_run2", "cfga"), ("`original_interactive_run1`:", "original_interactive"), ("Run 4", ""),
+    ("FA on (trial 2)", "fa on"), ("w8a8 rep3", "w8a8"), ("tp2", None), ("bs 8", None), ("bypass 2", None),
+])
+def test_repetition_stem(label, stem):
+    assert labels.repetition_stem(label) == stem
+
+
+def test_a_column_of_checkpoint_files_names_each_rows_model(tmp_path):
+    f, recs = drafts(tmp_path, "quants.md", dedent("""\
+        # Qwen2.5-7B GGUF quants, llama.cpp b4600, RTX 3090 (2026-04-05)
+
+        | file | tg128 t/s |
+        |---|---:|
+        | `qwen2.5-7b-f16.gguf` (reference) | 52.30 ± 0.11 |
+        | `qwen2.5-7b-q8_0.gguf` | 88.90 ± 0.25 |
+        | `qwen2.5-7b-q4_k_m.gguf` | 52.90 ± 2.30 |
+        """))
+    assert outcomes(recs) == {52.3: "baseline", 88.9: "improved", 52.9: "neutral"}
+
+
+@pytest.mark.parametrize("header,name", [("gentps", "output_throughput"), ("prompttps", "input_throughput"),
+                                         ("decodetps", "output_throughput")])
+def test_a_glued_tokens_per_second_header(header, name):
+    assert labels.header_figure(header) == (name, "tok/s")
+
+
+def test_a_glued_word_that_is_no_rate_stays_a_setting():
+    assert labels.header_figure("steps") is None
+    assert labels.header_figure("ts") is None
