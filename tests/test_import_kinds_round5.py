@@ -139,3 +139,68 @@ def test_a_glued_tokens_per_second_header(header, name):
 def test_a_glued_word_that_is_no_rate_stays_a_setting():
     assert labels.header_figure("steps") is None
     assert labels.header_figure("ts") is None
+
+
+@pytest.mark.parametrize("text,wrong", [
+    ("Fast, but the completions are garbage: it answers 'Province Province'.", True),
+    ("El rendimiento sube, pero la salida es basura.", True),
+    ("Die Antworten sind unbrauchbar.", True),
+    ("the model repeats the same token over and over: repeated tokens everywhere", True),
+    ("gsm8k accuracy 0 % (every answer empty)", True),
+    ("Output checked on 50 prompts: fine, no garbage, no repeated tokens.", False),
+    ("accuracy 80 %, coherent answers", False),
+    ("We collected the garbage-collection stats as well", False),
+])
+def test_wrong_output_in_words(text, wrong):
+    from kb.importers.read import errors
+    assert (errors.wrong_output(text) is not None) is wrong
+
+
+@pytest.mark.parametrize("output,verdict", [
+    ("sample[0]: '!!!!!!!!!!!!!!!!'", True),
+    ('completion: "the the the the the the the"', True),
+    ("sample[0]: ' Sarah and I am a software engineer.'", False),
+    ("progress: ........", False),
+])
+def test_a_degenerate_completion_fails_the_runs_own_check(output, verdict):
+    from kb.importers.read import errors
+    assert (errors.check_failed(output) is not None) is verdict
+
+
+def test_prose_after_a_run_whose_own_check_passed_does_not_fail_it(tmp_path):
+    f, recs = drafts(tmp_path, "check.md", dedent("""\
+        # TP2 output check on two 3090s (2026-04-06)
+
+        ## P2P off
+
+        ```
+        $ NCCL_P2P_DISABLE=1 python3 check_outputs.py --tp 2 --prompts 16
+        decode: 88.1 tok/s
+        OK: 16/16 responses match
+        ```
+
+        With P2P on the same check returned garbage; with it off all 16 match.
+        """))
+    assert [r.outcome.value for r in recs] != ["failed"]
+
+
+@pytest.mark.parametrize("text,cited", [
+    ("The same error is reported upstream in vllm#12345: `RuntimeError: CUDA error`", True),
+    ("see https://github.com/sgl-project/sglang/issues/5012 for `HIP error`", True),
+    ("Run #3 crashed with `RuntimeError: CUDA error`", False),
+])
+def test_a_paragraph_citing_a_thread_quotes_someone_elses_error(tmp_path, text, cited):
+    from kb.importers.read import statements
+    assert statements.cites_thread(text) is cited
+    f, recs = drafts(tmp_path, "cite.md", f"# Bring-up on the MI300X (2026-04-07)\n\n{text}\n")
+    assert len(failed(recs)) == (0 if cited else 1)
+
+
+def test_an_exception_named_by_its_module_path_is_quoted_as_the_error(tmp_path):
+    f, recs = drafts(tmp_path, "triton.md", dedent("""\
+        # Qwen3-32B-FP8 on the RTX PRO 6000 (2026-04-08)
+
+        **Error:** `triton.runtime.errors.OutOfResources: out of resource: shared memory, Required: 147456`
+        """))
+    [bad] = failed(recs)
+    assert bare(bad.error) == "triton.runtime.errors.OutOfResources: out of resource: shared memory, Required: 147456"

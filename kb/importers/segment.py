@@ -243,7 +243,8 @@ def _document(session: Session) -> Iterator[Segment]:
                 held = Segment("run", event.locator, command="\n".join(commands), path=titles, when=when,
                                narration=[last_note] if last_note else [], attrs={"language": language})
                 continue
-            yield _output(event, event.text, content_at, event.locator.line_end or content_at, titles, when, language)
+            yield _output(event, event.text, content_at, event.locator.line_end or content_at, titles, when, language,
+                          [last_note] if last_note else [])
             last_note = None
             continue
         if held is not None and event.kind == "text" and held.path == titles and not _introduces_output(event.text) \
@@ -352,9 +353,11 @@ def _unheld(held: Segment) -> Segment:
 
 
 def _output(event: Event, text: str, first: int, last: int, titles: tuple[str, ...], when: dt.datetime | None,
-            language: str) -> Segment:
+            language: str, narration: list[Segment] | None = None) -> Segment:
+    """An output block of no command; ``narration``: the note just above it (``Model: `x```)."""
     return Segment("output", Locator(event.locator.file, line_start=first, line_end=max(first, last)), text=text,
-                   output=text, output_at=first, path=titles, when=when, attrs={"language": language})
+                   output=text, output_at=first, path=titles, when=when, attrs={"language": language},
+                   narration=narration or [])
 
 
 def _dated(path: list[tuple[int, str, dt.datetime | None]]) -> dt.datetime | None:

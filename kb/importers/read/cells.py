@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 
-from kb.importers.read import labels
+from kb.importers.read import errors, labels
 from kb.importers.read.base import NUMBER
 
 SOURCES = {"GitHub-flavoured Markdown tables as results tables are written (marks, dashes, emphasis)": ()}
@@ -79,6 +79,8 @@ def mark(cell: str) -> str | None:
     short = len(words) <= 2 or (len(words) <= 4 and any(c.isdigit() for c in text))
     if words[0] in _STRONG_FAIL or (short and any(w in _STRONG_FAIL | _WEAK_FAIL for w in words)):
         return "fail"
+    if errors.wrong_output(text):
+        return "fail"  # "repeated tokens (the the the)": the run's output was wrong
     if short and words[0] in _PASS_WORDS:
         return "pass"
     return None

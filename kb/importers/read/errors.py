@@ -130,15 +130,20 @@ def error_headline(output: str) -> str:
 _SPAN = re.compile(r"`([^`\n]+)`")
 
 
-def quoted_error(text: str) -> str | None:
+def quoted_error(text: str, spans_only: bool = False) -> str | None:
     """The printed error a note quotes (``crashed: `RuntimeError: CUDA error: ...` ``): the first
-    inline code span, else line, that is an exception line (``Name: message``); ``None`` when the
-    note quotes none (its own words then say how the try failed)."""
-    for candidate in [*_SPAN.findall(text), *text.splitlines()]:
+    inline code span, else line (not with ``spans_only``), that is an exception line (``Name:
+    message``); ``None`` when the note quotes none (its own words then say how the try failed)."""
+    for candidate in [*_SPAN.findall(text), *([] if spans_only else text.splitlines())]:
         line = candidate.strip().lstrip("-*+ ").strip().strip("`")
-        if _EXCEPTION.match(line) and ":" in line:
+        if (_EXCEPTION.match(line) and ":" in line) or _DOTTED_EXCEPTION.match(line):
             return _cap(line)
     return None
+
+
+_DOTTED_EXCEPTION = re.compile(r"^(?:[a-z_]\w*\.)+[A-Z][A-Za-z0-9]+: \S")
+"""An exception named by its module path, whatever its class is called
+(``triton.runtime.errors.OutOfResources: out of resource: shared memory``)."""
 
 
 def error_detail(output: str) -> str:
@@ -179,8 +184,51 @@ def check_failed(text: str) -> str | None:
     >>> check_failed("kernel: 1.2 ms\\nmax abs err: 3.1e+01 (FAIL)"), check_failed("Correctness check: PASSED")
     ('max abs err: 3.1e+01 (FAIL)', None)
     """
-    found = _CHECK_FAILED.search(text)
+    found = _CHECK_FAILED.search(text) or _DEGENERATE.search(text)
     return found.group(0).strip() if found else None
+
+
+_CHECK_PASSED = re.compile(r"^\s*(?:(?:[\w .:/=+-]{0,60}?\b(?:check|correct(?:ness)?|verif\w*|valid\w*)\b[^\n]{0,40}?"
+                           r"[\s:(\[]*(?:PASS|PASSED|OK)\b)|(?:OK|PASS(?:ED)?)\b:?[^\n]{0,80}\bmatch(?:es|ed)?\b)", re.M)
+"""A correctness check's verdict line that says it passed (``Correctness check: PASSED``, ``OK: 16/16
+responses match``)."""
+
+
+def check_passed(text: str) -> bool:
+    """Whether a run's own correctness check reports that its output is right.
+
+    >>> check_passed("checking 16 prompts...\\nOK: 16/16 responses match"), check_passed("decode: 41 tok/s")
+    (True, False)
+    """
+    return bool(_CHECK_PASSED.search(text)) and check_failed(text) is None
+
+
+_DEGENERATE = re.compile(r"""^[^\n'"]{0,40}['"]\s*(?:([^\w\s])\1{7,}|(\w+)(?:\s+\2){5,})\s*['"]?\s*$""", re.M)
+"""A completion a run printed that is one character or one word over and over (``sample[0]:
+'!!!!!!!!!!'``, ``"the the the the the the"``): degenerate output, the run's result is wrong."""
+
+
+_WRONG_OUTPUT = re.compile(
+    r"\b(?:garbage|gibberish|nonsense|unusable|corrupt(?:ed)?|garbled|incoherent|repeat(?:s|ed|ing)? (?:the same )?tokens?|"
+    r"repetitive|degenerate[sd]?|basura|sin sentido|charabia|n'importe quoi|unbrauchbar|Kauderwelsch|Müll|乱码|胡言乱语|"
+    r"(?:accuracy|exact[ _]match|pass@1|score)\s*(?:of|=|:)?\s*0(?:\.0+)?\s*%)(?![\w-])",
+    re.I)
+_NEGATION = re.compile(r"\b(?:no|not|without|never|nor|sin|pas de|kein(?:e|en)?|ohne|没有|不是)\W+(?:\w+\W+)?$", re.I)
+
+
+def wrong_output(text: str) -> str | None:
+    """The sentence of a note that says a run's output was wrong (``the completions are garbage``,
+    ``la salida es basura``, ``returns the same token over and over`` as ``repeated tokens``), or
+    ``None``; a negated mention (``no garbage, no repeated tokens``) says the opposite.
+
+    >>> wrong_output("Fast, but the completions are garbage: it returns Province Province."), wrong_output("fine, no garbage")
+    ('Fast, but the completions are garbage: it returns Province Province.', None)
+    """
+    for sentence in re.split(r"(?<=[.!?])\s+", text.strip()):
+        for found in _WRONG_OUTPUT.finditer(sentence):
+            if not _NEGATION.search(sentence[:found.start()]):
+                return _cap(" ".join(sentence.split()))
+    return None
 
 
 def headline_line(output: str) -> int | None:

@@ -223,6 +223,16 @@ _QUALITY = {"wer": "wer", "cer": "cer", "accuracy": "accuracy", "acc": "accuracy
 """Quality and share figures written in percent, by the word that names them (word error rate,
 accuracy, a speculative decoder's acceptance rate, model FLOPs utilisation, a cache's hit rate)."""
 
+ANSWER_SCORES = frozenset({"accuracy", "exact_match", "f1", "bleu"})
+"""Figures that score a run's answers (a benchmark's accuracy, exact match, F1, BLEU): one of 0 %
+says the run answered nothing right, its output is wrong."""
+
+
+def scores_answers(name: str) -> bool:
+    """Whether a figure named ``name`` (``accuracy``, ``accuracy[gsm8k]``) scores a run's answers."""
+    return name.split("[", 1)[0] in ANSWER_SCORES
+
+
 _SPREAD_WORDS = frozenset({"std", "stddev", "stdev", "sd", "sigma", "deviation", "err", "error"})
 
 

@@ -230,3 +230,13 @@ def metric_line(text: str) -> bool:
         return False
     name, _, value = stripped.partition(":")
     return bool(name.strip()) and bool(value.strip()) and len(figures(stripped)) <= 1
+
+
+def labelled_value(text: str) -> tuple[str, str] | None:
+    """``(name, value)`` of a one-line ``name: value`` paragraph (``Model: `deepseek-r1:7b```,
+    markup and code backticks dropped), or ``None`` for any other text."""
+    stripped = plain(text)
+    if "\n" in stripped or len(stripped.split()) > METRIC_LINE_WORDS:
+        return None
+    name, colon, value = stripped.partition(":")
+    return (name.strip(), value.strip()) if colon and name.strip() and value.strip() else None

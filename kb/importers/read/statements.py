@@ -145,6 +145,19 @@ def attributed(text: str) -> bool:
     return bool(_ATTRIBUTED.search(text))
 
 
+_CITATION = re.compile(r"(?<![\w/])[A-Za-z][\w.-]*#\d+\b|github\.com/[\w.-]+/[\w.-]+/(?:issues|pull|discussions)/\d+")
+
+
+def cites_thread(text: str) -> bool:
+    """Whether a note cites an issue or pull request (``sglang#5012``, a GitHub issue link): an
+    error it quotes there is the thread's, reported by someone else.
+
+    >>> cites_thread("A related error is reported upstream in sglang#5012:"), cites_thread("Run #3 crashed")
+    (True, False)
+    """
+    return bool(_CITATION.search(text))
+
+
 _NAMES_REFERENCE = re.compile(r"\b(?:baseline|reference|default|stock|compared (?:to|with|against))\b", re.I)
 
 

@@ -166,6 +166,7 @@ class _State:
 
     def _note(self, segment: Segment, not_done: bool, deciding: bool) -> None:
         text = segment.text
+        self._judge_output(segment)
         self.recent = (self.recent + [(segment.path, text)])[-3:]
         self.known_flags |= {flag.split(" ")[0] for flag in shell.text_flags(text)}
         if not self.chat:
@@ -222,6 +223,28 @@ class _State:
         for candidate in found_candidates:
             self._add(candidate, segment)
 
+    def _judge_output(self, segment: Segment) -> None:
+        """A note right after a run that says the run's output was wrong (``the completions are
+        garbage``) fails that run, whatever its figures: the one candidate the segment just before
+        it gave, in the same section (a block of several runs leaves open which one it means)."""
+        if prose.figures(segment.text) or segment.role == "user":
+            return
+        said = error_output.wrong_output(prose.plain(segment.text))
+        if said is None:
+            return
+        last = [c for c in self.candidates if c.ordinal == segment.ordinal - 1]
+        if len(last) != 1 or last[0].path != segment.path or not (last[0].command or last[0].evidence == "tool") \
+                or last[0].checked:
+            return  # (a run whose own check passed stands: the prose speaks of another)
+        run = last[0]
+        if self.chat and prose.first_paragraph(segment.text).strip() and \
+                prose.first_paragraph(segment.text).strip() in run.approach:
+            return  # the agent's words before the call (its narration), not a verdict on what it printed
+        run.failed = True
+        run.error = run.error or said  # a failed record names what went wrong: here the log's own words
+        run.notes.append(f"The log says its output was wrong: {said}")
+        run.evidence_list.append(Evidence("outcome", locator_text(segment.locator), short_quote(said)))
+
     def _date(self, when: dt.date, basis: str) -> None:
         self.running_date = (when, f"dated {when.isoformat()} from {basis}")
         if self.first_date is None:
@@ -229,6 +252,10 @@ class _State:
 
     def _add(self, candidate: Candidate, segment: Segment) -> None:
         _name_generic(candidate, self.headline)
+        zero = next((f for n, f in candidate.figures.items() if labels.scores_answers(n) and f.value == 0), None)
+        if zero is not None and not candidate.failed:  # "gsm8k accuracy 0 %": fast, but every answer wrong
+            candidate.failed = True
+            candidate.notes.append(f"Its {zero.name} is {zero.text} {zero.unit}: no answer right.")
         if candidate.figures and any(f.unit in INFERENCE_UNITS or f.name.split("[")[0].endswith(INFERENCE_FIGURES)
                                      for f in candidate.figures.values()):
             self.inference = True

@@ -95,6 +95,8 @@ other)."""
     source_id: str | None = None
     transcript: bool = False
     list_at: int | None = None
+    checked: bool = False
+    """Its own output reports a correctness check that passed: later prose does not make it failed."""
     entry: str = ""
     """The name a list item gives itself before its colon (``cfgA_run1``, ``Run 2``), for telling
     repetitions of one configuration (:mod:`kb.importers.score.repeats`)."""

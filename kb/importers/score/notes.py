@@ -31,8 +31,13 @@ def note_candidates(segment: Segment, chat: bool) -> list[Candidate]:
         return []
     quoted = prose.figures(segment.text)
     failure = prose.failure_clause(segment.text) if not chat and segment.attrs.get("item") else None
-    if not quoted and failure is None:
+    stopped = error_output.quoted_error(segment.text, spans_only=True) \
+        if not chat and not quoted and not segment.attrs.get("item") else None
+    if not quoted and failure is None and stopped is None:
         return []
+    if not quoted and failure is None:  # a paragraph quoting the error its try stopped with
+        elsewhere = statements.attributed(segment.text) or statements.cites_thread(segment.text)
+        return [] if elsewhere else [_failed_paragraph(segment, stopped or "")]
     if not quoted:
         return [_failed_item(segment, failure or "")]
     item = bool(segment.attrs.get("item"))
@@ -97,7 +102,8 @@ def note_candidates(segment: Segment, chat: bool) -> list[Candidate]:
                               change=prose.signed_percent(segment.text), list_at=segment.attrs.get("list_at"))
         candidate.labelled = labelled
         candidate.entry = entry
-        failure_mark = cells.fail_marked(prose.plain(segment.text)) if len(arms) == 1 and not chat else None
+        failure_mark = (cells.fail_marked(prose.plain(segment.text)) or error_output.wrong_output(prose.plain(segment.text))) \
+            if len(arms) == 1 and not chat else None
         if failure_mark:  # a figure the try printed, marked as a failure (garbage output, wrong answers)
             candidate.failed = True
             candidate.error = error_output.quoted_error(segment.text) or failure_mark
@@ -167,6 +173,23 @@ def _failed_item(segment: Segment, failure: str) -> Candidate:
                           reason="a list item that says the try failed",
                           key=f"{segment.text}|failed")
     return candidate
+
+
+def _failed_paragraph(segment: Segment, error: str) -> Candidate:
+    """A paragraph that quotes, in a code span, the exception a try stopped with (``**Error:**
+    `NotImplementedError: ...` ``, ``it broke off with `DistBackendError: ...` ``): the try of its
+    section, failed. Someone else's error quoted for reference is left out by the caller."""
+    text = prose.plain(segment.text)
+    section = dates.without_date(segment.path[-1]) if segment.path else ""
+    return Candidate("note", segment.locator, segment.ordinal, title=(section or prose.first_sentence(text, 80))[:80],
+                     approach=text[:600], quote=short_quote(segment.text), when=segment.when, path=segment.path,
+                     failed=True, error=error, confidence=FAILED_PARAGRAPH,
+                     reason="a paragraph quoting the error its try stopped with", key=f"{segment.text}|failed")
+
+
+FAILED_PARAGRAPH = 0.5
+"""The confidence of a paragraph that quotes the exception its try stopped with: written down by
+the person who ran it, but prose, so a reviewer confirms it."""
 
 
 def _arms(quoted: list[prose.ProseFigure]) -> list[list[prose.ProseFigure]]:

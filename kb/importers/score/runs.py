@@ -65,6 +65,7 @@ def run_candidates(segment: Segment, headline: Headline, warn, passes: bool = Tr
     failures = [run for run in runs if run.failed and not run.metrics]
     exit_failed = segment.exit_code not in (None, 0) or bool(segment.is_error)
     base = _base(segment, command, flags, env, tool, program)
+    base.checked = bool(text.strip()) and error_output.check_passed(text)
     if not measured and generic and len(generic) > 1 and (program or tool or segment.kind == "output"):
         measured = generic  # a printed table's rows or columns: as a tool's runs, at lower confidence
     if measured:
@@ -179,6 +180,7 @@ def variant_candidate(segment: Segment) -> Candidate | None:
     candidate = _base(segment, command, flags, env, shell.benchmark_tool(command), program)
     candidate.evidence, candidate.confidence = "lines", 0.5
     candidate.reason = "a run of a program tried before, whose output printed no figure kb reads"
+    candidate.checked = error_output.check_passed(segment.output or "")
     return candidate
 
 
@@ -268,11 +270,15 @@ def _base(segment: Segment, command: str | None, flags: list[str], env: dict[str
     if not title and segment.path:
         title = segment.path[-1]
     model = shell.model_of(flags) if flags else None
+    named = _named_model(narration) if model is None else None
+    model = model or named
     candidate = Candidate("lines", segment.locator, segment.ordinal, command=command, flags=flags, env=env,
                           approach=approach.strip() or (command or ""), title=title, when=segment.when,
                           path=segment.path, quote=short_quote(description or command or segment.text or ""),
                           key=segment.key or "", tool=tool, source_id=segment.key,
                           family=family_key(program, model) if program else None, transcript=segment.role is not None)
+    if named:
+        candidate.settings["model"] = named
     if narration:
         candidate.evidence_list.append(Evidence("approach", locator_text(narration[0].locator), short_quote(approach)))
     called = statements.calls_baseline(" ".join(prose.plain(n.text) for n in narration) + " " + (description or ""))
@@ -283,6 +289,15 @@ def _base(segment: Segment, command: str | None, flags: list[str], env: dict[str
     if flags or env:
         candidate.evidence_list.append(Evidence("config", locator_text(segment.locator), short_quote(command or "")))
     return candidate
+
+
+def _named_model(narration: list[Segment]) -> str | None:
+    """The model a one-line label just above an output names (``Model: `deepseek-r1:7b```), when
+    the value names a model: each such block is a run of that model."""
+    found = prose.labelled_value(narration[-1].text) if narration else None
+    if found and labels.workload_key(found[0]) == "model" and labels.names_model(found[1]):
+        return found[1]
+    return None
 
 
 def _copy(base: Candidate, sub: int) -> Candidate:
@@ -318,12 +333,13 @@ def _take_runs(candidate: Candidate, runs: list[RunReading], segment: Segment, h
     if len(runs) == 1:
         run = runs[0]
         candidate.figures = {name: figure(name, m, run) for name, m in run.metrics.items()}
-        candidate.settings = dict(run.settings)
+        candidate.settings = {**candidate.settings, **run.settings}  # a label above the output may name the model
         candidate.workload = labels.workload(candidate.settings, candidate.flags)
     else:
         keys = list(dict.fromkeys(k for run in runs for k in run.settings))
         varying = [k for k in keys if len({run.settings.get(k) for run in runs}) > 1]
-        candidate.settings = {k: runs[0].settings[k] for k in keys if k not in varying and k in runs[0].settings}
+        candidate.settings = {**candidate.settings,
+                              **{k: runs[0].settings[k] for k in keys if k not in varying and k in runs[0].settings}}
         for run in runs:
             point = ",".join(f"{k}={run.settings.get(k, '')}" for k in varying) or f"run={runs.index(run) + 1}"
             for name, measure in run.metrics.items():
