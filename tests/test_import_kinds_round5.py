@@ -204,3 +204,45 @@ def test_an_exception_named_by_its_module_path_is_quoted_as_the_error(tmp_path):
         """))
     [bad] = failed(recs)
     assert bare(bad.error) == "triton.runtime.errors.OutOfResources: out of resource: shared memory, Required: 147456"
+
+
+@pytest.mark.parametrize("command,model", [
+    ("ollama run qwen2.5:7b --verbose 'Why is the sky blue?'", "qwen2.5:7b"),
+    ("vllm serve meta-llama/Llama-3.1-8B-Instruct --max-model-len 8192", "meta-llama/Llama-3.1-8B-Instruct"),
+    ("trtllm-serve nvidia/Llama-3.3-70B-Instruct-FP4 --backend pytorch", "nvidia/Llama-3.3-70B-Instruct-FP4"),
+    ("./llama-bench -m models/qwen2.5-7b-q4_k_m.gguf -p 512", "models/qwen2.5-7b-q4_k_m.gguf"),
+    ("vllm bench serve --model Qwen/Qwen3-8B", "Qwen/Qwen3-8B"),
+    ("ollama list", None),
+    ("vllm serve --help", None),
+])
+def test_the_model_a_command_runs(command, model):
+    assert commands.model_of(commands.command_config(command)[0], command) == model
+
+
+def test_runs_of_different_models_are_not_compared(tmp_path):
+    f, recs = drafts(tmp_path, "ollama.txt", dedent("""\
+        $ ollama run llama3.2:3b --verbose "Why is the sky blue?"
+        eval count:           260 token(s)
+        eval rate:            72.19 tokens/s
+
+        $ ollama run qwen2.5:7b --verbose "Why is the sky blue?"
+        eval count:           251 token(s)
+        eval rate:            46.40 tokens/s
+        """))
+    assert outcomes(recs) == {72.19: "baseline", 46.4: "baseline"}
+
+
+def test_a_table_whose_columns_are_devices_compares_within_each_column(tmp_path):
+    f, recs = drafts(tmp_path, "gemm.md", dedent("""\
+        # BF16 GEMM kernels, M=N=K=4096 (2026-04-09)
+
+        Figures are TFLOPS.
+
+        | kernel | RTX 5090 | A100 80GB |
+        |---|---:|---:|
+        | cuBLAS | 177.05 | 244.40 |
+        | v1 (tiling) | 140.66 | 59.92 |
+        | v4 (swizzle) | 177.42 | 190.94 |
+        """))
+    assert outcomes(recs, "tflops") == {177.05: "baseline", 140.66: "regressed", 177.42: "neutral",
+                                        244.4: "baseline", 59.92: "regressed", 190.94: "regressed"}

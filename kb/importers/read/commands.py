@@ -323,13 +323,37 @@ def command_in(line: str) -> str | None:
     return None
 
 
-def model_of(flags: list[str]) -> str | None:
-    """The model a run serves or benchmarks, from ``--model X``/``--model-path X``/``-m X``."""
+def model_of(flags: list[str], command: str | None = None) -> str | None:
+    """The model a run serves or benchmarks, from ``--model X``/``--model-path X``/``-m X``, or,
+    given its ``command``, the model a tool takes as its first argument (:data:`_POSITIONAL_MODEL`:
+    ``vllm serve MODEL``, ``ollama run MODEL``, ``trtllm-serve MODEL``)."""
     for flag in flags:
         name, _, value = flag.partition(" ")
         name = name.split("=", 1)[0]
-        if name in ("--model", "--model-path", "--model-id") and (value or "=" in flag):
+        if name in ("--model", "--model-path", "--model-id", "-m") and (value or "=" in flag):
             return value or flag.split("=", 1)[1]
+    return _positional_model(command) if command else None
+
+
+_POSITIONAL_MODEL = {("vllm", "serve"): 2, ("ollama", "run"): 2, ("ollama", "pull"): 2, ("trtllm-serve",): 1,
+                     ("mlx_lm.server",): 0, ("lms", "load"): 2}
+"""Tools that take the model as a positional argument, by their program words and the argument's
+position (vLLM's ``vllm serve <model_tag>``, Ollama's ``ollama run MODEL [PROMPT]``, TensorRT-LLM's
+``trtllm-serve <model>``, LM Studio's ``lms load <model>``; their CLI references). ``0``: none."""
+
+
+def _positional_model(command: str) -> str | None:
+    for tokens in _raw_segments(command):
+        tokens = _program_tokens(tokens)
+        if not tokens:
+            continue
+        head = _head(tokens[0])
+        if head.startswith("llama-") and "-m" in tokens[:-1]:  # llama.cpp's tools: -m, --model FNAME
+            return tokens[tokens.index("-m") + 1]
+        for words, at in _POSITIONAL_MODEL.items():
+            if at and tuple([head, *tokens[1:len(words)]]) == words and len(tokens) > at and \
+                    not tokens[at].startswith("-"):
+                return tokens[at]
     return None
 
 

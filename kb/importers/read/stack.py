@@ -264,3 +264,20 @@ def mentions_gpu(text: str) -> bool:
     (True, False)
     """
     return bool(_GPU.search(text))
+
+
+_DEVICE_NAME = re.compile(
+    r"\b(?:RTX\s?(?:PRO\s?)?\d{4}|(?:GTX\s?)?[2-5]0[5-9]0(?:\s?Ti)?|Quadro|Tesla|[AHBL]\d{2,3}[A-Z]?|T4|P40|P100|V100|K80|"
+    r"L4|GH200|GB200|GB10|MI\d{3}X?|Radeon|RX\s?\d{4}|Instinct|gfx\d{3,4}|Apple M\d|M\d (?:Max|Pro|Ultra)|Jetson|Orin|"
+    r"Arc A\d{3}|TPU\s?v?\d*|Xeon|EPYC|Ryzen|Strix Halo|DGX Spark)\b")
+"""Names of devices themselves (GPU, accelerator and CPU models), not of the software around them."""
+
+
+def names_device(text: str) -> bool:
+    """Whether ``text`` names a device (a GPU, accelerator or CPU model): a column headed
+    ``5090 @ 400W`` or ``Modal A100`` holds runs on that device, ``torch 2.0`` does not.
+
+    >>> names_device("5090 @ 400W"), names_device("Modal A100"), names_device("torch 2.0"), names_device("FA on")
+    (True, True, False, False)
+    """
+    return bool(_DEVICE_NAME.search(text))

@@ -269,7 +269,7 @@ def _base(segment: Segment, command: str | None, flags: list[str], env: dict[str
         title = shell.command_title(command)
     if not title and segment.path:
         title = segment.path[-1]
-    model = shell.model_of(flags) if flags else None
+    model = shell.model_of(flags, command)
     named = _named_model(narration) if model is None else None
     model = model or named
     candidate = Candidate("lines", segment.locator, segment.ordinal, command=command, flags=flags, env=env,
@@ -277,8 +277,8 @@ def _base(segment: Segment, command: str | None, flags: list[str], env: dict[str
                           path=segment.path, quote=short_quote(description or command or segment.text or ""),
                           key=segment.key or "", tool=tool, source_id=segment.key,
                           family=family_key(program, model) if program else None, transcript=segment.role is not None)
-    if named:
-        candidate.settings["model"] = named
+    if model and labels.names_model(model):
+        candidate.settings["model"] = model  # a label above the output, or the tool's own argument
     if narration:
         candidate.evidence_list.append(Evidence("approach", locator_text(narration[0].locator), short_quote(approach)))
     called = statements.calls_baseline(" ".join(prose.plain(n.text) for n in narration) + " " + (description or ""))

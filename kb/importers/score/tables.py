@@ -21,7 +21,7 @@ import statistics
 
 from kb.importers.events import Locator, Table, TableRow
 from kb.importers.model import Evidence, Figure, locator_text, short_quote
-from kb.importers.read import cells, labels, prose, statements
+from kb.importers.read import cells, labels, prose, stack, statements
 from kb.importers.read import commands as shell
 from kb.importers.read import errors as error_output
 from kb.importers.score.candidate import MEMORY_UNITS, Candidate, decimals
@@ -334,7 +334,8 @@ def _leading_knobs(table: Table) -> set[str]:
 def _arm_columns(segment: Segment, table: Table, roles: dict) -> list[Candidate]:
     """A table whose number columns are the configurations compared (``| Pipeline | torch 2.0 |
     nightly, eager | nightly + compile |``): each cell of an arm column (and of a mark column beside
-    them) is a run; the runs of one row are compared with each other."""
+    them) is a run; the runs of one row are compared with each other, unless the columns are devices
+    (``5090 @ 400W | A100``): then each column's runs are compared with each other, on their device."""
     arms = [h for h, r in roles.items() if r[0] == "arm" or (r[0] == "mark" and h != table.headers[0])]
     unit = next(r[2] for r in roles.values() if r[0] == "arm")
     labels_ = [h for h, r in roles.items() if r[0] == "setting"]
@@ -348,6 +349,7 @@ def _arm_columns(segment: Segment, table: Table, roles: dict) -> list[Candidate]
     if len(labels_) >= 2 and len(table.rows) >= 2 and all(
             cells.cell_figure(row.cells.get(h, "")) is not None for h in labels_ for row in table.rows):
         return _grid_rows(segment, table, roles, arms, labels_, unit)
+    by_device = all(stack.names_device(prose.plain(h)) for h in arms if roles[h][0] == "arm")
     found = []
     for position, row in enumerate(table.rows):
         where = Locator(segment.locator.file, line_start=row.line, line_end=row.line)
@@ -370,11 +372,12 @@ def _arm_columns(segment: Segment, table: Table, roles: dict) -> list[Candidate]
             candidate = Candidate("row", where, segment.ordinal, sub=position * 100 + column, figures=figures,
                                   label=label, title=label, approach=label, quote=short_quote(f"{row_label} | {header}: {value}"),
                                   when=segment.when, path=segment.path, key=f"{row_label}|{header}|{value}",
-                                  group=f"table:{segment.ordinal}:{row_label}", verdict=verdict,
+                                  group=f"table:{segment.ordinal}:" + (f"@{header}" if by_device else row_label),
+                                  verdict=verdict,
                                   confidence=0.75 if figures else 0.65,
                                   reason="a cell of a comparison table whose columns are the configurations", arm=True)
             candidate.failed = verdict == "fail"
-            candidate.marked = statements.names_reference(header)
+            candidate.marked = statements.names_reference(row_label if by_device else header)
             candidate.settings = {h: prose.plain(row.cells.get(h, "")) for h in labels_ if row.cells.get(h, "").strip()}
             found.append(candidate)
     return found
