@@ -56,9 +56,10 @@ FORMATS = ("claude", "codex", "opencode", "gemini", "aider", "specstory", "markd
 KINDS = ("notebook", "results", "tool-output", "transcript", "transcript-recreated", "unrelated")
 """Values a truth file's ``kind`` may take (tests/corpus/README.md)."""
 OUTCOMES = ("baseline", "improved", "regressed", "neutral", "failed", "inconclusive")
-UNITS = ("tok/s", "req/s", "ms", "s", "us", "GB/s", "TFLOPS", "it/s", "tokens", "x", "%")
+UNITS = ("tok/s", "req/s", "ms", "s", "us", "GB/s", "MiB/s", "TFLOPS", "it/s", "tokens", "x", "%", "GB", "GiB", "MB")
 """Units a truth metric may carry (kb spellings such as ``tokens/s``/``t/s``/``µs`` are
-normalised to these before comparing)."""
+normalised to these before comparing). Memory sizes (GB, GiB, MB) and MiB/s were added with the
+third sealed half, whose truth measures a largest allocation and a bandwidth as printed."""
 TOLERANCE = 0.005
 """Relative tolerance for a metric value to count as right (0.5 %)."""
 TARGETS = {"precision": 0.85, "recall": 0.85, "metric": 0.85, "outcome": 0.85, "error_line": 0.85, "date": 0.9}
