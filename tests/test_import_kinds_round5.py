@@ -246,3 +246,48 @@ def test_a_table_whose_columns_are_devices_compares_within_each_column(tmp_path)
         """))
     assert outcomes(recs, "tflops") == {177.05: "baseline", 140.66: "regressed", 177.42: "neutral",
                                         244.4: "baseline", 59.92: "regressed", 190.94: "regressed"}
+
+
+@pytest.mark.parametrize("block", [
+    "总请求数: 1\n成功请求数: 1\n平均首字回复时间: 3.73秒\n平均每秒回复token数量: {v}\n最少每秒回复token数量: 70.1\n",
+    "Requests: 1\nMean TTFT: 3.73 s\ntokens per second: {v}\nmax tokens per second: 99.9\n",
+    "requests : 1\noutput tokens/sec : {v}\nlatency (ms): 812\n",
+])
+def test_a_pasted_summary_without_a_fence_is_read_as_an_output(tmp_path, block):
+    runs = "".join(f"# Run {n}\n\n" + block.format(v=v) + "\n" for n, v in ((1, "78.11"), (2, "96.40")))
+    f, recs = drafts(tmp_path, "ladder.md", runs)
+    assert outcomes(recs) == {78.11: "baseline", 96.4: "improved"}
+
+
+def test_a_pasted_paragraph_of_settings_gives_no_attempt(tmp_path):
+    f, recs = drafts(tmp_path, "setup.md", "# Setup on the L4 (2026-04-10)\n\nModel: Qwen2.5-7B\nGPU: L4\nDriver: 570.86\n")
+    assert recs == []
+
+
+@pytest.mark.parametrize("label,unit", [
+    ("tokens per second", "tok/s"), ("Output tokens/sec", "tok/s"), ("平均每秒回复token数量", "tok/s"),
+    ("requests per second", "req/s"), ("TTFT (ms)", "ms"), ("count", None), ("成功率", None),
+])
+def test_the_unit_a_figures_name_gives(label, unit):
+    assert labels.unit_in_label(label) == unit
+
+
+def test_a_table_whose_columns_sweep_one_setting_is_one_attempt_a_row(tmp_path):
+    f, recs = drafts(tmp_path, "conc.md", dedent("""\
+        # Aggregate output throughput vs concurrency (tok/s), 2026-04-11
+
+        | Model | c=2 | c=8 | c=32 | c=128 |
+        |---|---:|---:|---:|---:|
+        | Qwen3-8B-AWQ | 83 | 164 | 232 | 242 |
+        | Qwen3-8B-GPTQ-8bit | 79 | 142 | 166 | 238 |
+        """))
+    assert sorted(value(r) for r in recs) == [238, 242]  # each row's largest swept point
+    awq = next(r for r in recs if value(r) == 242)
+    assert awq.metrics["output_throughput[c=8]"].value == 164
+
+
+@pytest.mark.parametrize("language", ["yaml", "toml", "python", "dockerfile"])
+def test_a_source_or_configuration_block_is_no_output(tmp_path, language):
+    f, recs = drafts(tmp_path, "conf.md", f"# Serving config (2026-04-12)\n\n```{language}\n"
+                     "gpu-memory-utilization: 0.45\nthroughput: 120 tok/s\nlatency: 30 ms\n```\n")
+    assert recs == []

@@ -243,6 +243,9 @@ def _document(session: Session) -> Iterator[Segment]:
                 held = Segment("run", event.locator, command="\n".join(commands), path=titles, when=when,
                                narration=[last_note] if last_note else [], attrs={"language": language})
                 continue
+            if language.lower() in SOURCE_LANGUAGES:
+                last_note = None
+                continue  # a configuration file or a program's source shown in the log: no output
             yield _output(event, event.text, content_at, event.locator.line_end or content_at, titles, when, language,
                           [last_note] if last_note else [])
             last_note = None
@@ -264,6 +267,11 @@ def _document(session: Session) -> Iterator[Segment]:
         if event.kind == "table":
             last_note = None
             yield Segment("table", event.locator, text=event.text, table=event.table, path=titles, when=when)
+        elif event.kind == "text" and _pasted_output(event.text):
+            first = event.locator.line_start or 1
+            yield _output(event, event.text, first, event.locator.line_end or first, titles, when, "",
+                          [last_note] if last_note else [])
+            last_note = None
         elif event.kind == "text" and shell.looks_like_command(event.text):
             held = Segment("run", event.locator, command=" ".join(shell.commands_only_text(event.text)),
                            path=titles, when=when, narration=[last_note] if last_note else [],
@@ -330,6 +338,23 @@ def _fold(pending: list[Segment]) -> list[Segment]:
     locator = Locator(item.locator.file, line_start=item.locator.line_start, line_end=end.line_end or end.line_start)
     return [Segment("note", locator, text=text, path=item.path, when=item.when,
                     attrs={**item.attrs, "folded": len(subs), "sweep": sweep})]
+
+
+SOURCE_LANGUAGES = frozenset({"yaml", "yml", "toml", "ini", "cfg", "conf", "dockerfile", "makefile", "cmake", "python",
+                              "py", "c", "cpp", "c++", "cu", "cuda", "rust", "go", "javascript", "js", "typescript",
+                              "ts", "java", "diff", "patch", "sql", "html", "css", "jinja", "hcl", "nix"})
+"""Fence languages (GitHub Linguist names) of configuration files and program source: such a block
+shows what was written, not what a run printed."""
+
+PASTED_LINES = 3
+"""A paragraph of at least this many lines, each a ``name: value`` line, is a program's output
+pasted without a fence (a script's summary of a run), read as an output."""
+
+
+def _pasted_output(text: str) -> bool:
+    lines = [line for line in text.splitlines() if line.strip()]
+    return len(lines) >= PASTED_LINES and all(prose.metric_line(line) for line in lines) and \
+        any(prose.figures(line) or any(ch.isdigit() for ch in line.partition(":")[2]) for line in lines)
 
 
 INTRODUCTION_WORDS = 40

@@ -33,7 +33,7 @@ UNITS: dict[str, str | None] = {
     "tokens/segundo": "tok/s", "tokens/secondo": "tok/s",
     "req/s": "req/s", "requests/s": "req/s", "requests/sec": "req/s", "req/sec": "req/s", "rps": "req/s",
     "ms": "ms", "msec": "ms", "milliseconds": "ms",
-    "s": "s", "sec": "s", "secs": "s", "seconds": "s",
+    "s": "s", "sec": "s", "secs": "s", "seconds": "s", "秒": "s", "毫秒": "ms", "微秒": "us",
     "us": "us", "µs": "us", "μs": "us", "usec": "us", "microseconds": "us",
     "gb/s": "GB/s", "gib/s": "GB/s", "gbps": None, "gb/sec": "GB/s",
     "tflops": "TFLOPS", "tflop/s": "TFLOPS", "tflops/s": "TFLOPS",
@@ -520,3 +520,32 @@ def repetition_stem(label: str) -> str | None:
     """
     found = _REPETITION.match(label.strip().strip("`*_ :"))
     return found.group(1).strip(" _-#.(").lower() if found else None
+
+
+_LABEL_RATE = re.compile(r"tokens?\s*(?:per|/|each)\s*(?:second|sec|s)\b|每秒.{0,12}token|token.{0,12}每秒|tokens?/秒", re.I)
+_LABEL_REQUESTS = re.compile(r"requests?\s*(?:per|/)\s*(?:second|sec|s)\b|每秒.{0,6}请求", re.I)
+_EXTREME = re.compile(r"\b(?:min|max|minimum|maximum|fastest|slowest|lowest|highest|best|worst)\b|最", re.I)
+
+
+def unit_in_label(label: str) -> str | None:
+    """The unit a ``name: value`` line's name gives when the value is a bare number (``tokens per
+    second: 78.11``, ``平均每秒回复token数量: 78.11``, ``Latency (ms): 45``), or ``None``.
+
+    >>> unit_in_label("tokens per second"), unit_in_label("平均每秒回复token数量"), unit_in_label("TTFT (ms)"), unit_in_label("count")
+    ('tok/s', 'tok/s', 'ms', None)
+    """
+    if _LABEL_RATE.search(label):
+        return "tok/s"
+    if _LABEL_REQUESTS.search(label):
+        return "req/s"
+    return split_unit(label)[1]
+
+
+def names_extreme(label: str) -> bool:
+    """Whether a figure's name says it is the smallest or largest of several (``Max tok/s``,
+    ``最少每秒回复token数量``): a side figure of the run, not its headline.
+
+    >>> names_extreme("最多每秒回复token数量"), names_extreme("Max throughput"), names_extreme("平均每秒回复token数量")
+    (True, True, False)
+    """
+    return bool(_EXTREME.search(label))

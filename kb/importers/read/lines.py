@@ -26,8 +26,12 @@ TOOL = "lines"
 SOURCES: dict[str, tuple[str, ...]] = {}
 """No documented output: the shape of a line alone decides."""
 
-_LABEL = r"[A-Za-z][\w./ =+&-]{0,48}?"
-_UNIT = r"[A-Za-zµμ%/]+(?:/[A-Za-z]+)*"
+_LABEL = r"[^\W\d_][\w./ =+&-]{0,48}?"  # a name starts with a letter, any script
+_UNIT = r"(?:[A-Za-zµμ%/]+(?:/[A-Za-z]+)*|毫秒|微秒|秒)"
+_FULL_COLON = "\uff1a"
+"""The full-width colon CJK text writes after a name."""
+_LABEL_ONLY = re.compile(rf"^\s*[-*>]?\s*([^:\uff1a\d][^:\uff1a]{{0,48}}?)\s*[:\uff1a]\s*({NUMBER})\s*$")
+"""``name: number`` whose name carries the unit (``tokens per second: 78.11``, ``平均每秒回复token数量: 78.11``)."""
 _NAME_VALUE_UNIT = re.compile(rf"^\s*[-*>|]?\s*({_LABEL})\s*(?:[:=]\s*|\s+)({NUMBER})\s*({_UNIT})\s*[|]?\s*$")
 _NAME_UNIT_VALUE = re.compile(rf"^\s*[-*>|]?\s*({_LABEL})\s*[\(\[]\s*({_UNIT})\s*[\)\]]\s*[:=|]?\s*({NUMBER})\s*[|]?\s*$")
 _VALUE_UNIT = re.compile(rf"^\s*({NUMBER})\s*({_UNIT})\s*$")
@@ -116,7 +120,12 @@ def read_lines(text: str, skip: set[int] | frozenset[int] = frozenset()) -> Read
                 run.metrics[f"{name}[{scoped.group(1)}]"] = Measure(value, unit, line=number_, generic=generic)
                 parts.setdefault(name, []).append((scoped.group(1), value))
                 lines_seen.append(number_)
+        if not found and not scoped:
+            found = _label_only(line)
         for name, value, unit, generic in found:
+            label = line.replace(_FULL_COLON, ":").split(":")[0].strip()
+            if name in run.metrics and name.endswith("throughput") and "[" not in name and labels.names_extreme(label):
+                name = f"{name}[{label}]"  # "max tok/s" beside the mean: a side figure
             run.metrics[name] = Measure(value, unit, spreads.get(value), line=number_, generic=generic)  # the last: a summary ends a log
             lines_seen.append(number_)
     for name, passes in parts.items():  # "rep 1: ...", "rep 2: ...": passes of one run, whose figure is their mean
@@ -154,6 +163,18 @@ def _spreads(line: str) -> tuple[str, dict[str, str]]:
         return match.group(1)
 
     return _SPREAD.sub(keep, line), spreads
+
+
+def _label_only(line: str) -> list[tuple[str, str, str, bool]]:
+    """The figure of a ``name: number`` line whose name carries its unit (:data:`_LABEL_ONLY`)."""
+    found = _LABEL_ONLY.match(line)
+    if not found:
+        return []
+    unit, value = labels.unit_in_label(found.group(1)), number(found.group(2))
+    if not unit or value is None:
+        return []
+    label = found.group(1)
+    return [(labels.name_for(label, unit), value, unit, not labels.qualifies(label, unit))]
 
 
 def _figures(line: str) -> list[tuple[str, str, str, bool]]:

@@ -225,7 +225,7 @@ def metric_line(text: str) -> bool:
     """Whether ``text`` is one ``name: value`` line of a measurement (``Latency: 0.51s``,
     ``Input Throughput: N/A``): a single line, a short name, a colon, at most one figure. A list
     of such lines under an item gives that item's figures."""
-    stripped = plain(text)
+    stripped = plain(text).replace("\uff1a", ":")  # a full-width colon, as CJK text writes it
     if "\n" in stripped or ":" not in stripped or len(stripped.split()) > METRIC_LINE_WORDS:
         return False
     name, _, value = stripped.partition(":")

@@ -349,6 +349,9 @@ def _arm_columns(segment: Segment, table: Table, roles: dict) -> list[Candidate]
     if len(labels_) >= 2 and len(table.rows) >= 2 and all(
             cells.cell_figure(row.cells.get(h, "")) is not None for h in labels_ for row in table.rows):
         return _grid_rows(segment, table, roles, arms, labels_, unit)
+    swept = _swept_columns(segment, table, roles, arms, labels_, unit)
+    if swept is not None:
+        return swept
     by_device = all(stack.names_device(prose.plain(h)) for h in arms if roles[h][0] == "arm")
     found = []
     for position, row in enumerate(table.rows):
@@ -380,6 +383,47 @@ def _arm_columns(segment: Segment, table: Table, roles: dict) -> list[Candidate]
             candidate.marked = statements.names_reference(row_label if by_device else header)
             candidate.settings = {h: prose.plain(row.cells.get(h, "")) for h in labels_ if row.cells.get(h, "").strip()}
             found.append(candidate)
+    return found
+
+
+def _swept_columns(segment: Segment, table: Table, roles: dict, arms: list[str], labels_: list[str],
+                   unit: str | None) -> list[Candidate] | None:
+    """Arm columns headed ``key=value`` with one key and numbers (``c=2 | c=4 | ... | c=128``):
+    the columns are the points of one sweep, and each row (a model, a build) is one attempt whose
+    cells are its points (``output_throughput[c=8]``), the largest swept value also under the plain
+    name. ``None`` when the columns are not of that shape."""
+    points = [prose.plain(h).replace(" ", "").partition("=") for h in arms]
+    keys = {key for key, eq, _ in points}
+    if len(arms) < 3 or len(keys) != 1 or any(not eq or cells.cell_figure(value) is None for _, eq, value in points):
+        return None
+    key = keys.pop()
+    largest = max(range(len(arms)), key=lambda i: float((cells.cell_figure(points[i][2]) or ("0",))[0]))
+    found = []
+    for position, row in enumerate(table.rows):
+        row_label = ", ".join(prose.plain(row.cells.get(h, "")) for h in labels_ if row.cells.get(h, "").strip())
+        where = Locator(segment.locator.file, line_start=row.line, line_end=row.line)
+        figures: dict[str, Figure] = {}
+        for column, header in enumerate(arms):
+            figure = cells.cell_figure(row.cells.get(header, ""))
+            if figure is None or not (figure[1] or unit):
+                continue
+            name = labels.name_for(prose.plain(segment.path[-1]) if segment.path else "", figure[1] or unit or "")
+            point = f"{name}[{key}={points[column][2]}]"
+            evidence = Evidence(f"metrics.{point}", locator_text(where), short_quote(f"{header}: {row.cells.get(header)}"))
+            figures[point] = Figure(point, figure[0], figure[1] or unit or "", evidence, figure[2])
+            if column == largest:
+                figures[name] = Figure(name, figure[0], figure[1] or unit or "", evidence, figure[2])
+        if not figures:
+            continue
+        candidate = Candidate("row", where, segment.ordinal, sub=position, figures=figures, label=row_label,
+                              title=row_label or f"{key} sweep", approach=f"{row_label} over {key}",
+                              quote=short_quote(row.text if hasattr(row, "text") else row_label),
+                              when=segment.when, path=segment.path, key=f"{segment.text}|{row_label}",
+                              group=f"table:{segment.ordinal}:", confidence=0.75,
+                              reason=f"a row of a table whose columns sweep {key} (one attempt a row)", arm=True)
+        candidate.settings = {h: prose.plain(row.cells.get(h, "")) for h in labels_ if row.cells.get(h, "").strip()}
+        candidate.marked = statements.names_reference(row_label)
+        found.append(candidate)
     return found
 
 
