@@ -20,12 +20,13 @@ sys.modules["score_import"] = score_import
 _spec.loader.exec_module(score_import)
 
 SEALED_FLOORS = {
-    "sealed": {"precision": 0.40, "recall": 0.60, "metric": 0.75, "outcome": 0.45, "error_line": 0.45, "date": 0.90},
+    "sealed": {"precision": 0.80, "recall": 0.85, "metric": 0.95, "outcome": 0.65, "date": 0.60},
 }
-"""Floors of the sealed half, below the figures of its one scoring (bench/README.md, row 15: the third
-sealed half, 16 logs at 0f0a9d9: P 0.42, R 0.65, metric 0.79, outcome 0.48, error line 0.50, date
-0.98), rounded down. They guard against a fall and are never raised to a figure measured later. The
-dev half has no floor: it is what the importer is tuned on."""
+"""Floors of the sealed half, below the figures of its one scoring (bench/README.md, row 19: the
+fourth sealed half, 16 logs at 4603ec9: P 0.85, R 0.89, metric 0.98, outcome 0.68, date 0.67 on 3
+dated attempts), rounded down. They guard against a fall and are never raised to a figure measured
+later. The error line has no floor: none of the half's matched failed attempts prints a headline.
+The dev half has no floor: it is what the importer is tuned on."""
 
 TRUTHS = {half: score_import.load_truths(score_import.CORPORA / half) for half in score_import.HALVES}
 ALL = [truth for half in score_import.HALVES for truth in TRUTHS[half]]
