@@ -40,6 +40,9 @@ from kb.importers.read.base import Measure, Readout, RunReading, number
 
 TOOL = "trtllm-bench"
 SOURCES = {
+    "NVIDIA/TensorRT-LLM tensorrt_llm/bench/dataclasses/reporting.py (the --report_json keys)": (
+        "avg_request_latency_ms", "system_output_throughput_tok_s", "system_total_throughput_tok_s",
+        "output_throughput_per_user_tok_s", "output_throughput_per_gpu_tok_s", "token_output_speed_tok_s"),
     "NVIDIA/TensorRT-LLM tensorrt_llm/bench/dataclasses/reporting.py (report sections and labels)": (
         "PERFORMANCE OVERVIEW", "ENGINE DETAILS", "PYTORCH BACKEND", "WORLD + RUNTIME INFORMATION", "REQUEST DETAILS",
         "Request Throughput (req/sec)", "Total Output Throughput (tokens/sec)", "Total Token Throughput (tokens/sec)",
