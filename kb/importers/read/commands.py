@@ -343,6 +343,8 @@ position (vLLM's ``vllm serve <model_tag>``, Ollama's ``ollama run MODEL [PROMPT
 
 
 def _positional_model(command: str) -> str | None:
+    if not any(words[0] in command for words in _POSITIONAL_MODEL) and "llama-" not in command:
+        return None  # none of the tools: no need to split the command
     for tokens in _raw_segments(command):
         tokens = _program_tokens(tokens)
         if not tokens:

@@ -103,8 +103,10 @@ def read_lines(text: str, skip: set[int] | frozenset[int] = frozenset()) -> Read
     rows: list[tuple[int, dict[str, str], list[tuple[str, str, str, bool]]]] = []
     parts: dict[str, list[tuple[str, str]]] = {}  # the figures of named parts of the run (``rep 1: ...``)
     for number_, line in enumerate(text.splitlines(), 1):
-        if number_ in skip or len(line) > 200 or errors.exception_line(line):
-            continue  # an exception's message quotes sizes, it measures nothing
+        if number_ in skip or len(line) > 200:
+            continue
+        if any(word in line for word in errors.EXCEPTION_WORDS) and errors.exception_line(line):
+            continue  # an exception's message quotes sizes (Tried to allocate 2.00 GiB): it measures nothing
         line, spreads = _spreads(line) if "±" in line or "+/-" in line or "+-" in line else (line, {})
         found = _figures(line)
         pairs = dict(_PAIR.findall(line))

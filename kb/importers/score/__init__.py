@@ -227,12 +227,14 @@ class _State:
         """A note right after a run that says the run's output was wrong (``the completions are
         garbage``) fails that run, whatever its figures: the one candidate the segment just before
         it gave, in the same section (a block of several runs leaves open which one it means)."""
-        if prose.figures(segment.text) or segment.role == "user":
+        if segment.role == "user" or not self.candidates or self.candidates[-1].ordinal != segment.ordinal - 1:
+            return
+        last = [c for c in self.candidates[-2:] if c.ordinal == segment.ordinal - 1]
+        if len(last) != 1 or prose.figures(segment.text):
             return
         said = error_output.wrong_output(prose.plain(segment.text))
         if said is None:
             return
-        last = [c for c in self.candidates if c.ordinal == segment.ordinal - 1]
         if len(last) != 1 or last[0].path != segment.path or not (last[0].command or last[0].evidence == "tool") \
                 or last[0].checked:
             return  # (a run whose own check passed stands: the prose speaks of another)

@@ -270,7 +270,7 @@ def _base(segment: Segment, command: str | None, flags: list[str], env: dict[str
     if not title and segment.path:
         title = segment.path[-1]
     model = shell.model_of(flags, command)
-    named = _named_model(narration) if model is None else None
+    named = _named_model(narration) if model is None and segment.role is None else None  # a document's label
     model = model or named
     candidate = Candidate("lines", segment.locator, segment.ordinal, command=command, flags=flags, env=env,
                           approach=approach.strip() or (command or ""), title=title, when=segment.when,
