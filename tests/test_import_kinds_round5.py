@@ -291,3 +291,16 @@ def test_a_source_or_configuration_block_is_no_output(tmp_path, language):
     f, recs = drafts(tmp_path, "conf.md", f"# Serving config (2026-04-12)\n\n```{language}\n"
                      "gpu-memory-utilization: 0.45\nthroughput: 120 tok/s\nlatency: 30 ms\n```\n")
     assert recs == []
+
+
+@pytest.mark.parametrize("header", ["model_name = {m}", "Model: {m}", "model = {m}"])
+def test_a_loop_whose_passes_each_name_their_model_is_one_attempt_a_model(tmp_path, header):
+    def block(model, rates):
+        return "\n".join([header.format(m=model), *(f"prompt = question {i}\neval rate:            {r} tokens/s"
+                                                      for i, r in enumerate(rates)), f"Average of eval rate:  {sum(rates) / len(rates):.2f}  tokens/s"])
+    text = "\n".join(["-------Linux----------", "gpu_info: NVIDIA GeForce RTX 3060", "----------",
+                      block("mistral:7b", [67.1, 66.6, 67.3]), block("phi4:14b", [32.9, 33.1, 32.7]),
+                      block("gemma2:9b", [47.0, 47.3, 47.1])]) + "\n"
+    f, recs = drafts(tmp_path, "ollama-benchmark.txt", text)
+    assert sorted(value(r) for r in recs) == [32.9, 47.13, 67.0]  # each pass's own average
+    assert {r.outcome.value for r in recs} == {"baseline"}  # three models: nothing to compare

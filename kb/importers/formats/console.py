@@ -124,11 +124,15 @@ _DIGITS = re.compile(r"\d+")
 _RULE_LINE = re.compile(r"^[\s=#*_~+|-]*$")
 
 
+_LABELLED = re.compile(r"^([A-Za-z_][\w .-]{0,30}?)\s*([=:])\s*\S.*$")
+"""A ``name = value`` or ``name: value`` line: its shape is its name (the value is what each pass sets)."""
+
+
 def iterations(text: str, min_gap: int = 3) -> list[tuple[int, int]]:
     """Where a script that loops over settings starts each pass, in a capture of its output with
     no prompts: the 1-based ``(first, last)`` line ranges that begin at each occurrence of the line
     shape that repeats most (digits masked: ``Processing config 1/62: ISL=128`` and ``Processing
-    config 2/62: ISL=128`` are one shape; of shapes that repeat as often, one whose lines differ
+    config 2/62: ISL=128`` are one shape, and a ``name = value`` line's shape is its name; of shapes that repeat as often, one whose lines differ
     from pass to pass, as a header naming its pass does, then the earliest), when it repeats at
     least twice at least ``min_gap`` lines apart; the lines before the first pass are left out. ``[]`` when no shape repeats so.
 
@@ -137,14 +141,20 @@ def iterations(text: str, min_gap: int = 3) -> list[tuple[int, int]]:
     """
     lines = text.splitlines()
     places: dict[str, list[int]] = {}
+    values: dict[str, set[str]] = {}  # the values a "name = value" shape takes: one value names no pass
     for number, line in enumerate(lines, 1):
         if len(line.strip()) < 8 or _RULE_LINE.match(line) or line.lstrip().startswith("|") or _LOG_LINE.match(line.strip()):
             continue  # a logger's lines repeat in any output: they mark no pass
-        places.setdefault(_DIGITS.sub("0", line.strip()), []).append(number)
+        labelled = _LABELLED.match(line.strip())  # "model_name = mistral:7b": the same header, whatever it names
+        shape = f"{labelled.group(1)}{labelled.group(2)}*" if labelled else _DIGITS.sub("0", line.strip())
+        places.setdefault(shape, []).append(number)
+        if labelled:
+            values.setdefault(shape, set()).add(" ".join(line.strip()[labelled.end(2):].split()))
     best: list[int] = []
     best_key: tuple[int, bool, int] = (0, False, 0)
-    for found in places.values():
-        if len(found) < 2 or any(b - a < min_gap for a, b in itertools.pairwise(found)):
+    for shape, found in places.items():
+        if len(found) < 2 or any(b - a < min_gap for a, b in itertools.pairwise(found)) or \
+                (shape in values and len(values[shape]) < 2):
             continue
         names_pass = len({lines[n - 1].strip() for n in found}) > 1  # "=== batch 8 ===", not the same loop line each time
         key = (len(found), names_pass, -found[0])

@@ -236,6 +236,9 @@ def _passes(segment: Segment, headline: Headline, warn) -> list[Candidate]:
         for candidate in made:
             candidate.locator = piece.locator
             candidate.settings = {**dict(shell.pairs(head)), **candidate.settings}
+            named, sep, value = head.strip().partition("=") if "=" in head else head.strip().partition(":")
+            if sep and labels.workload_key(named.strip()) == "model" and labels.names_model(value.strip()):
+                candidate.settings["model"] = value.strip()  # "model_name = mistral:7b": the pass's model
             if inner:
                 flags, env = shell.command_config(inner)
                 known = {f.split(" ")[0] for f in candidate.flags}
