@@ -251,7 +251,6 @@ def test_k32_bold_error_labels_and_output_paragraph(tmp_path):
     ]
 
 
-@pytest.mark.xfail(strict=True, reason="kb gives 1 draft (1388.4 baseline): the failed launch and the benchmark that crashed with NCCL WARN, told in German prose with inline errors, are not drafts")
 def test_k32_german_prose_with_inline_errors(tmp_path):
     f, recs = drafts(tmp_path, "k32-inbetriebnahme.md", dedent("""\
         # Inbetriebnahme: SGLang auf 2x RTX PRO 6000 (PCIe) — 2026-03-14

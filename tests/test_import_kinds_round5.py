@@ -304,3 +304,26 @@ def test_a_loop_whose_passes_each_name_their_model_is_one_attempt_a_model(tmp_pa
     f, recs = drafts(tmp_path, "ollama-benchmark.txt", text)
     assert sorted(value(r) for r in recs) == [32.9, 47.13, 67.0]  # each pass's own average
     assert {r.outcome.value for r in recs} == {"baseline"}  # three models: nothing to compare
+
+
+@pytest.mark.parametrize("span", ["NCCL WARN Cuda failure 700 'an illegal memory access was encountered'",
+                                  "CUDA error: an illegal memory access was encountered",
+                                  "Segmentation fault (core dumped)"])
+def test_a_failure_line_quoted_in_prose_beside_a_run_is_a_failed_try(tmp_path, span):
+    f, recs = drafts(tmp_path, "bringup.md", dedent(f"""\
+        # SGLang on two RTX PRO 6000 (2026-04-13)
+
+        The first benchmark did not finish: after about 40 requests the server died with `{span}`.
+
+        After the driver update the same benchmark finished:
+
+        ```
+        ============ Serving Benchmark Result ============
+        Successful requests:                     200
+        Output token throughput (tok/s):         1388.4
+        ==================================================
+        ```
+        """))
+    [bad] = failed(recs)
+    assert bare(bad.error) == span
+    assert [value(r) for r in recs if r is not bad] == [1388.4]

@@ -143,6 +143,10 @@ def quoted_error(text: str, spans_only: bool = False) -> str | None:
         line = candidate.strip().lstrip("-*+ ").strip().strip("`")
         if (_EXCEPTION.match(line) and ":" in line) or _DOTTED_EXCEPTION.match(line):
             return _cap(line)
+    if spans_only:  # a code span that is a failure line of its own (`NCCL WARN Cuda failure 700 ...`)
+        for span in _SPAN.findall(text):
+            if len(span.split()) >= 3 and (_SIGNAL.search(span) or "NCCL WARN" in span):
+                return _cap(span.strip())
     return None
 
 

@@ -498,8 +498,9 @@ def _demote_commentary(candidates: list[Candidate]) -> None:
     :data:`COMMENTARY_PENALTY`)."""
     strong = {c.path for c in candidates if c.strength >= 3 and (c.figures or c.command)}  # an error block alone is no run's output
     for candidate in candidates:
-        if candidate.evidence in ("item", "note") and candidate.path in strong and not candidate.labelled:
-            candidate.confidence -= COMMENTARY_PENALTY
+        if candidate.evidence in ("item", "note") and candidate.path in strong and not candidate.labelled and \
+                not candidate.stopped:
+            candidate.confidence -= COMMENTARY_PENALTY  # (the error a try stopped with is no comment on a run)
             candidate.reason += "; beside a run's output or a results table in its section"
 
 

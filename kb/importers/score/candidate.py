@@ -95,6 +95,9 @@ other)."""
     source_id: str | None = None
     transcript: bool = False
     list_at: int | None = None
+    stopped: bool = False
+    """A note that quotes the error its try stopped with (:mod:`.notes`): a try of its own, never a
+    comment on a run beside it."""
     checked: bool = False
     """Its own output reports a correctness check that passed: later prose does not make it failed."""
     entry: str = ""

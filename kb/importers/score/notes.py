@@ -184,7 +184,8 @@ def _failed_paragraph(segment: Segment, error: str) -> Candidate:
     return Candidate("note", segment.locator, segment.ordinal, title=(section or prose.first_sentence(text, 80))[:80],
                      approach=text[:600], quote=short_quote(segment.text), when=segment.when, path=segment.path,
                      failed=True, error=error, confidence=FAILED_PARAGRAPH,
-                     reason="a paragraph quoting the error its try stopped with", key=f"{segment.text}|failed")
+                     reason="a paragraph quoting the error its try stopped with", key=f"{segment.text}|failed",
+                     stopped=True)
 
 
 FAILED_PARAGRAPH = 0.5
