@@ -101,6 +101,18 @@ def version(rec, component):
     return None if c is None else c.version
 
 
+def serve_block(out_tps, ttft="212.40", n=256):
+    """The result block ``vllm bench serve`` prints, with the figures given."""
+    return (
+        "============ Serving Benchmark Result ============\n"
+        f"Successful requests:                     {n}\n"
+        "Benchmark duration (s):                  88.31\n"
+        f"Output token throughput (tok/s):         {out_tps}\n"
+        f"Mean TTFT (ms):                          {ttft}\n"
+        "==================================================\n"
+    )
+
+
 def bare(error):
     return None if error is None else error.strip().strip("`").strip()
 

@@ -11,22 +11,11 @@ from __future__ import annotations
 from textwrap import dedent
 
 import pytest
-from test_import_kinds import drafts, failed, has, one, outcomes, transcript, value
+from test_import_kinds import drafts, failed, has, one, outcomes, serve_block, transcript, value
 
 
 def _err(rec):
     return None if rec.error is None else rec.error.strip().strip("`").strip()
-
-
-def serve_block(out_tps, ttft="212.40", n=256):
-    return (
-        "============ Serving Benchmark Result ============\n"
-        f"Successful requests:                     {n}\n"
-        "Benchmark duration (s):                  88.31\n"
-        f"Output token throughput (tok/s):         {out_tps}\n"
-        f"Mean TTFT (ms):                          {ttft}\n"
-        "==================================================\n"
-    )
 
 
 # =============================================================================================

@@ -18,7 +18,7 @@ from textwrap import dedent
 import pytest
 from test_import_kinds import bare, drafts, failed, outcomes, transcript, value
 
-from kb.importers.read import commands, labels, read_output
+from kb.importers.read import commands, errors, labels, read_output, statements
 
 
 @pytest.mark.parametrize("block", [
@@ -152,7 +152,6 @@ def test_a_glued_word_that_is_no_rate_stays_a_setting():
     ("We collected the garbage-collection stats as well", False),
 ])
 def test_wrong_output_in_words(text, wrong):
-    from kb.importers.read import errors
     assert (errors.wrong_output(text) is not None) is wrong
 
 
@@ -163,7 +162,6 @@ def test_wrong_output_in_words(text, wrong):
     ("progress: ........", False),
 ])
 def test_a_degenerate_completion_fails_the_runs_own_check(output, verdict):
-    from kb.importers.read import errors
     assert (errors.check_failed(output) is not None) is verdict
 
 
@@ -190,7 +188,6 @@ def test_prose_after_a_run_whose_own_check_passed_does_not_fail_it(tmp_path):
     ("Run #3 crashed with `RuntimeError: CUDA error`", False),
 ])
 def test_a_paragraph_citing_a_thread_quotes_someone_elses_error(tmp_path, text, cited):
-    from kb.importers.read import statements
     assert statements.cites_thread(text) is cited
     f, recs = drafts(tmp_path, "cite.md", f"# Bring-up on the MI300X (2026-04-07)\n\n{text}\n")
     assert len(failed(recs)) == (0 if cited else 1)

@@ -139,14 +139,14 @@ def quoted_error(text: str, spans_only: bool = False) -> str | None:
     """The printed error a note quotes (``crashed: `RuntimeError: CUDA error: ...` ``): the first
     inline code span, else line (not with ``spans_only``), that is an exception line (``Name:
     message``); ``None`` when the note quotes none (its own words then say how the try failed)."""
-    for candidate in [*_SPAN.findall(text), *([] if spans_only else text.splitlines())]:
+    spans = _SPAN.findall(text)
+    for candidate in [*spans, *([] if spans_only else text.splitlines())]:
         line = candidate.strip().lstrip("-*+ ").strip().strip("`")
         if (_EXCEPTION.match(line) and ":" in line) or _DOTTED_EXCEPTION.match(line):
             return _cap(line)
     if spans_only:  # a code span that is a failure line of its own (`NCCL WARN Cuda failure 700 ...`)
-        for span in _SPAN.findall(text):
-            if len(span.split()) >= 3 and (_SIGNAL.search(span) or "NCCL WARN" in span):
-                return _cap(span.strip())
+        return next((_cap(span.strip()) for span in spans
+                     if len(span.split()) >= 3 and (_SIGNAL.search(span) or "NCCL WARN" in span)), None)
     return None
 
 

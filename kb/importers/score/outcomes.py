@@ -84,9 +84,9 @@ def _models_compared(attempts: list[Candidate], keys: list[str]) -> set[str]:
         columns = {k for c in members for k, v in c.settings.items() if v != c.workload["model"]
                    and not all(cells.measured(m.settings.get(k, "")) or cells.is_blank(m.settings.get(k, ""))
                                for m in members)}  # a column of scores (MMLU) is no setting
+        loads = {k for c in members for k in c.workload if k != "model"}
         if all(len({c.settings.get(k) for c in members}) == 1 for k in columns) and \
-                all(len({c.workload.get(k) for c in members}) == 1 for c0 in members[:1] for k in c0.workload
-                    if k != "model"):
+                all(len({c.workload.get(k) for c in members}) == 1 for k in loads):
             compared.add(key)
     return compared
 

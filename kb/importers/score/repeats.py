@@ -4,8 +4,9 @@ sample standard deviation; the log's own mean of them, when it gives one, then r
 (:mod:`.restate`).
 
 Siblings are the items of one list (under one parent item, their ``list:`` group); the name an
-item gives itself (:attr:`~kb.importers.score.candidate.Candidate.entry`) names a repetition when :func:`kb.importers.read.labels.repetition_stem` finds one, and two repetitions
-are of one configuration when their stems are equal. A failed repetition keeps the group failed.
+item gives itself (:attr:`~kb.importers.score.candidate.Candidate.entry`) names a repetition
+when :func:`kb.importers.read.labels.repetition_stem` finds one, and two repetitions are of one
+configuration when their stems are equal. A failed repetition keeps the group failed.
 """
 
 from __future__ import annotations
@@ -28,14 +29,13 @@ def merge(candidates: list[Candidate]) -> list[Candidate]:
         siblings = candidate.group if candidate.group.startswith("list:") else f"items:{candidate.list_at}"
         if stem is not None and candidate.evidence == "item" and candidate.list_at is not None:
             sets.setdefault((siblings, stem), []).append(candidate)
-    merged: dict[int, Candidate | None] = {}
+    means: dict[int, Candidate] = {}  # the first repetition's id → the set's mean
+    dropped: set[int] = set()  # the other repetitions
     for (_, stem), members in sets.items():
-        if len(members) < 2:
-            continue
-        merged[id(members[0])] = _mean(members, stem)
-        for other in members[1:]:
-            merged[id(other)] = None
-    return [merged.get(id(c), c) for c in candidates if merged.get(id(c), c) is not None]  # type: ignore[misc]
+        if len(members) >= 2:
+            means[id(members[0])] = _mean(members, stem)
+            dropped |= {id(other) for other in members[1:]}
+    return [means.get(id(c), c) for c in candidates if id(c) not in dropped]
 
 
 def _mean(members: list[Candidate], stem: str) -> Candidate:

@@ -417,7 +417,7 @@ def _swept_columns(segment: Segment, table: Table, roles: dict, arms: list[str],
             continue
         candidate = Candidate("row", where, segment.ordinal, sub=position, figures=figures, label=row_label,
                               title=row_label or f"{key} sweep", approach=f"{row_label} over {key}",
-                              quote=short_quote(row.text if hasattr(row, "text") else row_label),
+                              quote=short_quote(row_label),
                               when=segment.when, path=segment.path, key=f"{segment.text}|{row_label}",
                               group=f"table:{segment.ordinal}:", confidence=0.75,
                               reason=f"a row of a table whose columns sweep {key} (one attempt a row)", arm=True)
