@@ -233,10 +233,14 @@ def metric_line(text: str) -> bool:
 
 
 def labelled_value(text: str) -> tuple[str, str] | None:
-    """``(name, value)`` of a one-line ``name: value`` paragraph (``Model: `deepseek-r1:7b```,
-    markup and code backticks dropped), or ``None`` for any other text."""
+    """``(name, value)`` of a one-line ``name: value`` or ``name = value`` text (``Model:
+    `deepseek-r1:7b```, ``model_name = mistral:7b``; markup and code backticks dropped, split at
+    the first separator), or ``None`` for any other text."""
     stripped = plain(text)
     if "\n" in stripped or len(stripped.split()) > METRIC_LINE_WORDS:
         return None
-    name, colon, value = stripped.partition(":")
-    return (name.strip(), value.strip()) if colon and name.strip() and value.strip() else None
+    at = min((stripped.find(sep) for sep in ":=" if sep in stripped), default=-1)
+    if at <= 0:
+        return None
+    name, value = stripped[:at].strip(), stripped[at + 1:].strip()
+    return (name, value) if name and value else None

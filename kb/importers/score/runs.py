@@ -236,9 +236,9 @@ def _passes(segment: Segment, headline: Headline, warn) -> list[Candidate]:
         for candidate in made:
             candidate.locator = piece.locator
             candidate.settings = {**dict(shell.pairs(head)), **candidate.settings}
-            named, sep, value = head.strip().partition("=") if "=" in head else head.strip().partition(":")
-            if sep and labels.workload_key(named.strip()) == "model" and labels.names_model(value.strip()):
-                candidate.settings["model"] = value.strip()  # "model_name = mistral:7b": the pass's model
+            named = _model_named_by(head)
+            if named:
+                candidate.settings["model"] = named  # "model_name = mistral:7b": the pass's model
             if inner:
                 flags, env = shell.command_config(inner)
                 known = {f.split(" ")[0] for f in candidate.flags}
@@ -295,9 +295,14 @@ def _base(segment: Segment, command: str | None, flags: list[str], env: dict[str
 
 
 def _named_model(narration: list[Segment]) -> str | None:
-    """The model a one-line label just above an output names (``Model: `deepseek-r1:7b```), when
-    the value names a model: each such block is a run of that model."""
-    found = prose.labelled_value(narration[-1].text) if narration else None
+    """The model a one-line label just above an output names: each such block is a run of it."""
+    return _model_named_by(narration[-1].text) if narration else None
+
+
+def _model_named_by(line: str) -> str | None:
+    """The model a ``name: value`` / ``name = value`` line names (``Model: `deepseek-r1:7b```,
+    ``model_name = mistral:7b``), when its name is a model's and its value names one."""
+    found = prose.labelled_value(line)
     if found and labels.workload_key(found[0]) == "model" and labels.names_model(found[1]):
         return found[1]
     return None
