@@ -400,7 +400,7 @@ _WORKLOAD = (
     ({"osl"}, "output_len"),
     ({"dataset", "workload", "category", "task", "sample", "samples", "prompt", "prompts", "input", "inputs",
       "file", "clip", "utterance", "image", "audio", "example", "query", "question", "case"}, "dataset_name"),
-    ({"model", "checkpoint"}, "model"),
+    ({"model", "checkpoint", "modelo", "modell", "modèle", "modello"}, "model"),
 )
 """Words by which a setting names the workload a run was measured under (the request rate, the
 input and output lengths, the dataset, the model) rather than a knob tried: runs are compared only

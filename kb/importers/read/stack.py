@@ -267,7 +267,7 @@ def mentions_gpu(text: str) -> bool:
 
 
 _DEVICE_NAME = re.compile(
-    r"\b(?:RTX\s?(?:PRO\s?)?\d{4}|(?:GTX\s?)?[2-5]0[5-9]0(?:\s?Ti)?|Quadro|Tesla|[AHBL]\d{2,3}[A-Z]?|T4|P40|P100|V100|K80|"
+    r"\b(?:RTX\s?(?:PRO\s?)?A?\d{4}|A\d{4}|(?:GTX\s?)?[2-5]0[5-9]0(?:\s?Ti)?|Quadro|Tesla|[AHBL]\d{2,3}[A-Z]?|T4|P40|P100|V100|K80|"
     r"L4|GH200|GB200|GB10|MI\d{3}X?|Radeon|RX\s?\d{4}|Instinct|gfx\d{3,4}|Apple M\d|M\d (?:Max|Pro|Ultra)|Jetson|Orin|"
     r"Arc A\d{3}|TPU\s?v?\d*|Xeon|EPYC|Ryzen|Strix Halo|DGX Spark)\b")
 """Names of devices themselves (GPU, accelerator and CPU models), not of the software around them."""

@@ -106,9 +106,12 @@ _ATTRIBUTED = re.compile(r"(?:'s|’s)\s+(?:[\w-]+\s+){0,2}(?:blog|paper|report|
 
 
 REFERENCE_WORDS = frozenset({"baseline", "base", "default", "defaults", "stock", "before", "reference", "vanilla",
-                             "original", "unoptimized", "unoptimised", "naive", "upstream"})
+                             "original", "unoptimized", "unoptimised", "naive", "upstream", "referenz", "référence",
+                             "referencia", "riferimento", "referência", "basislinie"})
 """Words by which a row or arm calls itself the reference its group is compared with (a tie-breaker:
-without one the first measured row is the baseline)."""
+without one the first measured row is the baseline), in English and a few other languages."""
+REFERENCE_MARKS = ("参考", "基准", "基線", "基线", "リファレンス", "ベースライン", "基準")
+"""The same in scripts written without spaces between words (Chinese, Japanese)."""
 
 
 def names_reference(text: str, first: int | None = None) -> bool:
@@ -120,7 +123,8 @@ def names_reference(text: str, first: int | None = None) -> bool:
     """
     from kb.importers.read.prose import words
 
-    return any(w in REFERENCE_WORDS for w in words(text)[:first])
+    head = text if first is None else " ".join(text.split()[:first])
+    return any(w in REFERENCE_WORDS for w in words(text)[:first]) or any(mark in head for mark in REFERENCE_MARKS)
 
 
 def introduces_references(lead: str | None) -> bool:
