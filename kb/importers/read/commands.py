@@ -402,15 +402,20 @@ def command_title(command: str) -> str:
     """A title from the command when no narration says what a run tries: the program, the
     arguments and the environment it was given (``all_reduce_perf -b 1G -e 1G NCCL_ALGO=Tree``,
     ``serve_bench.py --tp 1 --no-spec``), paths shortened to file names, without model paths,
-    ports, hosts and secrets; at most 80 characters."""
+    ports, hosts and secrets; at most 80 characters.
+
+    >>> command_title("vllm bench serve --model Qwen/Qwen3-8B --max-concurrency 16")
+    'vllm bench serve --max-concurrency 16'
+    """
     program = program_of(command) or command.split()[0]
     _, env = command_config(command)
     try:
         tokens = shlex.split(command)
     except ValueError:
         tokens = command.split()
-    start = next((i for i, tok in enumerate(tokens) if tok.rsplit("/", 1)[-1] == program.rsplit(" ", 1)[-1]
-                  or tok == program.split(" ")[0]), None)
+    start = next((i for i, tok in enumerate(tokens) if tok.rsplit("/", 1)[-1] == program.rsplit(" ", 1)[-1]), None)
+    if start is None:  # "vllm bench" names two words: the arguments follow the last of them
+        start = next((i for i, tok in enumerate(tokens) if tok == program.split(" ")[0]), None)
     rest: list[str] = []
     skip = False
     for token in tokens[start + 1:] if start is not None else []:
