@@ -401,9 +401,11 @@ _WORKLOAD = (
     ({"dataset", "workload", "category", "task", "sample", "samples", "prompt", "prompts", "input", "inputs",
       "file", "clip", "utterance", "image", "audio", "example", "query", "question", "case"}, "dataset_name"),
     ({"model", "checkpoint", "modelo", "modell", "modèle", "modello"}, "model"),
+    ({"depth", "context", "ctx", "kv", "n"}, "context_depth"),
 )
 """Words by which a setting names the workload a run was measured under (the request rate, the
-input and output lengths, the dataset, the model) rather than a knob tried: runs are compared only
+input and output lengths, the dataset, the model, the KV-cache depth llama-bench measures at:
+``-d``/``n_depth``) rather than a knob tried: runs are compared only
 under the same workload. Concurrency, prompt counts and batch sizes are knobs as often as they are
 workloads, so they do not separate runs."""
 
@@ -499,10 +501,40 @@ def workload_key(name: str) -> str | None:
     if not words or words & {"throughput", "latency", "ttft", "tpot", "speed", "time", "duration", "total", "successful",
                              "failed", "completed", "peak", "avg", "mean", "median"}:
         return None
+    if words & {"length", "len"} and len(words) == 2:  # "Input length", "output_len": a request's lengths
+        if words & {"input", "prompt", "in", "isl"}:
+            return "input_len"
+        if words & {"output", "generation", "gen", "out", "osl"}:
+            return "output_len"
     for terms, key in _WORKLOAD:
-        if words & terms and words <= terms | {"name", "id"} and (key != "request_rate" or words & {"rate", "qps", "rps"}):
+        extra = {"name", "id", "size"} if key == "model" else {"name", "id"}  # "Model Size": 0.5B-4bit, 7B-4bit
+        if words & terms and words <= terms | extra and (key != "request_rate" or words & {"rate", "qps", "rps"}) \
+                and (key != "context_depth" or "depth" in words):
             return key
     return None
+
+
+_PARAMETERS = re.compile(r"(?<![\w.])(?:[\w.-]*[A-Za-z][\w.-]*[-_ ])?\d+(?:\.\d+)?[bB](?![\w])(?:[-_][\w.-]+)?|"
+                         r"(?<![\w./])[\w.-]+/[\w.-]*\d[\w.-]*")
+
+
+_WORKLOAD_MODEL_WORDS = next(terms for terms, key in _WORKLOAD if key == "model")
+
+
+def heading_model(heading: str) -> str:
+    """The model a section heading names by its parameter count or hub id (``0.5B Model`` →
+    ``0.5B``, ``Qwen2.5-7B-Instruct results`` → ``Qwen2.5-7B-Instruct``, ``meta-llama/Llama-3.1-8B``),
+    or ``""``: the model of the runs in that section that name none themselves.
+
+    >>> heading_model("0.5B Model"), heading_model("Results on Qwen2.5-7B-Instruct"), heading_model("Batch 8 results")
+    ('0.5B', 'Qwen2.5-7B-Instruct', '')
+    """
+    found = _PARAMETERS.search(heading or "")
+    if not found:
+        return ""
+    name = found.group(0).strip()
+    head, _, last = name.rpartition("-")
+    return head if head and last.lower() in _WORKLOAD_MODEL_WORDS else name  # "8B-Modell": the 8B
 
 
 _REPETITION = re.compile(r"^(.*?)[\s_\-#.(]*(?<![A-Za-z])(?:run|rep|repeat|repetition|trial|iter|iteration|pass|sample|seed)"

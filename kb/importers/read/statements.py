@@ -127,6 +127,29 @@ def names_reference(text: str, first: int | None = None) -> bool:
     return any(w in REFERENCE_WORDS for w in words(text)[:first]) or any(mark in head for mark in REFERENCE_MARKS)
 
 
+_AGAINST = frozenset({"vs", "versus", "than", "over", "against", "to", "relative", "from", "beyond", "and", "then"})
+"""Words by which a heading's reference word is what the section is compared with (``Speed-up over
+baseline``) or one of several things it holds (``baseline and graph batch size``)."""
+
+
+def reference_heading(heading: str) -> bool:
+    """Whether a section heading says its section holds the reference runs (``Direct MLX
+    Performance (Baseline)``, ``Baseline: stock vLLM``, ``Before tuning``), not a comparison with
+    them (``Speed-up vs baseline``) nor the baseline and what was tried next (``baseline and graph
+    batch size``).
+
+    >>> reference_heading("Direct MLX Library Performance (Baseline)"), reference_heading("Gain over the baseline")
+    (True, False)
+    """
+    from kb.importers.read.prose import words
+
+    said = words(heading)
+    at = next((i for i, w in enumerate(said) if w in REFERENCE_WORDS), None)
+    if at is None:
+        return any(mark in heading for mark in REFERENCE_MARKS)
+    return not any(w in _AGAINST for w in said)
+
+
 def introduces_references(lead: str | None) -> bool:
     """Whether the paragraph before a list says its items are references, not runs (``Reference
     points before we start:``, ``Published numbers:``): a lead-in that ends with a colon and names

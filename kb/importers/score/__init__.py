@@ -313,6 +313,7 @@ def score(windows: Iterable[Session], headline: Headline | None = None) -> Extra
     out.about_inference = state.inference
     _fill_errors(state)
     _mark_named_references(state)
+    _mark_reference_sections(state)
     _cell_flags(state)
     _demote_commentary(state.candidates)
     _lead_tables(state.candidates)
@@ -454,6 +455,14 @@ def _mark_named_references(state: _State) -> None:
         words = set(prose.words(candidate.label))
         if candidate.evidence in ("row", "tool", "lines") and words and words <= state.references | {"-", "+"}:
             candidate.marked = True
+
+
+def _mark_reference_sections(state: _State) -> None:
+    """Mark the rows of a table whose section heading says it holds the reference runs
+    (``Direct MLX Performance (Baseline)``): each is the baseline of its model and workload."""
+    for candidate in state.candidates:
+        if candidate.evidence == "row" and candidate.path and statements.reference_heading(prose.plain(candidate.path[-1])):
+            candidate.marked = candidate.reference_section = True
 
 
 def _name_generic(candidate: Candidate, headline: Headline) -> None:

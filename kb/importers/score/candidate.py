@@ -35,7 +35,9 @@ LOWER_IS_BETTER = frozenset({"ms", "s", "us"})
 class Candidate:
     """One claim that something was run. ``evidence``: a key of :data:`STRENGTH`. ``figures``:
     name → :class:`~kb.importers.model.Figure`. ``verdict``: ``pass``/``fail`` as the log marks it.
-    ``marked``: the log calls it the reference (baseline, default, before). ``group``: what it is
+    ``marked``: the log calls it the reference (baseline, default, before);
+    ``reference_section``: a row of a section that holds the reference runs (each the baseline of
+    its model and workload). ``group``: what it is
     compared within. ``label``: a short description (a row's settings, an arm's words).
     ``confidence``/``reason``: how sure, and why. ``ordinal``: its segment's position; ``sub``: its
     position within the segment (row, arm). ``workload``: what the run was measured under (request
@@ -60,6 +62,7 @@ other)."""
     error_detail: str | None = None
     verdict: str | None = None
     marked: bool = False
+    reference_section: bool = False
     group: str = ""
     label: str = ""
     approach: str = ""

@@ -55,11 +55,37 @@ def decide(attempts: list[Candidate], headline: Headline, campaign_value: float 
                     and (p <= position or keys[p] == key)]
         pool = [p for p in pool if _measured(attempts[p])]
         marked = [p for p in pool if attempts[p].marked]
-        base = marked[0] if marked else (pool[0] if pool else None)
+        base = position if candidate.reference_section else marked[0] if marked else (pool[0] if pool else None)
+        if key.startswith("table:") and not marked and base is not None:  # none in its own table: an earlier one's
+            base = _across_tables(attempts, keys, comparables, position, base, sections_only=base != position)
         use_campaign = campaign_value is not None and not candidate.marked and pool == [position] and \
             _campaign_model(comparable[2], headline)
         decided[position] = _verdict(attempts, position, base, headline, campaign_value if use_campaign else None)
     return decided
+
+
+def _across_tables(attempts: list[Candidate], keys: list[str], comparables: list[tuple], position: int, base: int,
+                   sections_only: bool) -> int:
+    """The baseline, in an earlier table of the document, of a row that has none in its own table:
+    the first row (the one the log calls the reference, when there is one) measured under the same
+    stated workload (request rate, lengths, KV depth: each a setting both rows give, equal) with the
+    same figure, unit and model, or, for a row whose only stated workload is its model, the
+    reference row of that model (a baseline table's row). Two tables measured under the same
+    workloads compare their rows pairwise (one engine's sweep of request rates, then another's).
+    With ``sections_only`` (the row has an earlier one in its own table), only a row of a section
+    of reference runs is taken. ``base`` (its own table's) when there is none."""
+    name, unit, model, load = comparables[position]
+    if name is None:
+        return base
+    found = [p for p in range(position) if keys[p].startswith("table:") and keys[p] != keys[position]
+             and _measured(attempts[p]) and comparables[p][:2] == (name, unit) and comparables[p][3] == load
+             and (comparables[p][2] or "") == (model or "")]
+    if not load:
+        found = [p for p in found if model and attempts[p].marked]
+    if sections_only:
+        found = [p for p in found if attempts[p].reference_section]
+    marked = [p for p in found if attempts[p].marked]
+    return marked[0] if marked else found[0] if found else base
 
 
 def _measured(candidate: Candidate) -> bool:
@@ -71,7 +97,7 @@ def _models_compared(attempts: list[Candidate], keys: list[str]) -> set[str]:
     log calls the reference (``original``, ``baseline``): the table compares models (a
     precision's variants against the original checkpoint) with that reference, so the model does
     not keep its rows apart. Without a reference (model sizes side by side), or in a grid of
-    models by settings, it does."""
+    models by settings, or in a table of reference runs (each its model's baseline), it does."""
     rows: dict[str, list[Candidate]] = {}
     for candidate, key in zip(attempts, keys):
         if key.startswith("table:") and candidate.workload.get("model"):
@@ -79,7 +105,7 @@ def _models_compared(attempts: list[Candidate], keys: list[str]) -> set[str]:
     compared = set()
     for key, members in rows.items():
         models = {c.workload["model"] for c in members}
-        if len(models) < 2 or not any(c.marked for c in members):
+        if len(models) < 2 or not any(c.marked for c in members) or all(c.reference_section for c in members):
             continue
         columns = {k for c in members for k, v in c.settings.items() if v != c.workload["model"]
                    and not all(cells.measured(m.settings.get(k, "")) or cells.is_blank(m.settings.get(k, ""))
@@ -100,6 +126,8 @@ def _comparable(candidate: Candidate, headline: Headline, keep_model: bool = Tru
     workload = dict(candidate.workload)
     model = workload.pop("model", candidate.settings.get("model", ""))
     model = model if labels.names_model(model) else ""  # a "model" column holding a scenario's label
+    if not model:  # the model a section's heading names (#### 0.5B Model)
+        model = next((m for m in map(labels.heading_model, reversed(candidate.path)) if m), "")
     model = candidate.settings.get("base_model") or model  # a reader's model without its quantization
     model = labels.base_model(model) if model and keep_model else ""  # one model in two precisions is compared
     return name, unit, model, tuple(sorted(workload.items()))

@@ -74,13 +74,22 @@ def _same_arm(candidate: Candidate, accepted: list[Candidate]) -> Candidate | No
 def _same_row(candidate: Candidate, accepted: list[Candidate]) -> Candidate | None:
     """An accepted row of another table of the document whose settings hold the same values
     (``vLLM`` at concurrency ``16`` in a throughput table and in a latency table, the columns in
-    another order): the tables give other measures of the same run, one attempt."""
+    another order): the tables give other measures of the same run, one attempt, unless they
+    measure one figure differently."""
     values = _setting_values(candidate)
     if candidate.evidence != "row" or len(values) < 2 or candidate.failed or candidate.merged:
         return None  # a table that is one run's points stands for that run, whatever its first row says
     return next((a for a in accepted if a.evidence == "row" and a.ordinal != candidate.ordinal and not a.failed
                  and not a.merged
-                 and a.path[:1] == candidate.path[:1] and _setting_values(a) == values), None)
+                 and a.path[:1] == candidate.path[:1] and _setting_values(a) == values and not _disagree(a, candidate)),
+                None)
+
+
+def _disagree(a: Candidate, b: Candidate) -> bool:
+    """Whether two rows measure one figure (name and unit) with different values: two runs (one
+    engine's table, then another's), not two measures of one run."""
+    return any(name in b.figures and b.figures[name].unit == f.unit and not same_figure(f, b.figures[name])
+               for name, f in a.figures.items())
 
 
 def _setting_values(candidate: Candidate) -> frozenset[str]:
