@@ -144,8 +144,7 @@ def reference_heading(heading: str) -> bool:
     from kb.importers.read.prose import words
 
     said = words(heading)
-    at = next((i for i, w in enumerate(said) if w in REFERENCE_WORDS), None)
-    if at is None:
+    if not any(w in REFERENCE_WORDS for w in said):
         return any(mark in heading for mark in REFERENCE_MARKS)
     return not any(w in _AGAINST for w in said)
 

@@ -6,7 +6,10 @@ a repeated setting: :mod:`.tables`), the sub-items of one list item, the arms of
 with two measured attempts or more); in a transcript, the runs of one program and model (its
 *family*); everything else in a document (list items, paragraphs, outputs, one-row tables) is one
 group per headline metric. A group's baseline is the attempt the log calls the reference
-(baseline, default, before), else its first measured attempt. An attempt with no baseline in its
+(baseline, default, before), else its first measured attempt. A table row with no reference in
+its own table takes one from an earlier table: the row of a section that holds the reference runs
+for its model, or the first row measured under the same stated workload (request rate, lengths, KV
+depth), so that two tables of one sweep compare row by row. An attempt with no baseline in its
 log (the only measured run of its group, under its workload) is compared with the campaign's
 baseline value instead, when the log is the campaign's and the value is in the headline's unit
 (``reference`` -1): runs measured side by side in one log are compared with each other first.
