@@ -369,7 +369,6 @@ def test_k38_llama_cli_same_model_flag_changed(tmp_path):
     assert outcomes(recs) == {124.34: "baseline", 131.90: "improved", 118.20: "baseline"}
 
 
-@pytest.mark.xfail(strict=True, reason='kb does not take the model from the positional `vllm serve MODEL` line and compares the Qwen run with the Llama baseline: got 1901.7 improved')
 def test_k38_vllm_serve_positional_then_bench_without_model(tmp_path):
     f, recs = drafts(tmp_path, "k38-serve.md", dedent("""\
         # Chunked prefill on/off, then Qwen for comparison — one H100, 2026-03-13
