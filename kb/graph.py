@@ -87,6 +87,48 @@ def references(record: Record) -> Iterator[tuple[tuple[Any, ...], str, type[Reco
                 yield ("stack_change", "to"), record.stack_change.to, Stack, "uses_stack"
 
 
+LOOSE_REFERENCES: dict[str, dict[str, tuple[type[Record], bool]]] = {
+    "attempts": {"campaign": (Campaign, False), "platform": (Platform, False), "stack": (Stack, False),
+                 "baseline": (Attempt, False), "blocked_by": (Blocker, True)},
+    "blockers": {"caused_by": (Blocker, True)},
+    "stacks": {"base": (Stack, False)},
+    "campaigns": {"platform": (Platform, False), "stack": (Stack, False), "baseline_attempt": (Attempt, False)},
+    "decisions": {"campaign": (Campaign, False), "resolves": (Blocker, True), "supersedes": (Decision, True)},
+}
+"""The top-level reference fields of each kind folder, as :func:`references` reads them (field →
+(the kind it names, whether it holds a list)): what :func:`loose_reference_problems` checks in a
+record file that failed validation. Nested references (a decision's option evidence, its stack
+change) are checked once the file is valid."""
+
+
+def loose_reference_problems(records: RecordSet) -> list[Problem]:
+    """The unknown ids and wrong kinds that the top-level reference fields
+    (:data:`LOOSE_REFERENCES`) of record files that failed validation name
+    (:attr:`kb.store.RecordSet.loose`), so that one run reports a file's schema errors and its
+    bad references together. A field whose value is not a string (a list of strings for a list
+    field) is left alone: its own problem was reported by validation. Returns
+    :class:`kb.errors.Problem` located at the value's line."""
+    problems: list[Problem] = []
+    ids = records.records
+    for stem, loose in sorted(records.loose.items()):
+        for name, (kind, many) in LOOSE_REFERENCES.get(loose.folder, {}).items():
+            values = loose.values.get(name)
+            if values is None or (values[0][0] is None) == many:
+                continue
+            for index, target, line in values:
+                where = name if index is None else f"{name}.{index}"
+                other = ids.get(target)
+                if target in records.broken or target == stem or where in loose.reported or name in loose.reported:
+                    continue
+                if other is None:
+                    hint = _closest(target, [r.id for r in ids.values() if isinstance(r, kind)])
+                    problems.append(Problem(loose.path, line, where, f"unknown {_KIND_NAMES[kind]} '{target}'" + hint))
+                elif not isinstance(other, kind):
+                    problems.append(Problem(loose.path, line, where,
+                                            f"'{target}' is {_a(other.kind)}, but {name} must name {_a(_KIND_NAMES[kind])}"))
+    return problems
+
+
 def check_references(records: RecordSet) -> list[Problem]:
     """Every problem between records: unknown ids, references to the wrong kind, a record
     referring to itself, cycles in ``caused_by``, ``stack.base`` and ``supersedes``, and

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from kb.errors import InvalidRecords, Problem
-from kb.graph import KnowledgeGraph, build_graph, check_references
+from kb.graph import KnowledgeGraph, build_graph, check_references, loose_reference_problems
 from kb.store import Prefetched, RecordSet, load_records
 
 
@@ -94,7 +94,7 @@ def _reference_problems(records: RecordSet, root: str | Path) -> list[Problem]:
     key = content_key(records.sources)
     if known(root, REFERENCES_CLEAN, key):
         return []
-    problems = check_references(records)
+    problems = check_references(records) + loose_reference_problems(records)
     if not problems:
         mark(root, REFERENCES_CLEAN, key)
     return problems

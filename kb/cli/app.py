@@ -151,6 +151,27 @@ class RedactingStream:
         return getattr(self._stream, name)
 
 
+def as_given(problem: Any, records: Path | None = None) -> Any:
+    """``problem`` (a :class:`kb.errors.Problem`) with its path under the records folder as the
+    user gave it: kb names a record file from the records folder's name (``records/attempts/x.yaml``);
+    when the folder was given as another relative path (``kb check data/records``, a pre-commit
+    hook's ``args``), the path starts with that instead, so an editor or terminal opens the file
+    from where the command ran. Absolute folders and other paths (a catalog's) are left as they are.
+    ``records``: the folder (default: the current command's, when there is one)."""
+    if records is None:
+        ctx = click.get_current_context(silent=True)
+        env = ctx.find_object(Env) if ctx is not None else None
+        if env is None:
+            return problem
+        records = env.records
+    name, given = records.name, records.as_posix()
+    if not name or records.is_absolute() or given == name or not problem.path.startswith(name + "/"):
+        return problem
+    import dataclasses
+
+    return dataclasses.replace(problem, path=given + problem.path[len(name):])
+
+
 def report_error(exc: KbError) -> None:
     """Print ``exc`` (each problem on its own line for invalid records or options) and exit
     with its code (:func:`exit_code`); never a traceback for bad input."""
@@ -161,7 +182,7 @@ def report_error(exc: KbError) -> None:
         fail(f"{n} problem{'s' if n != 1 else ''} in the options; nothing written", exit_code(exc))
     if isinstance(exc, InvalidRecords):
         for p in exc.problems:
-            click.echo(str(p), err=True)
+            click.echo(str(as_given(p)), err=True)
         fail(f"{exc}; run 'kb check' after fixing them", exit_code(exc))
     fail(str(exc), exit_code(exc))
 
@@ -361,7 +382,7 @@ def _problems_exit(exc: InvalidRecords, what: str) -> None:
     """Print every problem of ``exc`` and exit with its code (:func:`exit_code`: 2 for bad
     options, 1 for an invalid record), saying nothing was written."""
     for p in exc.problems:
-        click.echo(str(p), err=True)
+        click.echo(str(as_given(p)), err=True)
     n = len(exc.problems)
     fail(f"{n} problem{'s' if n != 1 else ''} in {what}; nothing written", exit_code(exc))
 

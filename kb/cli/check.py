@@ -182,31 +182,36 @@ def _is_report(report: Any) -> TypeGuard[dict[str, Any]]:
             and all(isinstance(i, list) and len(i) == 2 and all(isinstance(x, str) for x in i) for i in report["ignored"]))
 
 
-def _shown_warnings(report: dict[str, Any], warnings: list[Any], verbose: bool) -> tuple[list[Any], int]:
+def _shown_warnings(report: dict[str, Any], warnings: list[Any], verbose: bool, folder: Any = None) -> tuple[list[Any], int]:
     """The warnings a text report prints, in path and line order, and how many of them were
     folded into group lines: with ``verbose`` every warning; else each group of the report
     (:func:`kb.queries.findings.grouped`: many attempts at odds with one blocker) stands as one
-    line for its members."""
+    line for its members, its path under ``folder`` as given (:func:`kb.cli.app.as_given`)."""
+    from kb.cli.app import as_given
     from kb.errors import Problem
 
     if verbose or not report["groups"]:
         return warnings, 0
     folded = {i for g in report["groups"] for i in g[4]}
-    shown = [w for i, w in enumerate(warnings) if i not in folded] + [Problem(*g[:4]) for g in report["groups"]]
+    shown = [w for i, w in enumerate(warnings) if i not in folded] + [as_given(Problem(*g[:4]), folder) for g in report["groups"]]
     shown.sort(key=lambda p: (p.path, p.line or 0, p.field, p.message))
     return shown, len(folded)
 
 
 def _print(report: dict[str, Any], records_path: Any, as_json: bool, strict: bool, verbose: bool) -> None:
+    from pathlib import Path
+
+    from kb.cli.app import as_given
     from kb.errors import Problem
 
-    problems = [Problem(*p) for p in report["problems"]]
-    warnings = [Problem(*w) for w in report["warnings"]]
+    folder = Path(records_path)
+    problems = [as_given(Problem(*p), folder) for p in report["problems"]]
+    warnings = [as_given(Problem(*w), folder) for w in report["warnings"]]
     ignored = [tuple(i) for i in report["ignored"]]
     if as_json:
         emit_json({"records": report["records"], "problems": [p.__dict__ for p in problems],
                    "warnings": [w.__dict__ for w in warnings],
-                   "groups": [{**Problem(*g[:4]).__dict__, "warnings": g[4]} for g in report["groups"]],
+                   "groups": [{**as_given(Problem(*g[:4]), folder).__dict__, "warnings": g[4]} for g in report["groups"]],
                    "ignored": [{"path": path, "what": what} for path, what in ignored],
                    "stale": _stale(report), "kinds": report["kinds"]})
     else:
@@ -234,9 +239,8 @@ def _print(report: dict[str, Any], records_path: Any, as_json: bool, strict: boo
                 click.echo(f"kb: {k} catalog record{'s were' if k != 1 else ' was'} last checked more than "
                            f"{STALE_AFTER_DAYS} days ago{future}; 'kb check -v' lists "
                            f"{'them' if k != 1 else 'it'}", err=True)
-        shown, folded = _shown_warnings(report, warnings, verbose)
+        shown, folded = _shown_warnings(report, warnings, verbose, folder)
         located = [str(p) for p in problems] + [str(w) for w in shown]
-        from pathlib import Path
 
         if Path(records_path).resolve() != Path("records").resolve():  # the explaining command reads this folder
             located = [line.replace("[explained by: kb ", f"[explained by: kb --records {records_path} ")

@@ -112,6 +112,43 @@ _QUIET_TEXT = (*QUIET_WORDS, "\\")
 _QUIET_BYTES = tuple(w.encode() for w in _QUIET_TEXT)
 
 
+@dataclass(frozen=True, slots=True)
+class LooseRecord:
+    """What a record file that failed validation still says about other records: ``path`` as
+    shown in problems, ``folder`` (its kind folder, ``attempts``), and ``values``: each top-level
+    field whose value is a string or a list of strings → ``((index or None, value, line), ...)``.
+    Which of those fields are references is the graph's business (:func:`kb.graph.loose_reference_problems`)."""
+
+    path: str
+    folder: str
+    values: dict[str, tuple[tuple[int | None, str, int], ...]]
+    reported: frozenset[str] = frozenset()
+    """Fields (``stack``, ``blocked_by.0``) whose value validation already reported."""
+
+
+def loose_record(rel: str, folder: str, doc: Document | None, text: str | None = None,
+                 problems: list[Problem] | tuple[Problem, ...] = ()) -> LooseRecord | None:
+    """The :class:`LooseRecord` of a file that failed to load, from its parsed ``doc`` (or its
+    ``text``, parsed again) and the ``problems`` validation found in it; ``None`` when the file
+    is not a YAML mapping."""
+    if doc is None and text is not None:
+        try:
+            doc = parse_document(text, rel)
+        except RecordError:
+            return None
+    if doc is None or not isinstance(doc.data, dict):
+        return None
+    values: dict[str, tuple[tuple[int | None, str, int], ...]] = {}
+    for key, value in doc.data.items():
+        if not isinstance(key, str):
+            continue
+        if isinstance(value, str):
+            values[key] = ((None, value, doc.line_of((key,))),)
+        elif isinstance(value, list) and value and all(isinstance(v, str) for v in value):
+            values[key] = tuple((i, v, doc.line_of((key, i))) for i, v in enumerate(value))
+    return LooseRecord(rel, folder, values, frozenset(p.field for p in problems))
+
+
 @dataclass
 class RecordSet:
     """Every valid record, by id, with where each came from.
@@ -133,6 +170,10 @@ class RecordSet:
     shadowed: dict[str, set[str]] = field(default_factory=dict)
     """Catalog name → ids of its records not loaded because a record loaded first took the id
     (the clash is reported once): that catalog's references to them are not checked."""
+    loose: dict[str, LooseRecord] = field(default_factory=dict)
+    """Id (file name) → the reference-shaped values of a record file that failed to load
+    (:class:`LooseRecord`), so that its references are checked in the same run as its own
+    problems (a fix of the schema error does not reveal a second round of problems)."""
     sources: dict[str, bytes] = field(default_factory=dict)
     """Every record file read (valid or not) → the SHA-256 digest of its bytes (``b""`` when it
     could not be read): what the records were made from, so that a result computed from them
@@ -303,6 +344,9 @@ def _load(root: Path, cache: Any, prefetched: Prefetched | None = None) -> LoadR
         if record is None:
             problems.extend(found)
             result.broken.add(stem)
+            loose = loose_record(rel, job.folder, doc, None if doc is not None else _text_or_none(data), found)
+            if loose is not None:
+                result.loose[stem] = loose
             continue
         origin = Origin(rel, doc, bases[job.folder] + entry.name, (maps, rel, digest) if maps is not None else None)
         if record.id in first_seen:
@@ -363,6 +407,15 @@ def _parse_job(data: bytes, job: Job) -> tuple[Record | None, Document | None, l
         return parse_record(_decode(data, job.rel), job.rel, job.folder, job.stem)
     except RecordError as exc:
         return None, None, [exc.problem]
+
+
+def _text_or_none(data: bytes) -> str | None:
+    """``data`` as UTF-8 text (a byte order mark dropped), or ``None`` when it is not."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    return text[1:] if text.startswith("\ufeff") else text
 
 
 def _decode(data: bytes, rel: str) -> str:
