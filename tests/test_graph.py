@@ -126,3 +126,25 @@ def test_has_cycle_finds_exactly_the_directed_cycles():
     assert _has_cycle([]) is False
     chain = [(f"n{i}", f"n{i + 1}", ()) for i in range(50_000)]  # deep: no recursion limit
     assert _has_cycle(chain) is False and _has_cycle(chain + [("n50000", "n0", ())]) is True
+
+
+def test_loose_references_name_every_top_level_reference_field_the_graph_reads():
+    """:data:`kb.graph.LOOSE_REFERENCES` (what is checked in a record file that failed
+    validation) lists each top-level reference :func:`kb.graph.references` yields, with its kind."""
+    from pathlib import Path
+
+    from kb.graph import LOOSE_REFERENCES, references
+    from kb.models import KINDS
+    from kb.store import load_records
+
+    folder_of = {model: folder for folder, model in KINDS.items()}
+    seen: set[tuple[str, str]] = set()
+    for root in (Path(__file__).parent / "fixtures" / "campaign", Path(__file__).parent.parent / "records"):
+        for rec in load_records(root).raise_if_invalid().records.values():
+            folder = folder_of[type(rec)]
+            for path, _target, kind, _edge in references(rec):
+                if len(path) == 1 or (len(path) == 2 and isinstance(path[1], int)):
+                    assert LOOSE_REFERENCES[folder][path[0]] == (kind, len(path) == 2), (folder, path)
+                    seen.add((folder, path[0]))
+    assert {("attempts", "stack"), ("attempts", "blocked_by"), ("blockers", "caused_by"), ("decisions", "resolves"),
+            ("campaigns", "platform")} <= seen
