@@ -17,6 +17,10 @@ from typing import Any
 __all__ = ["Knowledge", "Run", "__version__", "check", "diff", "load", "log_attempt", "record_run", "roots", "unblocks",
            "why"]
 
+DISTRIBUTION = "kb-campaign"
+"""kb's distribution name (what pip installs; the package and the command stay ``kb``): the name
+``kb`` on PyPI belongs to an unrelated project."""
+
 _API = frozenset({"Knowledge", "Run", "check", "diff", "load", "log_attempt", "record_run", "roots", "unblocks", "why"})
 
 
@@ -31,7 +35,7 @@ def __getattr__(name: str) -> Any:
         from importlib.metadata import PackageNotFoundError, version
 
         try:
-            value = version("kb")
+            value = version(DISTRIBUTION)
         except PackageNotFoundError:  # pragma: no cover - a source tree that was never installed
             value = "0+unknown"
         globals()["__version__"] = value

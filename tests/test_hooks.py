@@ -194,3 +194,25 @@ def test_pre_commit_reports_every_problem_in_one_run_with_the_paths_given(tmp_pa
         "data/records/attempts/2026-02-19-baseline-tp8.yaml:9: outcome: Input should be 'baseline', 'improved', 'regressed', "
         "'neutral', 'failed' or 'inconclusive' (got 'bogus')",
     ], res.stdout
+
+
+def test_the_distribution_is_kb_campaign_and_ci_smoke_tests_its_wheel():
+    """The name ``kb`` on PyPI is another project's: kb installs as ``kb-campaign`` with the
+    command ``kb`` and the MkDocs plugin ``kb``; CI builds the wheel and runs it in a fresh venv."""
+    from importlib.metadata import distribution
+
+    import kb
+
+    dist = distribution(kb.DISTRIBUTION)
+    assert dist.metadata["Name"] == "kb-campaign" and dist.version == kb.__version__
+    points = {(e.group, e.name): e.value for e in dist.entry_points}
+    assert points[("console_scripts", "kb")] == "kb.cli:main"
+    assert points[("mkdocs.plugins", "kb")] == "kb.site.plugin:KbPlugin"
+    run = (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
+    assert "bash .ci/wheel-smoke" in run and run.index("bash .ci/wheel-smoke") < len(run) - 1
+    smoke = (ROOT / ".ci" / "wheel-smoke").read_text(encoding="utf-8")
+    assert "python -m venv" in smoke and "pip wheel" in smoke and "-e" not in smoke.split()
+    wf = (ROOT / "examples" / "ci" / "github-pages.yml").read_text(encoding="utf-8")
+    assert '"kb-campaign @ git+https://' in wf
+    res = subprocess.run([sys.executable, "-m", "kb", "--version"], capture_output=True, text=True)
+    assert res.stdout.strip() == f"kb, version {kb.__version__}"

@@ -17,6 +17,7 @@ from typing import Any, Callable, TypeGuard
 
 import click
 
+from kb import DISTRIBUTION
 from kb.errors import InvalidOptions, InvalidRecords, KbError, UsageError
 
 RECORDS_HELP = "The records folder (default: ./records, or $KB_RECORDS)."
@@ -365,7 +366,7 @@ class KbGroup(click.Group):
 
 
 @click.group(cls=KbGroup, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(package_name="kb", prog_name="kb")
+@click.version_option(package_name=DISTRIBUTION, prog_name="kb")
 @click.option("--records", "records", default=lambda: os.environ.get("KB_RECORDS", "records"),
               show_default="records", type=click.Path(file_okay=False), help=RECORDS_HELP)
 @click.pass_context
