@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
 from pathlib import Path
+from typing import IO, Any
 
 from kb.leftovers import leftover_kind
 from kb.store.entries import not_utf8
@@ -27,3 +30,44 @@ def list_assets(root: str | Path) -> dict[str, Path]:
                 and not_utf8(str(rel)) is None):
             out[rel.as_posix()] = p
     return out
+
+
+def save_asset_text(root: str | Path, name: str, source: IO[str], redactor: Any) -> Path:
+    """Write the text read from ``source`` line by line under ``<root>/assets/<name>`` (a new
+    file: ``-2``, ``-3`` … before the suffix when the name is taken; never overwriting), each
+    line through ``redactor`` (a :class:`kb.redact.Redactor`: the write gate's policy for what a
+    session or a machine printed), in bounded memory; atomic (a temporary file in the same
+    folder, then a hard link under the free name). Returns the path written. Raises
+    :class:`kb.errors.WriteError` when the disk refuses or ``root`` is a catalog."""
+    import tempfile
+
+    from kb.atomic import TEMP_SUFFIX, _write_error
+    from kb.store.write import refuse_catalog
+
+    refuse_catalog(root)
+    target = Path(root) / ASSETS_FOLDER / name
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.{os.getpid()}.", suffix=TEMP_SUFFIX)
+    except OSError as exc:
+        raise _write_error(target, exc) from None
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            for line in source:
+                out.write(redactor.redact(line.rstrip("\n")) + "\n")
+            out.flush()
+            os.fsync(out.fileno())
+        stem, suffix = target.stem, target.suffix
+        for n in range(1, 1000):
+            candidate = target if n == 1 else target.with_name(f"{stem}-{n}{suffix}")
+            try:
+                os.link(tmp, candidate)
+            except FileExistsError:
+                continue
+            return candidate
+        raise FileExistsError(target)
+    except OSError as exc:
+        raise _write_error(target, exc) from None
+    finally:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
