@@ -311,3 +311,34 @@ def test_clean_line_option_flags_and_titles():
         "--tensor-parallel-size 2", "-O3", "--no-enable-prefix-caching"]
     assert option_flags(["./bench", "--offset", "-1", "--", "x"]) == ["--offset -1"]
     assert title_of(["torchrun", "--nproc-per-node", "8", "train.py"]) == "torchrun --nproc-per-node 8 train.py"
+
+
+def test_a_campaign_without_a_baseline_figure_compares_with_its_latest_baseline_run(project):
+    camp = project / "records" / "campaigns" / "kimi-k25-eagle3-blackwell.yaml"
+    text = camp.read_text(encoding="utf-8")
+    kept = [line for line in text.splitlines() if not line.startswith(("baseline:", "baseline_attempt:"))]
+    camp.write_text("\n".join(kept) + "\n", encoding="utf-8")
+    bench = _script(project, "bench.py", BENCH)
+    first = _kb_run(project, "--no-capture", "--", sys.executable, bench, "90")  # the campaign's reviewed baseline run
+    assert _written(project, first)["outcome"] == "improved"
+    assert "against 82 tok/s (the latest baseline run 2026-02-19-baseline-tp8): +9.8 %" in first.stderr
+    base = _kb_run(project, "--no-capture", "--baseline", "--", sys.executable, bench, "100")
+    base_id = Path(base.stdout.strip().splitlines()[-1]).stem
+    res = _kb_run(project, "--no-capture", "--", sys.executable, bench, "90")
+    assert _written(project, res)["outcome"] == "regressed"
+    assert f"against 100 tok/s (the latest baseline run {base_id}): -10.0 %" in res.stderr
+
+
+def test_no_baseline_anywhere_is_inconclusive_and_says_how_to_get_one(project):
+    records = project / "records"
+    camp = records / "campaigns" / "kimi-k25-eagle3-blackwell.yaml"
+    kept = [ln for ln in camp.read_text(encoding="utf-8").splitlines() if not ln.startswith(("baseline:", "baseline_attempt:"))]
+    camp.write_text("\n".join(kept) + "\n", encoding="utf-8")
+    for f in (records / "attempts").glob("*.yaml"):
+        if "outcome: baseline" in f.read_text(encoding="utf-8"):
+            f.unlink()
+    bench = _script(project, "bench.py", BENCH)
+    res = _kb_run(project, "--no-capture", "--", sys.executable, bench, "90")
+    assert _written(project, res)["outcome"] == "inconclusive"
+    assert ("output_throughput 90 tok/s read, but the campaign has no baseline of output_throughput in tok/s to "
+            "compare with (a reference run: kb run --baseline): inconclusive") in res.stderr

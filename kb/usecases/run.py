@@ -226,9 +226,10 @@ def run_command(argv: list[str], *, use_pty: bool | None = None, stdout: BinaryI
         _copy_window_size(out, slave)
         _pass_output_through(slave)
     try:
-        proc = subprocess.Popen(argv, stdin=None,  # noqa: S603 - the user's own command line, run as asked stdout=slave if use_pty else subprocess.PIPE,
-                                stderr=slave if use_pty else subprocess.PIPE, process_group=0,
-                                preexec_fn=(lambda: _take_terminal(terminal)) if terminal is not None else None)
+        proc = subprocess.Popen(  # noqa: S603 - the user's own command line, run as asked
+            argv, stdin=None, stdout=slave if use_pty else subprocess.PIPE,
+            stderr=slave if use_pty else subprocess.PIPE, process_group=0,
+            preexec_fn=(lambda: _take_terminal(terminal)) if terminal is not None else None)
     except OSError as exc:
         for fd in (master, slave):
             if fd is not None:
@@ -505,7 +506,9 @@ def judge_run(kg: KnowledgeGraph, run: RunResult, campaign: str | None, *, basel
 
 def _baseline_value(kg: KnowledgeGraph, camp: Campaign | None, name: str, unit: str) -> tuple[float, str] | None:
     """The campaign's reference value of metric ``name`` in ``unit`` and where it comes from:
-    its ``baseline`` when it is that metric, else its ``baseline_attempt``'s figure."""
+    its ``baseline`` when it is that metric, else its ``baseline_attempt``'s figure, else (a
+    campaign that names neither) the latest attempt of the campaign whose outcome is
+    ``baseline`` (reviewed, or recorded by ``kb run --baseline``) with that metric."""
     if camp is None:
         return None
     if camp.baseline is not None and camp.metric.name == name and camp.baseline.unit == unit:
@@ -515,6 +518,15 @@ def _baseline_value(kg: KnowledgeGraph, camp: Campaign | None, name: str, unit: 
         metric = ref.metrics.get(name)
         if metric is not None and metric.unit == unit:
             return metric.value, f"baseline attempt {ref.id}"
+        return None
+    if camp.baseline is not None and camp.metric.name == name:
+        return None  # the campaign names its baseline in another unit: nothing to guess
+    runs = [a for a in kg.attempts_of(camp.id)
+            if a.outcome.value == "baseline" and (a.status != "draft" or "kb-run" in a.tags)]
+    runs = [a for a in runs if (m := a.metrics.get(name)) is not None and m.unit == unit]
+    if runs:
+        latest = max(runs, key=lambda a: (a.date, a.id))
+        return latest.metrics[name].value, f"the latest baseline run {latest.id}"
     return None
 
 
