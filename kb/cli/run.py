@@ -105,7 +105,7 @@ def _record(env: Env, result: Any, spool: Any, options: Any, capture: bool) -> A
         from kb import capture as capture_mod
         from kb import machine
 
-        cap = capture_mod.capture_machine()
+        cap = capture_mod.capture_machine(python=runner.interpreter_of(result.argv))
         options.captured = machine.components_from_capture(cap)
     if spool is not None:
         from kb.ids import slugify

@@ -657,6 +657,17 @@ def draft_for_run(kg: KnowledgeGraph, run: RunResult, options: RunOptions) -> tu
     return draft, verdict, said
 
 
+def interpreter_of(argv: list[str]) -> str | None:
+    """The Python interpreter ``argv`` runs (its path on ``$PATH`` when named bare), or ``None``
+    when the command is not a Python interpreter: the one whose packages (torch, vLLM, …) the
+    stack capture reads, which need not be kb's own."""
+    import shutil
+
+    if not argv or not re.fullmatch(r"python[\d.]*", Path(argv[0]).name):
+        return None
+    return shutil.which(argv[0])
+
+
 def title_of(argv: list[str]) -> str:
     """A title from the command line: the program's name and its arguments, at most 80
     characters; a Python interpreter's script or ``-m`` module stands for the program.
