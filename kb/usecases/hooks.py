@@ -1,11 +1,19 @@
 """Agent sessions feed kb: the hook that imports a session's transcript when an agent stops
 (``kb hooks install``, ``kb import --hook``).
 
+Two halves, both plain functions:
+
 - *Installing*: :func:`install_hook` merges one command hook into an agent's settings file, as
   that agent documents it, keeping everything else in the file (other keys, other events, other
   hooks of the same event); installing twice adds it once; a file that is not valid JSON, or
   whose ``hooks`` is not an object, is refused with :class:`kb.errors.ConfigError` and nothing is
   written. :func:`uninstall_hook` takes kb's hook out again, :func:`hook_status` says where it is.
+- *Running*: :func:`read_payload` reads the JSON the agent writes on the hook's stdin, waiting at
+  most :data:`PAYLOAD_WAIT_S` (an agent may never close the pipe); :func:`run_hook` imports the
+  transcript the payload names (:func:`kb.importers.drafts.import_logs`: a draft per attempt,
+  never one already imported, so a session resumed or a turn added brings only its new attempts)
+  within :data:`IMPORT_BUDGET_S`, and never raises: what happened is one line of
+  :func:`hooks_log_path` (and the :class:`HookRun` it returns), so a hook never fails the agent.
 
 The agents (:data:`AGENTS`), from their own documentation:
 
@@ -28,16 +36,18 @@ The agents (:data:`AGENTS`), from their own documentation:
 from __future__ import annotations
 
 import contextlib
+import datetime as dt
 import json
 import os
 import re
 import shlex
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from kb.errors import ConfigError, Problem, RecordExists, UsageError
+from kb.errors import ConfigError, KbError, Problem, RecordExists, UsageError
 
 
 @dataclass(frozen=True)
@@ -378,3 +388,296 @@ def hooks_log_path(records: Path) -> Path:
     if folder is None or os.environ.get("KB_CACHE", "").strip().lower() in ("off", "0", "no", "false"):
         folder = Path(os.path.abspath(records)).parent / ".kb-cache"
     return folder / LOG_NAME
+
+
+
+# --- running the hook ----------------------------------------------------------------------
+
+
+class HookTimeout(BaseException):
+    """Raised inside :func:`run_hook` when its budget runs out. A ``BaseException`` (as
+    ``KeyboardInterrupt`` is), so that no ``except Exception`` on the way swallows it; ``finally``
+    blocks still run (a temporary file is removed, a lock released)."""
+
+
+class HookInputError(KbError):
+    """The hook payload is not usable: nothing on stdin, not JSON, no ``transcript_path``, or a
+    transcript that is not there. The message says which and what was expected."""
+
+
+@dataclass
+class HookPayload:
+    """What kb takes from a hook's stdin JSON: the ``event`` (``hook_event_name``), the
+    ``session`` id, the ``transcript`` path (made absolute against the payload's ``cwd``), and
+    the ``turn`` id (Codex) or end ``reason`` (Claude Code) when given."""
+
+    event: str
+    session: str
+    transcript: Path
+    turn: str = ""
+    reason: str = ""
+
+
+@dataclass
+class HookRun:
+    """What :func:`run_hook` did: ``state`` is ``imported``, ``failed`` (the payload or the
+    import was refused; ``message`` says why) or ``timed out``; ``written``/``existing`` count
+    the drafts written and those already imported; ``log`` is the log file written (``None``
+    when it could not be)."""
+
+    state: str
+    message: str
+    written: int = 0
+    existing: int = 0
+    payload: HookPayload | None = None
+    log: Path | None = None
+
+
+def read_payload(stream: Any, timeout: float = PAYLOAD_WAIT_S, limit: int = PAYLOAD_LIMIT) -> tuple[bytes, bool]:
+    """Read a hook payload from ``stream`` (a binary stream: the hook's stdin) without ever
+    blocking past ``timeout`` seconds: ``(bytes read, whether the wait ran out)``.
+
+    Reading stops at end of file, as soon as the bytes read make one complete JSON object (an
+    agent may keep the pipe open after writing), after ``limit`` bytes, or when ``timeout`` has
+    passed (a terminal, or a pipe left open and empty). A stream without a file descriptor (an
+    in-memory one) is read at once. The descriptor is read with :func:`os.read`, never through a
+    buffered stream, and waited on with ``select`` (or, where ``select`` takes sockets only, by a
+    daemon thread left behind if the wait runs out)."""
+    try:
+        fd = stream.fileno()
+    except (AttributeError, OSError, ValueError):
+        fd = None
+    if fd is None:
+        return bytes(stream.read(limit)), False
+    import select
+
+    deadline = time.monotonic() + timeout
+    data = bytearray()
+    while len(data) < limit:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return bytes(data), True
+        try:
+            ready, _w, _x = select.select([fd], [], [], left)
+        except (OSError, ValueError):  # pragma: no cover - Windows pipes and consoles
+            return _read_in_thread(fd, data, deadline, limit)
+        if not ready:
+            return bytes(data), True
+        if _read_some(fd, data, limit):
+            break
+    return bytes(data), False
+
+
+def _read_some(fd: int, data: bytearray, limit: int) -> bool:
+    """Read once from ``fd`` into ``data``; whether reading is over (end of file, an error, or
+    a complete JSON object)."""
+    try:
+        chunk = os.read(fd, min(65536, limit - len(data)))
+    except BlockingIOError:
+        return False
+    except OSError:
+        return True
+    data += chunk
+    return not chunk or (data.rstrip().endswith(b"}") and _complete(data))
+
+
+def _read_in_thread(fd: int, data: bytearray, deadline: float, limit: int) -> tuple[bytes, bool]:  # pragma: no cover
+    """:func:`read_payload`'s loop in a daemon thread, waited for until ``deadline``."""
+    import threading
+
+    def loop() -> None:
+        while len(data) < limit and not _read_some(fd, data, limit):
+            pass
+
+    reader = threading.Thread(target=loop, name="kb-hook-stdin", daemon=True)
+    reader.start()
+    reader.join(max(0.0, deadline - time.monotonic()))
+    return bytes(data), reader.is_alive()
+
+
+def _complete(data: bytes | bytearray) -> bool:
+    try:
+        return isinstance(json.loads(data.decode("utf-8", "replace")), dict)
+    except ValueError:
+        return False
+
+
+def parse_payload(data: bytes, *, waited_out: bool = False, wait: float = PAYLOAD_WAIT_S) -> HookPayload:
+    """The :class:`HookPayload` of the hook JSON ``data``. Raises :class:`HookInputError` for no
+    bytes, bytes that are not a JSON object, no ``transcript_path`` (or ``null``: the agent keeps
+    no transcript of that session), or a transcript file that does not exist."""
+    text = data.decode("utf-8", "replace")
+    if not text.strip():
+        why = f"nothing came on stdin within {wait:g} s" if waited_out else "stdin was empty"
+        raise HookInputError(f"{why}; expected the JSON object an agent writes on a hook's stdin "
+                             '({"session_id", "transcript_path", "hook_event_name", ...})')
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as exc:
+        cut = " (it stopped before the end: the wait ran out)" if waited_out else ""
+        raise HookInputError(f"stdin:{exc.lineno}: not valid JSON: {exc.msg} (column {exc.colno}){cut}; "
+                             "expected the JSON object an agent writes on a hook's stdin") from None
+    if not isinstance(doc, dict):
+        raise HookInputError(f"stdin holds a JSON {_json_type(doc)}; expected an object with transcript_path")
+    transcript = doc.get("transcript_path")
+    event = str(doc.get("hook_event_name") or "hook")
+    if transcript is None or transcript == "":
+        raise HookInputError(f"the {event} payload has no transcript_path (the agent keeps no transcript of "
+                             "this session): nothing to import")
+    if not isinstance(transcript, str):
+        raise HookInputError(f"the {event} payload's transcript_path is a JSON {_json_type(transcript)}, "
+                             "expected a path")
+    path = Path(os.path.expanduser(transcript))
+    cwd = doc.get("cwd")
+    if not path.is_absolute() and isinstance(cwd, str) and cwd:
+        path = Path(cwd) / path
+    if not path.is_file():
+        raise HookInputError(f"the transcript {path} named by the {event} payload is not there "
+                             "(moved, deleted, or the session wrote none)")
+    return HookPayload(event, str(doc.get("session_id") or ""), path,
+                       turn=str(doc.get("turn_id") or ""), reason=str(doc.get("reason") or ""))
+
+
+Importer = Callable[..., Any]
+
+
+def run_hook(records: Path, data: bytes, *, waited_out: bool = False, format: str = "auto",
+             campaign: str | None = None, catalogs: list[str] | tuple[str, ...] = (),
+             budget: float | None = IMPORT_BUDGET_S, log: Path | None = None,
+             importer: Importer | None = None) -> HookRun:
+    """Import the transcript named by the hook payload ``data`` into draft attempts under
+    ``records``; never raises.
+
+    The payload is parsed (:func:`parse_payload`), then the transcript imported with
+    ``importer`` (default :func:`kb.importers.drafts.import_logs`, with ``format``, ``campaign``
+    and ``catalogs``): attempts already imported (by their passage in the log) are not written
+    again, so a grown transcript adds only its new attempts. One hook runs at a time per records
+    folder (a lock beside the log, where the platform has ``fcntl``). The whole run stops after
+    ``budget`` seconds (``None``: no limit; POSIX main thread only) with state ``timed out``.
+
+    Every run appends one line to ``log`` (default :func:`hooks_log_path`): UTC time, event,
+    session, transcript, and what came of it; warnings and an unexpected error's traceback
+    follow, indented. The returned :class:`HookRun` says the same."""
+    log = log if log is not None else hooks_log_path(records)
+    run = HookRun("failed", "")
+    start = time.monotonic()
+    details: list[str] = []
+    try:
+        with _time_limit(budget), _one_at_a_time(log):
+            run.payload = parse_payload(data, waited_out=waited_out)
+            if importer is None:
+                from kb.importers.drafts import import_logs
+
+                importer = import_logs
+            report = importer(records, [run.payload.transcript], format=format, campaign=campaign,
+                              catalogs=catalogs)
+            _summarise(report, run, details)
+    except HookTimeout:
+        run.state, run.message = "timed out", (f"stopped after {budget:g} s; the drafts written so far are kept "
+                                               "and the next run imports the rest")
+    except KeyboardInterrupt:
+        run.state, run.message = "failed", "interrupted"
+    except KbError as exc:
+        run.state, run.message = "failed", str(exc)
+    except Exception as exc:  # noqa: BLE001 - a hook never fails the agent: any error is logged
+        import traceback
+
+        run.state, run.message = "failed", f"unexpected {type(exc).__name__}: {exc}"
+        details.extend(traceback.format_exc().rstrip().splitlines())
+    run.log = _append_log(log, run, time.monotonic() - start, details)
+    return run
+
+
+def _summarise(report: Any, run: HookRun, details: list[str]) -> None:
+    """Fill ``run`` from an :class:`kb.importers.drafts.ImportReport` of one file."""
+    taken = report.drafts + [d for f in report.files for d in f.possible if d.state != "possible"]
+    run.written = sum(1 for d in taken if d.state == "written")
+    run.existing = sum(1 for d in taken if d.state == "exists")
+    for item in report.files:
+        details.extend(f"warning: {w}" for w in item.warnings)
+        if item.error:
+            run.state, run.message = "failed", item.error
+            return
+    run.state = "imported"
+    run.message = f"{run.written} draft(s) written, {run.existing} already imported"
+    if report.record_problems:
+        details.append(f"warning: the records folder has {report.record_problems} invalid record(s); run 'kb check'")
+
+
+@contextlib.contextmanager
+def _time_limit(seconds: float | None) -> Iterator[None]:
+    """Raise :class:`HookTimeout` in the block after ``seconds`` (a POSIX interval timer; no
+    limit where there is none, or off the main thread)."""
+    import signal
+    import threading
+
+    if seconds is None or not hasattr(signal, "setitimer") or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def expire(_signum: int, _frame: Any) -> None:
+        raise HookTimeout
+
+    old = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, max(seconds, 0.001))
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+
+
+@contextlib.contextmanager
+def _one_at_a_time(log: Path) -> Iterator[None]:
+    """Hold ``hooks.lock`` beside ``log`` (an exclusive ``flock``, waited for: two sessions
+    ending at once import one after the other); nothing where ``fcntl`` or the folder is missing."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - Windows
+        yield
+        return
+    try:
+        _prepare_folder(log.parent)
+        handle = open(log.parent / "hooks.lock", "a+b")  # noqa: SIM115 - held for the block
+    except OSError:
+        yield
+        return
+    try:
+        fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+        yield
+    finally:
+        handle.close()
+
+
+def _prepare_folder(folder: Path) -> None:
+    """Create the cache folder with its ``.gitignore`` of ``*`` (as the record cache does). Only
+    ``$KB_CACHE_DIR`` is created with its parents: beside a records folder whose parent is not
+    there (a hook naming a folder that is gone), nothing is created."""
+    folder.mkdir(parents=bool(os.environ.get("KB_CACHE_DIR")), exist_ok=True)
+    ignore = folder / ".gitignore"
+    if not ignore.exists():
+        with contextlib.suppress(OSError, KbError):
+            from kb.atomic import write_text_atomic
+
+            write_text_atomic(ignore, "# kb's caches and hook log: never commit or publish them\n*\n")
+
+
+def _append_log(log: Path, run: HookRun, seconds: float, details: list[str]) -> Path | None:
+    """Append ``run``'s line (and ``details``, indented) to ``log``; ``None`` when the disk refuses."""
+    when = dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    p = run.payload
+    what = "hook"
+    if p is not None:
+        what = " ".join([p.event, f"session={p.session or '?'}", *([f"turn={p.turn}"] if p.turn else []),
+                         *([f"reason={p.reason}"] if p.reason else []), f"transcript={p.transcript}"])
+    lines = [f"{when} {what}: {run.state}: {run.message} ({seconds:.1f} s)"] + [f"    {d}" for d in details]
+    try:
+        _prepare_folder(log.parent)
+        with contextlib.suppress(OSError):
+            if log.stat().st_size > LOG_LIMIT:
+                os.replace(log, log.with_name(log.name + ".1"))
+        with open(log, "a", encoding="utf-8") as fh:
+            fh.write("".join(line.replace("\n", " ") + "\n" for line in lines))
+    except OSError:
+        return None
+    return log
