@@ -94,6 +94,13 @@ def test_the_cli_installs_once_and_says_so(project):
     assert second.exit_code == 0 and "hook already in .claude/settings.json" in second.stdout
 
 
+def test_installing_for_a_records_folder_not_there_warns(tmp_path):
+    result = kb_cli("hooks", "install", "claude-code", "--kb-command", "kb", cwd=tmp_path)
+    assert result.exit_code == 0
+    assert "warning: the records folder records does not exist (yet)" in result.stderr
+    assert (tmp_path / ".claude" / "settings.json").is_file()
+
+
 def test_a_new_records_folder_replaces_kb_s_hook_in_place(project):
     settings = project / ".claude" / "settings.json"
     settings.parent.mkdir()

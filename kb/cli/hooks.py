@@ -56,6 +56,9 @@ def install(env: Env, agent: str, project: str, campaign: str | None, kb_command
                           campaign=campaign)
     said = {"installed": "added to", "updated": "updated in", "unchanged": "already in"}[change.state]
     click.echo(f"kb hooks: {agent} hook {said} {change.path}: {change.command}")
+    if not env.records.is_dir():
+        click.echo(f"kb hooks: warning: the records folder {env.records} does not exist (yet); each run of the hook "
+                   "will log that until it does (pass --records to point at another)", err=True)
     if agent == "codex" and change.state != "unchanged":
         click.echo("kb hooks: Codex runs a new or changed hook only once it is reviewed and trusted: open /hooks "
                    "in Codex (project hooks also need the project trusted)", err=True)
