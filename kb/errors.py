@@ -9,6 +9,8 @@ The tree::
     ├── WriteError               a record could not be written (disk full, read-only tree, ...)
     ├── QueryError               a query could not be answered (unknown id, bad change spec, ...)
     ├── LogFormatError           a session log could not be read (path, line)
+    ├── ConfigError              an agent's settings file kb was asked to edit is not what its
+    │                            documentation describes (path, line, key); nothing written
     └── UsageError               a request kb cannot carry out as asked (which campaign?)
         └── InvalidOptions       the values given to a command (kb log, kb new) do not make a
                                  valid record; also an InvalidRecords, holding every problem
@@ -109,3 +111,14 @@ class InvalidOptions(InvalidRecords, UsageError):
     """The options given to a command that writes a record (``kb log``, ``kb new``) do not make a
     valid record: ``problems`` name each option (``kb log: --campaign: unknown campaign 'x'``).
     Nothing was written. A usage error (exit 2), holding every problem like :class:`InvalidRecords`."""
+
+
+class ConfigError(KbError):
+    """An agent's configuration file that kb was asked to edit (``.claude/settings.json``,
+    ``.codex/hooks.json``) cannot be read as its tool documents it: not JSON, or a key of the wrong
+    type. ``problem`` locates it (path, line, key); the message says how to fix it and that nothing
+    was written."""
+
+    def __init__(self, problem: Problem):
+        super().__init__(str(problem))
+        self.problem = problem

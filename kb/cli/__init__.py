@@ -8,7 +8,7 @@ failed query, 2 on bad usage.
 One module per verb or group of verbs: :mod:`~kb.cli.check` (check, migrate), :mod:`~kb.cli.ask` (roots, why,
 unblocks, graph), :mod:`~kb.cli.diff`, :mod:`~kb.cli.site` (build, serve), :mod:`~kb.cli.log`,
 :mod:`~kb.cli.capture`, :mod:`~kb.cli.new`, :mod:`~kb.cli.importing`, :mod:`~kb.cli.schema`,
-:mod:`~kb.cli.export`.
+:mod:`~kb.cli.export`, :mod:`~kb.cli.hooks`.
 
 The command modules are imported when their command runs (:data:`kb.cli.app.COMMANDS`), so that
 ``kb check`` does not pay for importing the importers, the site or the capture probes. Asking

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import sys
 from typing import Any
 
@@ -20,7 +21,7 @@ IMPORT_FORMATS = ["auto", *FORMATS, "adr"]
 
 
 @cli.command("import")
-@click.argument("paths", nargs=-1, required=True, type=click.Path())
+@click.argument("paths", nargs=-1, type=click.Path())
 @click.option("--format", "fmt", type=click.Choice(IMPORT_FORMATS), default="auto", show_default=True,
               help="The logs' format (auto: detected from each file's name and first lines).")
 @click.option("--campaign", help="The campaign the drafts join (needed when records/ holds several).")
@@ -30,10 +31,13 @@ IMPORT_FORMATS = ["auto", *FORMATS, "adr"]
               help="Also write the possible attempts (scored below the confidence threshold; listed otherwise).")
 @click.option("--redact-personal", is_flag=True,
               help="With --format adr: also replace names, e-mail addresses and hosts (an ADR log keeps them by default).")
+@click.option("--hook", is_flag=True,
+              help="Run as an agent's hook: read the hook's JSON on stdin and import the transcript it names; "
+                   "always exits 0, what happened goes to the hook log (see kb hooks).")
 @pass_env
 @handle_errors
 def import_(env: Env, paths: tuple[str, ...], fmt: str, campaign: str | None, dry_run: bool, as_json: bool,
-            all_attempts: bool, redact_personal: bool) -> None:
+            all_attempts: bool, redact_personal: bool, hook: bool) -> None:
     """Draft attempts from session logs (agent transcripts, lab notebooks, plan documents).
 
     With --format adr, PATHS are folders of existing ADRs (adr-tools, MADR 2-4, log4brains),
@@ -49,7 +53,16 @@ def import_(env: Env, paths: tuple[str, ...], fmt: str, campaign: str | None, dr
       kb import ~/.claude/projects/-srv-kimi/7d1c2a9e.jsonl --dry-run
       kb import notebook.md --campaign kimi-k25-eagle3-blackwell
       kb import --format adr doc/adr --dry-run
+      kb import --hook < payload.json      # as an agent's hook runs it
     """
+    if hook:
+        if paths or fmt == "adr" or dry_run or as_json or all_attempts:
+            raise click.UsageError("--hook reads the transcript to import from the hook's JSON on stdin; "
+                                   "pass no PATHS, and none of --dry-run, --json, --all, --format adr")
+        _run_hook(env, fmt, campaign)
+        return
+    if not paths:
+        raise click.UsageError("Missing argument 'PATHS...': pass log files to import (or --hook in an agent's hook)")
     if fmt == "adr":
         from kb.cli.adr_import import import_adr_folders
 
@@ -96,6 +109,24 @@ def import_(env: Env, paths: tuple[str, ...], fmt: str, campaign: str | None, dr
                    f"{counts['exists']} already imported", err=True)
     if report.failed:
         sys.exit(1)
+
+
+def _run_hook(env: Env, fmt: str, campaign: str | None) -> None:
+    """``kb import --hook``: read the payload (with a timeout), import, say one line on stderr
+    naming the log, exit 0 whatever happened (:func:`kb.usecases.hooks.run_hook`)."""
+    try:
+        from kb.usecases.hooks import read_payload, run_hook
+
+        data, waited_out = read_payload(click.get_binary_stream("stdin"))
+        run = run_hook(env.records, data, waited_out=waited_out, format=fmt, campaign=campaign,
+                       catalogs=env.catalogs)
+        where = f" (log: {run.log})" if run.log else " (the hook log could not be written)"
+        name = run.payload.transcript.name if run.payload else "hook payload"
+        click.echo(f"kb: {name}: {run.state}: {run.message}{where}", err=True)
+    except BaseException as exc:  # noqa: BLE001 - a hook never fails the agent, whatever happens
+        with contextlib.suppress(BaseException):
+            click.echo(f"kb: hook import failed: {type(exc).__name__}: {exc}", err=True)
+    sys.exit(0)
 
 
 def _print_import(report: Any) -> None:

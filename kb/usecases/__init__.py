@@ -6,6 +6,7 @@ thin layer over them, as is :mod:`kb.api`):
 - read the machine as a stack and platform: :func:`kb.capture.capture_machine` and
   :mod:`kb.machine` (``kb capture``);
 - draft attempts from session logs: :func:`kb.importers.drafts.import_logs` (``kb import``);
+- feed agent sessions to kb when they end: :mod:`kb.usecases.hooks` (``kb hooks``, ``kb import --hook``);
 - publish the site: :func:`kb.site.build.build_site` (``kb build``).
 
 Every one of them writes through the store's one write gate (:func:`kb.store.save_record`).
