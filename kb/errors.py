@@ -11,6 +11,7 @@ The tree::
     ├── LogFormatError           a session log could not be read (path, line)
     ├── ConfigError              an agent's settings file kb was asked to edit is not what its
     │                            documentation describes (path, line, key); nothing written
+    ├── TrackingStoreError       an experiment tracker's store could not be opened or read
     └── UsageError               a request kb cannot carry out as asked (which campaign?)
         └── InvalidOptions       the values given to a command (kb log, kb new) do not make a
                                  valid record; also an InvalidRecords, holding every problem
@@ -100,6 +101,11 @@ class LogFormatError(KbError):
         self.path = str(path)
         self.line = line
         self.message = message
+
+
+class TrackingStoreError(KbError):
+    """An experiment tracker's store (an MLflow ``mlruns/`` folder, ``mlflow.db``, a tracking
+    server) could not be opened or read; the message names the location and how to fix it."""
 
 
 class UsageError(KbError):

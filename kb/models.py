@@ -494,9 +494,26 @@ class Attempt(Record):
     baseline: RecordId | None = None
     retry_of: RecordId | None = None
     """An earlier attempt this one re-runs (typically after a stack change resolved its blockers)."""
+    run_url: StrictStr | None = Field(default=None, json_schema_extra={
+        "pattern": r"^https?://[^\s/]+[^\s]*$", "description": "The run's page in an experiment tracker (an http(s) URL)."})
+    """The page of the run in an experiment tracker that recorded this attempt: an ``http(s)`` URL,
+    e.g. an MLflow run, ``http://127.0.0.1:5000/#/experiments/1/runs/<run id>``."""
     error: StrictStr | None = None
     blocked_by: list[RecordId] = Field(default_factory=list)
     status: Literal["draft", "reviewed"] = "reviewed"
+
+    @field_validator("run_url")
+    @classmethod
+    def _web_address(cls, v: str | None) -> str | None:
+        if v is None:
+            return v
+        from urllib.parse import urlsplit
+
+        parts = urlsplit(v)
+        if parts.scheme not in ("http", "https") or not parts.netloc or any(c.isspace() for c in v):
+            raise ValueError(f"'{v}' is not an http(s) URL (no spaces); write the run's page as the tracker shows it, "
+                             "e.g. 'http://127.0.0.1:5000/#/experiments/1/runs/<run id>', or remove run_url")
+        return v
 
     @model_validator(mode="after")
     def _failed_has_cause(self) -> "Attempt":

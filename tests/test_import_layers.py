@@ -11,7 +11,7 @@ it follows. The other stages (segment, score, drafts) work on what those readers
 
 Exempt, each for a stated reason: ``sessions.py`` (it tells the session-log formats apart, the
 format readers' entry point), ``adr.py`` and ``adrfile.py`` (they read MADR and adr-tools files,
-formats of their own).
+formats of their own), ``mlflow_runs.py`` (it reads MLflow tracking stores, a format of its own).
 """
 
 from __future__ import annotations
@@ -25,7 +25,8 @@ IMPORTERS = Path(__file__).parent.parent / "kb" / "importers"
 READERS = ("read", "formats")
 EXEMPT = {"sessions.py": "tells the session-log formats apart (the format readers' entry point)",
           "adr.py": "reads MADR decision records, a format of its own",
-          "adrfile.py": "reads adr-tools and MADR files, a format of its own"}
+          "adrfile.py": "reads adr-tools and MADR files, a format of its own",
+          "mlflow_runs.py": "reads MLflow tracking stores (runs, params, metrics, tags), a format of its own"}
 STRING_METHODS = frozenset({"startswith", "endswith", "find", "rfind", "index", "rindex", "count", "replace", "split",
                             "rsplit", "partition", "rpartition", "strip", "lstrip", "rstrip", "removeprefix",
                             "removesuffix"})

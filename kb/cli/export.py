@@ -9,7 +9,8 @@ from kb.cli.app import Env, cli, emit_json, handle_errors, pass_env
 
 @cli.command("export")
 @click.option("--sqlite", "sqlite_file", type=click.Path(dir_okay=False), default=None,
-              help="Write a SQLite database (one table per kind, records, edges, metrics) that Datasette opens.")
+              help="Write a SQLite database (one table per kind, records, edges, metrics, components) and "
+                   "Datasette's metadata beside it (NAME.metadata.json).")
 @click.option("--markdown", "markdown_dir", type=click.Path(file_okay=False), default=None,
               help="Write kb's pages as a Markdown tree (plus assets) that any MkDocs-compatible engine builds.")
 @click.option("--force", is_flag=True, help="Replace an existing database, or write into a non-empty folder.")
@@ -21,7 +22,7 @@ def export(env: Env, sqlite_file: str | None, markdown_dir: str | None, force: b
 
     \b
     Examples:
-      kb export --sqlite kb.db && datasette kb.db
+      kb export --sqlite kb.db && datasette kb.db -m kb.metadata.json
       kb export --markdown docs/kb     (then build with mkdocs or zensical)
     """
     if not sqlite_file and not markdown_dir:
@@ -29,11 +30,13 @@ def export(env: Env, sqlite_file: str | None, markdown_dir: str | None, force: b
     kg = env.graph()
     result: dict[str, object] = {}
     if sqlite_file:
-        from kb.sqlite_export import write_sqlite
+        from kb.sqlite_export import metadata_path, write_sqlite
 
         counts = write_sqlite(kg, sqlite_file, overwrite=force)
-        result["sqlite"] = {"file": sqlite_file, "tables": counts}
+        meta = str(metadata_path(sqlite_file))
+        result["sqlite"] = {"file": sqlite_file, "metadata": meta, "tables": counts}
         click.echo(f"wrote {sqlite_file}: " + ", ".join(f"{t} {n}" for t, n in counts.items()), err=True)
+        click.echo(f"wrote {meta}: open both with 'datasette {sqlite_file} -m {meta}'", err=True)
     if markdown_dir:
         from kb.site.export import export_markdown
 

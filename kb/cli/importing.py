@@ -17,7 +17,7 @@ from kb.cli.app import (
 )
 from kb.importers.events import FORMATS
 
-IMPORT_FORMATS = ["auto", *FORMATS, "adr"]
+IMPORT_FORMATS = ["auto", *FORMATS, "adr", "mlflow"]
 
 
 @cli.command("import")
@@ -34,15 +34,25 @@ IMPORT_FORMATS = ["auto", *FORMATS, "adr"]
 @click.option("--hook", is_flag=True,
               help="Run as an agent's hook: read the hook's JSON on stdin and import the transcript it names; "
                    "always exits 0, what happened goes to the hook log (see kb hooks).")
+@click.option("--experiment", "experiments", multiple=True, metavar="NAME",
+              help="With --format mlflow: import only this experiment (its name or id; repeatable).")
+@click.option("--ui-url", metavar="URL",
+              help="With --format mlflow and a local store: the address 'mlflow ui' serves it at "
+                   "(e.g. http://127.0.0.1:5000), so each attempt links its run page.")
 @pass_env
 @handle_errors
 def import_(env: Env, paths: tuple[str, ...], fmt: str, campaign: str | None, dry_run: bool, as_json: bool,
-            all_attempts: bool, redact_personal: bool, hook: bool) -> None:
+            all_attempts: bool, redact_personal: bool, hook: bool, experiments: tuple[str, ...],
+            ui_url: str | None) -> None:
     """Draft attempts from session logs (agent transcripts, lab notebooks, plan documents).
 
     With --format adr, PATHS are folders of existing ADRs (adr-tools, MADR 2-4, log4brains),
     converted into decision records; their secrets are replaced and the rest kept as written
-    (--redact-personal replaces names, e-mail addresses and hosts too). Otherwise each draft is an attempt with `status: draft`, every field citing the log line it came
+    (--redact-personal replaces names, e-mail addresses and hosts too). With --format mlflow,
+    PATHS are MLflow tracking stores (a mlruns/ folder, an mlflow.db file, or a tracking server's
+    http(s):// address; it needs kb's mlflow extra): each ended run becomes a draft attempt (params
+    as settings, metrics with the unit their names give, status FAILED as failed, its run's page as
+    run_url). Otherwise each draft is an attempt with `status: draft`, every field citing the log line it came
     from; secrets, user names, e-mail addresses and hosts are redacted first. Importing the
     same log again adds nothing; reviewed records are never touched. Each draft carries a
     confidence (0-1) and why; those below 0.5 are listed as possible attempts and written only with
@@ -54,15 +64,28 @@ def import_(env: Env, paths: tuple[str, ...], fmt: str, campaign: str | None, dr
       kb import notebook.md --campaign kimi-k25-eagle3-blackwell
       kb import --format adr doc/adr --dry-run
       kb import --hook < payload.json      # as an agent's hook runs it
+      kb import --format mlflow mlruns --ui-url http://127.0.0.1:5000
+      kb import --format mlflow http://127.0.0.1:5000 --experiment eagle3-sweep
     """
     if hook:
-        if paths or fmt == "adr" or dry_run or as_json or all_attempts:
+        if paths or fmt in ("adr", "mlflow") or dry_run or as_json or all_attempts or experiments or ui_url:
             raise click.UsageError("--hook reads the transcript to import from the hook's JSON on stdin; "
-                                   "pass no PATHS, and none of --dry-run, --json, --all, --format adr")
+                                   "pass no PATHS, and none of --dry-run, --json, --all, --format adr/mlflow")
         _run_hook(env, fmt, campaign)
         return
     if not paths:
         raise click.UsageError("Missing argument 'PATHS...': pass log files to import (or --hook in an agent's hook)")
+    if fmt != "mlflow" and (experiments or ui_url):
+        raise click.UsageError("--experiment and --ui-url apply to --format mlflow only")
+    if fmt == "mlflow":
+        if all_attempts or redact_personal:
+            raise click.UsageError("--all and --redact-personal do not apply to --format mlflow (every ended run is "
+                                   "drafted, and personal details are always redacted)")
+        from kb.cli.mlflow_import import import_mlflow_stores
+
+        import_mlflow_stores(env, list(paths), campaign=campaign, dry_run=dry_run, as_json=as_json,
+                             experiments=list(experiments), ui_url=ui_url)
+        return
     if fmt == "adr":
         from kb.cli.adr_import import import_adr_folders
 

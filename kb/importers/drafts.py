@@ -6,6 +6,9 @@ The pipeline of :func:`import_logs`, one named step each::
     window (extract_windows) → redact → draft (ids, stack, platform, blockers, baseline) →
     validate every draft → write each (atomically)
 
+:func:`import_extractions` takes the same path from the read step on, for readers that are no
+session-log reader (an experiment tracker's runs: :mod:`kb.importers.mlflow_runs`).
+
 Guarantees:
 
 - *Bounded memory*: Claude and Codex JSONL are read and extracted a window at a time, so a
@@ -41,7 +44,7 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, fields, is_dataclass
 from pathlib import Path
 from typing import Any
@@ -229,12 +232,7 @@ def import_logs(root: str | Path, paths: list[str | Path], *, format: str = "aut
     existing = _existing_sources(records)
     taken = set(records.records)
     redactor = Redactor()
-    platform = kg.get(camp.platform)
-    headline = Headline(camp.metric.name, camp.metric.direction.value,
-                        camp.baseline.value if camp.baseline and camp.baseline.unit == camp.metric.unit else None,
-                        unit=camp.metric.unit, terms=() if campaign else campaign_terms(camp),
-                        gpu=platform.gpu if isinstance(platform, Platform) else None,
-                        noise=camp.noise if camp.noise is not None else 2.0, model_terms=campaign_terms(camp))
+    headline = _headline(kg, camp, vouched=bool(campaign))
     problems: list[Problem] = []
     suffixes: dict[str, int] = {}
     for path in paths:
@@ -280,15 +278,80 @@ def import_logs(root: str | Path, paths: list[str | Path], *, format: str = "aut
     if problems:
         raise InvalidRecords(problems)
     if not dry_run:
-        for draft in report.drafts + [d for f in report.files for d in f.possible]:
-            if draft.state != "new" or draft.record is None:
-                continue
-            try:
-                write_record(root, draft.record)
-            except RecordExists:
-                draft.state = "exists"
-                continue
-            draft.state = "written"
+        _write_drafts(root, report)
+    return report
+
+
+def _headline(kg: Any, camp: Campaign, *, vouched: bool) -> Headline:
+    """The campaign's headline metric for comparisons; ``vouched``: the caller named the
+    campaign (``--campaign``), so a log need not name its model to be compared with its baseline."""
+    platform = kg.get(camp.platform)
+    return Headline(camp.metric.name, camp.metric.direction.value,
+                    camp.baseline.value if camp.baseline and camp.baseline.unit == camp.metric.unit else None,
+                    unit=camp.metric.unit, terms=() if vouched else campaign_terms(camp),
+                    gpu=platform.gpu if isinstance(platform, Platform) else None,
+                    noise=camp.noise if camp.noise is not None else 2.0, model_terms=campaign_terms(camp))
+
+
+def _write_drafts(root: Path, report: ImportReport) -> None:
+    """Write every ``new`` draft of ``report`` (its possible attempts too, when they were made
+    ``new``) through the write gate; one that appeared meanwhile is ``exists``."""
+    for draft in report.drafts + [d for f in report.files for d in f.possible]:
+        if draft.state != "new" or draft.record is None:
+            continue
+        try:
+            write_record(root, draft.record)
+        except RecordExists:
+            draft.state = "exists"
+            continue
+        draft.state = "written"
+
+
+def import_extractions(root: str | Path, extract: Callable[[Headline], Iterable[Extraction]], *,
+                       campaign: str | None = None, dry_run: bool = False, today: dt.date | None = None,
+                       catalogs: list[str] | tuple[str, ...] = ()) -> ImportReport:
+    """Draft attempts from what a reader other than the session-log readers extracted (the runs
+    of an experiment tracker: :mod:`kb.importers.mlflow_runs`), along the same path as
+    :func:`import_logs`: the same campaign choice, redaction, ids, references, duplicate and
+    blocker checks, validation before any write, and the write gate.
+
+    ``extract(headline)`` yields one :class:`Extraction` per source (an experiment); the
+    :class:`Headline` is the campaign's, for the reader's comparisons. Each becomes one
+    :class:`FileImport` of the report. An attempt's ``run_url`` that redaction changed (it named
+    a private host or a user) is left out, with a warning: a link to a redacted address leads
+    nowhere. Raises what :func:`import_logs` raises, and what ``extract`` raises."""
+    root = Path(root)
+    loaded = load(root, catalogs)
+    records = loaded.records
+    camp = _campaign(records, campaign)
+    report = ImportReport(camp.id, dry_run, record_problems=len(loaded.problems))
+    kg = loaded.graph
+    existing = _existing_sources(records)
+    taken = set(records.records)
+    redactor = Redactor()
+    problems: list[Problem] = []
+    suffixes: dict[str, int] = {}
+    for extraction in extract(_headline(kg, camp, vouched=bool(campaign))):
+        urls = [a.run_url for a in extraction.attempts]
+        _scout(extraction, redactor)
+        redact_extraction(extraction, redactor)
+        item = FileImport(extraction.file, extraction.format, extraction.sha256 or None,
+                          warnings=list(extraction.warnings), about_inference=extraction.about_inference,
+                          facts=extraction.facts, matches_campaign=extraction.matches_campaign)
+        report.files.append(item)
+        for attempt, url in zip(extraction.attempts, urls):
+            if attempt.run_url != url:
+                item.warnings.append(f"{attempt.anchor.locator}: its run URL names a private host or a user, which "
+                                     "kb redacts; the draft links no run (its source names the run)")
+                attempt.run_url = None
+        item.drafts, file_problems = _drafts(extraction, kg, camp, existing, taken, redactor, today, suffixes,
+                                             item.warnings)
+        problems.extend(file_problems)
+    report.redactions = redactor.counts
+    if problems:
+        raise InvalidRecords(problems)
+    if not dry_run:
+        _write_drafts(root, report)
     return report
 
 
@@ -491,9 +554,11 @@ def _record(x: Extraction, a: ExtractedAttempt, record_id: str, kg: Any, camp: C
         "status": "draft",
         "tags": [IMPORT_TAG],
         "notes": "\n\n".join(notes) + "\n",
-        "source": [{"file": x.file, "locator": e.locator, "quote": e.quote or None, "sha256": x.sha256,
-                    "format": x.format, "field": e.field, "key": passage_key(x, a) if e is a.anchor else None}
+        "source": [{"file": None if x.url else x.file, "url": x.url, "locator": e.locator, "quote": e.quote or None,
+                    "sha256": x.sha256 or None, "format": x.format, "field": e.field,
+                    "key": passage_key(x, a) if e is a.anchor else None}
                    for e in sources],
+        "run_url": a.run_url,
     }
     return Attempt.model_validate(data)
 

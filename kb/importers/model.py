@@ -116,6 +116,8 @@ class ExtractedAttempt:
     reason: str = ""
     restated: list[Evidence] = field(default_factory=list)
     headline: str | None = None
+    run_url: str | None = None
+    """The run's page in an experiment tracker, for an attempt read from one (its ``run_url``)."""
 
 
 @dataclass
@@ -176,6 +178,9 @@ class Extraction:
     possible: list[ExtractedAttempt] = field(default_factory=list)
     about_inference: bool = True
     warnings: list[str] = field(default_factory=list)
+    url: str | None = None
+    """The address the attempts were read from when it is no file (a tracking server): their
+    sources cite it as ``url`` instead of ``file``."""
 
 
 def locator_text(locator: Locator) -> str:

@@ -67,7 +67,7 @@ def render_attempt(c: Ctx, a: Attempt) -> str:
         matches=[c.link(src, kg.get(b), b) for b in w.matches],
         cited_by=[{"link": c.link(src, d), "status": d.status} for d in c.rev.citing.get(a.id, [])],
         compare=_compare_links(c, src, a), tags=c.tag_links(src, a.tags),
-        command=_command_line(a),
+        command=_command_line(a), run_link=run_link(a.run_url),
         findings=w.findings, credit=w.credit, credit_text=w.credit_text,
         retries=[c.link(src, kg.get(x), x) for x in w.retries],
         sources=sources(a),
@@ -133,6 +133,18 @@ def _attempt_summary(a: Attempt, m: Metric | None) -> dict[str, Any]:
         "heading": error_heading(a) or "",
         "why_label": "Why it failed" if a.outcome == Outcome.failed else "Held back by",
     }
+
+
+def run_link(url: str | None) -> Markup | None:
+    """The link to an attempt's run in an experiment tracker (``run_url``, an http(s) URL the
+    model checked), its address as the text; ``None`` without one.
+
+    >>> str(run_link("http://127.0.0.1:5000/#/experiments/1/runs/ab12"))
+    '<a class="kb-run" href="http://127.0.0.1:5000/#/experiments/1/runs/ab12" rel="nofollow noopener">127.0.0.1&#58;5000/&#35;/experiments/1/runs/ab12</a>'
+    """
+    if not url:
+        return None
+    return Markup('<a class="kb-run" href="{}" rel="nofollow noopener">{}</a>').format(url, inline(url.split("://", 1)[1]))
 
 
 def _command_line(a: Attempt) -> str:
