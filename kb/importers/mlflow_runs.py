@@ -76,7 +76,7 @@ from kb.models import UNITS
 FORMAT = "mlflow"
 """The import format's name, and the ``format`` of every source a draft of it cites."""
 
-EXTRA_HINT = ("install kb's mlflow extra (pip install 'kb[mlflow]'), or the mlflow client itself "
+EXTRA_HINT = ("install kb's mlflow extra (pip install 'kb-campaign[mlflow]'), or the mlflow client itself "
               "(pip install mlflow-skinny sqlalchemy alembic)")
 """How to get the client, said wherever it is missing."""
 
