@@ -14,6 +14,7 @@ def read_output(text: str, *, generic: bool = True) -> Readout:
     from kb.importers.read import (
         aiperf,
         errors,
+        go_bench,
         lines,
         llama_bench,
         nccl_tests,
@@ -24,10 +25,10 @@ def read_output(text: str, *, generic: bool = True) -> Readout:
     )
 
     out = Readout()
-    grouped = (llama_bench.read, nccl_tests.read)  # readers that say which runs one invocation gave
+    grouped = (llama_bench.read, nccl_tests.read, go_bench.read)  # readers that say which runs one invocation gave
     offset = 0
     lowered = text.lower()
-    for module in (vllm_bench, sglang_bench, llama_bench, nccl_tests, trtllm_bench, aiperf):
+    for module in (vllm_bench, sglang_bench, llama_bench, nccl_tests, trtllm_bench, aiperf, go_bench):
         if not any(marker in lowered for marker in module.MARKERS):
             continue  # none of the words its output always holds: nothing for it to read
         reader = module.read
@@ -85,10 +86,10 @@ def _detailed(run: RunReading, tables: Readout) -> Readout:
 def recognises(text: str) -> str | None:
     """The tool whose documented output ``text`` holds (``"nccl-tests"``, ...), or ``None``: how
     a file of raw output is told from a Markdown notebook."""
-    from kb.importers.read import aiperf, llama_bench, nccl_tests, sglang_bench, trtllm_bench, vllm_bench
+    from kb.importers.read import aiperf, go_bench, llama_bench, nccl_tests, sglang_bench, trtllm_bench, vllm_bench
 
     lowered = text.lower()
-    for module in (vllm_bench, sglang_bench, llama_bench, nccl_tests, trtllm_bench, aiperf):
+    for module in (vllm_bench, sglang_bench, llama_bench, nccl_tests, trtllm_bench, aiperf, go_bench):
         try:
             if any(marker in lowered for marker in module.MARKERS) and module.read(text).runs:
                 return str(module.TOOL)
