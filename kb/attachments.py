@@ -16,6 +16,8 @@ from kb.errors import Problem
 from kb.store import ASSETS_FOLDER, RecordSet
 
 _LOCAL_EXT = re.compile(r"\.[A-Za-z0-9]{1,5}$")
+_CODE_SPAN = re.compile(r"(`+)(?:.+?)\1")
+"""An inline code span (CommonMark: a run of backticks closed by a run of the same length)."""
 _MD_LINK = re.compile(r"(!?)\[([^\]\n]*)\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
 
 
@@ -44,6 +46,11 @@ def linked_files(text: str) -> Iterator[tuple[str, bool]]:
 
     >>> list(linked_files("see ![t](timeline.png) and [log](logs/run.txt) and [x](https://a/b.png)"))
     [('timeline.png', True), ('logs/run.txt', False)]
+
+    Code is not a link: fenced blocks and inline code spans are skipped.
+
+    >>> list(linked_files("write `![t](plot.png)` to show ![p](plot.png)"))
+    [('plot.png', True)]
     """
     in_fence = False
     for line in text.splitlines():
@@ -52,7 +59,7 @@ def linked_files(text: str) -> Iterator[tuple[str, bool]]:
             continue
         if in_fence:
             continue
-        for m in _MD_LINK.finditer(line):
+        for m in _MD_LINK.finditer(_CODE_SPAN.sub("", line)):
             target = local_target(m.group(3))
             if target is not None:
                 yield target, m.group(1) == "!"

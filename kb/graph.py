@@ -188,11 +188,19 @@ nothing. The rules of MADR's and adr-tools' status lines: an ADR is "Superseded 
 *accepted* one."""
 
 
+def stated_status(decision: Decision) -> str | None:
+    """The status as the document a decision was imported from states it (the ``quote`` of its
+    ``status`` source, ``kb import --format adr``), or ``None`` when nothing quotes it. A status so
+    stated is the log's own statement: kb keeps it, and a superseded one that no accepted decision
+    answers is a warning (:mod:`kb.queries.findings`, ``superseded-as-stated``), not an error."""
+    return next((s.quote for s in decision.source if s.field == "status" and s.quote), None)
+
+
 def _supersession_problems(records: RecordSet, ids: dict[str, Record]) -> list[Problem]:
     """The problems of decision statuses against ``supersedes`` (see :data:`RETIRING`): a
-    decision marked superseded that no retiring decision lists (naming the pending ones), one
-    that a retiring decision lists but is not marked superseded, and a rejected decision that
-    lists any."""
+    decision marked superseded that no retiring decision lists (naming the pending ones; unless
+    its status is quoted from the ADR it was imported from, :func:`stated_status`), one that a
+    retiring decision lists but is not marked superseded, and a rejected decision that lists any."""
     problems: list[Problem] = []
     by: dict[str, list[Decision]] = {}
     for rec in records.of_kind(Decision):
@@ -200,7 +208,7 @@ def _supersession_problems(records: RecordSet, ids: dict[str, Record]) -> list[P
             by.setdefault(t, []).append(rec)
     for rec in records.of_kind(Decision):
         listers = by.get(rec.id, [])
-        if rec.status == "superseded" and not any(d.status in RETIRING for d in listers):
+        if rec.status == "superseded" and not any(d.status in RETIRING for d in listers) and not stated_status(rec):
             pending = [d.id for d in listers if d.status == "proposed"]
             if pending:
                 why = (f"status is 'superseded' but only {', '.join(pending)} (proposed) "

@@ -146,12 +146,15 @@ def test_log4brains_draft_tags_and_dates_from_file_names(tmp_path):
     ring = _record(tmp_path, "2025-12-01-use-ring-allreduce")
     assert by_id[tree.id].format == "log4brains"
     assert tree.status == "proposed" and tree.tags == ["nccl", "pcie"] and tree.date.isoformat() == "2026-01-05"
-    assert any("status 'draft' read as 'proposed'" in w for w in by_id[tree.id].warnings)
-    # the ring ADR says "superseded by" a draft: a decision stands until its replacement is accepted
-    assert tree.supersedes == [ring.id] and ring.status == "accepted"
-    assert "**Original status**\n\nsuperseded (by 2026-01-05-use-nccl-tree-allreduce-on-pcie (proposed))" in ring.notes
-    assert any("never accepted: a decision stands until the one replacing it is accepted" in w
-               for w in by_id[ring.id].warnings)
+    assert any("status 'draft' recorded as 'proposed', the nearest kb status; the ADR's words kept verbatim" in w
+               for w in by_id[tree.id].warnings)
+    assert "**Status in the ADR**\n\ndraft" in tree.notes
+    # the ring ADR says "superseded by" a draft: the log's own statement is kept, with a warning
+    # (kb check warns too: a decision stands until its replacement is accepted)
+    assert tree.supersedes == [ring.id] and ring.status == "superseded"
+    assert any("the ADR says it is superseded, but only 2026-01-05-use-nccl-tree-allreduce-on-pcie (proposed) lists "
+               "it: kept as the log states" in w for w in by_id[ring.id].warnings)
+    assert load(tmp_path / "records").problems == []
 
 
 def test_reimport_writes_nothing_and_never_overwrites(tmp_path):

@@ -84,3 +84,27 @@ def test_a_rejected_decision_supersedes_nothing(write_tree, older, expected):
     r = check(write_tree, {"o": decision(older), "n": decision("rejected", ["o"])})
     assert r.exit_code == 1
     assert r.stdout.splitlines() == expected
+
+
+STATED = "source:\n  - file: doc/adr/0001-o.md\n    field: status\n    locator: line 7\n    quote: Superseded by [2. N](0002-n.md)\n"
+
+
+@pytest.mark.parametrize("listers", [{"n": decision("proposed", ["o"])}, {"n": decision("rejected")}, {}])
+def test_a_superseded_status_quoted_from_its_adr_is_a_warning_not_an_error(write_tree, listers):
+    # "Superseded by X" in an imported ADR is the log's own statement: kb keeps it, and says that a
+    # decision stands until the one replacing it is accepted
+    r = check(write_tree, {"o": decision("superseded") + STATED, **listers})
+    assert r.exit_code == 0, r.output
+    named = "n (proposed)" if "supersedes" in listers.get("n", "") else "none"
+    assert [ln for ln in r.stdout.splitlines() if "o.yaml" in ln] == [
+        "records/decisions/o.yaml:2: status: warning: superseded as its ADR states ('Superseded by [2. N](0002-n.md)'), "
+        f"but no accepted decision lists it in supersedes (listed by: {named}): a decision stands until the one "
+        "replacing it is accepted; accept the newer one, or correct the status"]
+    assert check(write_tree, {}, "--strict").exit_code == 1
+
+
+def test_a_superseded_status_without_a_quote_is_still_an_error(write_tree):
+    source = "source:\n  - file: doc/adr/0001-o.md\n    field: status\n"
+    r = check(write_tree, {"o": decision("superseded") + source, "n": decision("proposed", ["o"])})
+    assert r.exit_code == 1
+    assert any("o.yaml:2: status: status is 'superseded' but only n (proposed)" in ln for ln in r.stdout.splitlines())

@@ -1,5 +1,5 @@
 """``kb import --format adr DIR``: decision records from an existing ADR log (adr-tools, MADR 2-4,
-log4brains). Called by :mod:`kb.cli.importing`; the conversion is :mod:`kb.importers.adr`."""
+log4brains, hand-written records, a folder per decision). Called by :mod:`kb.cli.importing`; the conversion is :mod:`kb.importers.adr`."""
 
 from __future__ import annotations
 
@@ -52,6 +52,12 @@ def import_adr_folders(env: Env, folders: list[str], dry_run: bool, as_json: boo
             redacted[kind] = redacted.get(kind, 0) + n
     if redacted:
         click.echo("redacted: " + ", ".join(f"{k} {n}" for k, n in sorted(redacted.items())), err=True)
+    tally: dict[str, int] = {}
+    for report in reports:
+        for kind, n in report.tally.items():
+            tally[kind] = tally.get(kind, 0) + n
+    if tally:  # what was assumed or taken from elsewhere than the ADR's text, each also a warning above
+        click.echo("of the decisions: " + ", ".join(f"{kind} {n}" for kind, n in sorted(tally.items())), err=True)
     click.echo(f"{'dry run: ' if dry_run else ''}{summary}; {warned} warning(s) (what had no field is kept in "
                f"each record's notes){'; nothing written' if dry_run else ''}", err=True)
     if failed:

@@ -46,13 +46,14 @@ def import_(env: Env, paths: tuple[str, ...], fmt: str, campaign: str | None, dr
             ui_url: str | None) -> None:
     """Draft attempts from session logs (agent transcripts, lab notebooks, plan documents).
 
-    With --format adr, PATHS are folders of existing ADRs (adr-tools, MADR 2-4, log4brains),
-    converted into decision records; their secrets are replaced and the rest kept as written
-    (--redact-personal replaces names, e-mail addresses and hosts too). With --format mlflow,
-    PATHS are MLflow tracking stores (a mlruns/ folder, an mlflow.db file, or a tracking server's
-    http(s):// address; it needs kb's mlflow extra): each ended run becomes a draft attempt (params
-    as settings, metrics with the unit their names give, status FAILED as failed, its run's page as
-    run_url). Otherwise each draft is an attempt with `status: draft`, every field citing the log line it came
+    With --format adr, PATHS are folders of existing ADRs (adr-tools, MADR 2-4, log4brains,
+    hand-written records, a folder per decision), converted into decision records, with the date
+    from each ADR or its git history and the images it links to copied; their secrets are replaced
+    and the rest kept as written (--redact-personal replaces names, e-mail addresses and hosts
+    too). With --format mlflow, PATHS are MLflow tracking stores (a mlruns/ folder, an mlflow.db
+    file, or a tracking server's http(s):// address; it needs kb's mlflow extra): each ended run
+    becomes a draft attempt (params as settings, metrics with the unit their names give, status
+    FAILED as failed, its run's page as run_url). Otherwise each draft is an attempt with `status: draft`, every field citing the log line it came
     from; secrets, user names, e-mail addresses and hosts are redacted first. Importing the
     same log again adds nothing; reviewed records are never touched. Each draft carries a
     confidence (0-1) and why; those below 0.5 are listed as possible attempts and written only with

@@ -23,6 +23,9 @@ Kinds (issue 11, "Contradictions and status"):
 * ``credit-disputed-by-catalog`` — a decision crediting a stack change with fixing a blocker (or,
   through it, the blockers it causes) while a catalog record of the same failure still stands
   under the stack it moves to (:func:`kb.queries.counterparts.credit_disputes`);
+* ``superseded-as-stated`` — a decision superseded as the ADR it was imported from says
+  (:func:`kb.graph.stated_status`) that no accepted decision lists in ``supersedes``: kb keeps the
+  log's statement, and a decision stands until the one replacing it is accepted;
 * ``placeholder`` — a field still holding kb's ``TODO`` placeholder (an accepted decision so, the more so).
 """
 
@@ -314,6 +317,17 @@ def _decision_findings(kg: KnowledgeGraph, cache: StatusCache, d: Decision) -> l
     from kb.queries.credit import stack_diff
 
     out: list[Finding] = []
+    if d.status == "superseded":
+        from kb.graph import RETIRING, stated_status
+
+        stated = stated_status(d)
+        listers = [x for x in (kg.get(i) for i in kg.into(d.id, "supersedes")) if isinstance(x, Decision)]
+        if stated and not any(x.status in RETIRING for x in listers):
+            named = ", ".join(f"{x.id} ({x.status})" for x in listers) or "none"
+            out.append(Finding(d.id, ("status",), "superseded-as-stated",
+                               f"superseded as its ADR states ({stated!r}), but no accepted decision lists it in "
+                               f"supersedes (listed by: {named}): a decision stands until the one replacing it is "
+                               "accepted; accept the newer one, or correct the status"))
     if d.status == "proposed":
         for i, t in enumerate(d.supersedes):
             old = kg.get(t)

@@ -13,7 +13,7 @@ from typing import Any
 _FROM = {
     "write_text_atomic": "kb.atomic",
     "last_changed": "kb.store.history",
-    **dict.fromkeys(["ASSETS_FOLDER", "list_assets"], "kb.store.assets"),
+    **dict.fromkeys(["ASSETS_FOLDER", "list_assets", "save_asset"], "kb.store.assets"),
     **dict.fromkeys(["MAX_FILE_BYTES", "LoadResult", "Origin", "Prefetched", "RecordSet",
                      "load_records", "parse_record"], "kb.store.read"),
     **dict.fromkeys(["RECORD_SUFFIXES", "record_files"], "kb.store.listing"),
@@ -40,6 +40,7 @@ __all__ = [
     "MAX_FILE_BYTES", "RECORD_SUFFIXES", "SCHEMA_URL_ENV", "LoadResult", "Origin", "Prefetched",
     "RecordSet",
     "Saved", "create_record", "dump_record", "free_id", "last_changed", "list_assets", "load_records", "parse_record",
-    "record_files", "record_path", "record_to_data", "redact_record", "save_record", "schema_ref", "write_record",
+    "record_files", "record_path", "record_to_data", "redact_record", "save_asset", "save_record", "schema_ref",
+    "write_record",
     "write_text_atomic",
 ]

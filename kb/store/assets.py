@@ -32,6 +32,42 @@ def list_assets(root: str | Path) -> dict[str, Path]:
     return out
 
 
+def save_asset(root: str | Path, rel: str, data: bytes) -> str:
+    """Write ``data`` as ``<root>/assets/<rel>`` (a file a record's text links to) and return the
+    path under ``assets/`` it is at: ``rel`` itself, or ``rel`` when a file with the same bytes is
+    already there (nothing written), else ``<stem>-2<suffix>``, ``-3``, … (never overwriting).
+    The write is atomic (:func:`kb.atomic.write_bytes_atomic`). Raises :class:`ValueError` for a
+    ``rel`` that is absolute, climbs out (``..``), is hidden or is not one kb's links name
+    (:func:`kb.attachments.local_target`), and :class:`kb.errors.WriteError` when the disk refuses
+    or ``root`` is a catalog (read-only to kb's writers)."""
+    from kb.atomic import write_bytes_atomic
+    from kb.attachments import local_target
+    from kb.errors import RecordExists
+    from kb.store.write import refuse_catalog
+
+    parts = rel.split("/")
+    if local_target(rel) != rel or any(not part or part.startswith(".") for part in parts):
+        raise ValueError(f"asset path '{rel}': expected a relative path such as 'decisions/plot.png' (no '..', "
+                         "no hidden parts, a file extension)")
+    refuse_catalog(root)
+    base = Path(root) / ASSETS_FOLDER
+    stem, dot, suffix = parts[-1].rpartition(".")
+    for n in range(1, 1000):
+        name = parts[-1] if n == 1 else f"{stem}-{n}{dot}{suffix}"
+        candidate = "/".join([*parts[:-1], name])
+        target = base / candidate
+        if target.is_file() and target.read_bytes() == data:
+            return candidate
+        if os.path.lexists(target):
+            continue
+        try:
+            write_bytes_atomic(target, data)
+        except RecordExists:
+            continue
+        return candidate
+    raise ValueError(f"asset path '{rel}': 999 names taken under {base}; rename the file")
+
+
 def save_asset_text(root: str | Path, name: str, source: IO[str], redactor: Any) -> Path:
     """Write the text read from ``source`` line by line under ``<root>/assets/<name>`` (a new
     file: ``-2``, ``-3`` … before the suffix when the name is taken; never overwriting), each
