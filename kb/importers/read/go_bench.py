@@ -18,8 +18,14 @@ benchstat summarises them (golang.org/x/perf/cmd/benchstat). Figures in a unit k
 and the benchmark's name (:func:`kb.importers.read.labels.name_for`); ``ns/op`` is kept as
 ``time_per_op`` in ms. ``B/op``, ``allocs/op``, ``MB/s`` and other units are settings, as printed
 (their median). Settings: ``benchmark`` (the name without ``-N``), ``gomaxprocs``, ``iterations``
-(of the median repetition), ``count`` (repetitions), and the configuration keys in force. The
-results of one ``go test`` invocation (one configuration block) share an invocation.
+(of the median repetition), ``count`` (repetitions), and the configuration keys in force (every
+``key: value`` line of the header, as the format defines them: ``note``, ``backend`` …). The
+results of one ``go test`` invocation (one configuration block) share an invocation. A failed
+benchmark is a failed run without figures, its error the ``--- FAIL:`` text (on a line of its
+own, or after the name on the name's line), and a warning.
+
+Warnings: a failed benchmark; a name line without figures that no result of it (or of its
+sub-benchmarks) follows (a result line cut off).
 
 >>> out = read('''goos: linux
 ... cpu: Example CPU
@@ -55,7 +61,8 @@ MARKERS = ("ns/op", "allocs/op", "--- fail: benchmark")
 _RESULT = re.compile(rf"^(Benchmark\S*?)(?:-(\d+))?\s+(\d+)((?:\s+{NUMBER}\s+\S+)+)\s*$")
 _PAIR = re.compile(rf"({NUMBER})\s+(\S+)")
 _CONFIG = re.compile(r"^([a-z][a-z0-9_.-]*):\s+(\S.*?)\s*$")
-_FAIL = re.compile(r"^--- FAIL:\s+(Benchmark\S*?)(?:-\d+)?(?:\s|$)")
+_FAIL = re.compile(r"^(?:Benchmark\S*\s+)?(--- FAIL:\s+(Benchmark\S*?)(?:-(\d+))?(?=\s|$).*?)\s*$")
+_NAME = re.compile(r"^(Benchmark\S*?)(?:-\d+)?(?:\s.*)?$")
 _END = re.compile(r"^(?:PASS|FAIL|ok\s+\S+\s+\S+s)\s*$")
 
 
@@ -67,6 +74,7 @@ def read(text: str) -> Readout:
     results: dict[tuple[int, str, str | None], list[tuple[int, str, list[tuple[str, str]]]]] = {}
     failures: list[RunReading] = []
     configs: dict[int, dict[str, str]] = {}
+    bare: list[tuple[int, str]] = []  # names printed without figures (-v prints one before its results; a cut line too)
     configured = False
     for at, raw in enumerate(text.splitlines(), 1):
         line = raw.strip()
@@ -77,8 +85,15 @@ def read(text: str) -> Readout:
             results.setdefault(key, []).append((at, iterations, _PAIR.findall(pairs)))
             configured = False
             continue
+        found = _FAIL.match(line)
+        if found:
+            error, name, procs = found.groups()
+            failures.append(RunReading(TOOL, settings={"benchmark": name, **({"gomaxprocs": procs} if procs else {}),
+                                                       **config}, lines=(at, at), failed=True, error=error,
+                                       invocation=block))
+            continue
         found = _CONFIG.match(line)
-        if found and found.group(1) in _CONFIG_KEYS | set(config):
+        if found and raw[:1] not in " \t":
             if not configured:  # a new header: the results before it were another invocation's
                 block += 1
                 config = {}
@@ -86,10 +101,9 @@ def read(text: str) -> Readout:
             config[found.group(1)] = found.group(2)
             configs[block] = dict(config)
             continue
-        found = _FAIL.match(line)
+        found = _NAME.match(line)
         if found:
-            failures.append(RunReading(TOOL, settings={"benchmark": found.group(1), **config}, lines=(at, at),
-                                       failed=True, error=line, invocation=block))
+            bare.append((at, found.group(1)))
             continue
         if _END.match(line):
             configured = False
@@ -97,11 +111,19 @@ def read(text: str) -> Readout:
         out.runs.append(_run(name, procs, reps, configs.get(at_block, {}), at_block))
     out.runs.extend(failures)
     out.runs.sort(key=lambda run: run.lines)
+    if failures:
+        out.warnings.append(f"{len(failures)} benchmark{'s' if len(failures) != 1 else ''} failed (--- FAIL): "
+                            "no figures for them")
+    last: dict[str, int] = {}  # the last line each benchmark's results reach
+    for (_block, name, _procs), reps in results.items():
+        last[name] = max(last.get(name, 0), reps[-1][0])
+    cut = [name for at, name in bare
+           if not any(end > at and (m == name or m.startswith(name + "/")) for m, end in last.items())]
+    if cut:
+        out.warnings.append(f"a result line of {cut[-1]} has no figures (cut off?): left out")
     return out
 
 
-_CONFIG_KEYS = frozenset({"goos", "goarch", "pkg", "cpu"})
-"""The configuration keys ``go test`` itself prints before its results."""
 
 
 def _run(name: str, procs: str | None, reps: list[tuple[int, str, list[tuple[str, str]]]],
