@@ -483,8 +483,8 @@ def judge_run(kg: KnowledgeGraph, run: RunResult, campaign: str | None, *, basel
     if not verdict.headline:
         verdict.reasons.append("no figure read from the output (none of kb's readers knows it): inconclusive")
         return verdict
-    value = float(verdict.metrics[0].split("=", 1)[1].split()[0])
-    unit = verdict.metrics[0].split()[-1] if " " in verdict.metrics[0] else ""
+    figure = measured[-1].metrics[verdict.headline]
+    value, unit = figure.value, figure.unit
     reference = _baseline_value(kg, camp, verdict.headline, unit)
     if reference is None:
         verdict.reasons.append(f"{verdict.headline} {value:g} {unit} read, but the campaign has no baseline of "
