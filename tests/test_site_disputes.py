@@ -103,15 +103,25 @@ def test_the_upgrade_paths_page_names_the_disputes_of_what_an_upgrade_resolves(l
     art = article(live, "upgrades/index.html")
     rows = {tr.find_all("td")[0].get_text(strip=True): tr.find_all("td")[2].get_text(" ", strip=True)
             for tr in art.find("table").find("tbody").find_all("tr")}
-    assert rows["cuda=13.0"].endswith("(disputed: 2)")
-    [box] = [d for d in art.select("div.admonition.warning") if "Disputed by a catalog" in d.get_text()]
+    assert rows["cuda=13.0"] == "4 (disputed: 2)"
+    # the row links its change's section, which names the blockers and holds the disputes
+    link = art.find("table").find("tbody").find("a", string=None, href="#upgrades-cuda-12.8-2")
+    assert link is not None and link.get_text(strip=True) == "cuda=13.0"
+    section = art.find(id="upgrades-cuda-12.8-2")
+    assert section.get_text(" ", strip=True).startswith("cuda=13.0 (now 12.8.1)")
+    [box] = [d for d in section.find_next_siblings("div", class_="warning", limit=1)]
+    assert box.find(class_="admonition-title").get_text(strip=True) == "Disputed by a catalog"
     items = [li.get_text(" ", strip=True) for li in box.find_all("li")]
     assert len(items) == 2
-    assert items[0].startswith("cuda=13.0 : FlashInfer allreduce-fusion JIT finds no supported architecture on SM120 "
+    assert items[0].startswith("FlashInfer allreduce-fusion JIT finds no supported architecture on SM120 "
                                "is resolved here (its causes are resolved), but catalog blackwell's FlashInfer TRT-LLM "
                                "allreduce fusion refuses to build on SM12x")
     assert items[0].endswith("still stands: needs flashinfer>=0.6.17")
     assert "Torch symmetric memory has no size table entry for compute capability 12" in items[1]
+    # a requirement on a cause names the cause by its title, not its id
+    assert items[1].endswith("still stands: needs cause An architecture allow-list or capability-keyed table leaves out "
+                             "12.x (catalog blackwell) (no known fix)")
+    assert "arch-allowlist-omits-sm12x" not in section.parent.get_text()
 
 
 def test_the_upgrade_paths_page_counts_only_the_blockers_met_here(live):
