@@ -205,10 +205,15 @@ def test_adr_page_status_options_evidence_and_figures(site: Path) -> None:
 
 def test_root_causes_rank_by_the_attempts_blocked_over_the_history(site: Path) -> None:
     art = content(soup_of(site, "blockers/index.html"))
-    rows = [[td.get_text(" ", strip=True) for td in tr.find_all("td")] for tr in art.find("table").find("tbody").find_all("tr")]
+    # each row: rank, the root cause's title (its fix under it), attempts blocked, blocking now
+    rows = [[td.get_text(" ", strip=True) if i != 1 else td.find("a").get_text(" ", strip=True)
+             for i, td in enumerate(tr.find_all("td"))] for tr in art.find("table").find("tbody").find_all("tr")]
     # SM120 blocked 3 attempts, though the campaign's current stack (cuda-13.0) resolves it: 0 now
     assert rows[0][:4] == ["1", "SM120 not supported by the CUDA 12.8 software stack", "3", "0"]
     assert rows[1][:4] == ["2", "Expert parallelism with the FlashInfer A2A backend exhausts GPU memory", "1", "1"]
+    fix = art.find("table").find("tbody").find("tr").select_one("span.kb-note.kb-fix").get_text(" ", strip=True)
+    assert fix.startswith("fixed by cuda>=13.0 (credited, not verified:")
+    assert fix.endswith("changed with cuda in Upgrade the software stack to CUDA 13 )")  # the decision by its title
     link = art.find("table").find("tbody").find_all("tr")[0].find("a")
     assert resolve("blockers/index.html", link["href"]) == SM120
 

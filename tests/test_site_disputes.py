@@ -28,11 +28,14 @@ def live(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_the_root_causes_table_names_the_dispute_in_titles(live):
     art = article(live, "blockers/index.html")
     head = [th.get_text(strip=True) for th in art.find("table").find("thead").find_all("th")]
-    assert head[-1] == "Disputed"
-    rows = {tr.find_all("td")[1].get_text(" ", strip=True): tr.find_all("td")[-1].get_text(" ", strip=True)
+    assert head[1] == "Root cause, its fix and what disputes it"
+    # the dispute sits under the root cause's title, in its cell
+    rows = {tr.find_all("td")[1].find("a").get_text(" ", strip=True):
+            " ".join(n.get_text(" ", strip=True) for n in tr.find_all("td")[1].select("span.kb-disputed"))
             for tr in art.find("table").find("tbody").find_all("tr")}
     assert rows["SM120 not supported by the CUDA 12.8 software stack"].startswith(
-        "An architecture allow-list or capability-keyed table leaves out 12.x (catalog blackwell) still stands on cuda-13.0")
+        "Disputed: An architecture allow-list or capability-keyed table leaves out 12.x (catalog blackwell) "
+        "still stands on cuda-13.0")
     assert "says fixed by cuda>=13.0" in rows["An architecture allow-list or capability-keyed table leaves out 12.x (catalog blackwell)"]
     assert "met no attempt here" in art.get_text(" ", strip=True)
 
