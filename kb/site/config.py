@@ -64,6 +64,9 @@ CSS = """
   .md-typeset table:not([class]) th:first-child, .md-typeset table:not([class]) td:first-child {
     max-width: 11rem; min-width: 7rem; }
 }
+/* on a record page, the sidebar entry of its kind's index (Attempts, Root causes) is marked active
+   (kb.site.navigation): show it as Material shows the current page's */
+.md-nav--primary .md-nav__item--active:not(.md-nav__item--nested) > a.md-nav__link { color: var(--md-typeset-a-color); }
 /* a rank first (a right-aligned first column, "#") is as narrow as its figures and scrolls away;
    the record column after it is the one that stays in view */
 .md-typeset table:not([class]) th:first-child:is([style*="right"], [align="right"]),
@@ -94,8 +97,9 @@ class KbPluginConfig(base.Config):
 
     ``records``: the records folder, relative to mkdocs.yml (default ``records``).
     ``prefix``: a folder of the site for kb's pages (``kb`` puts them under ``kb/``; default ``""``
-    keeps them at the site root, as a site of kb alone). With a prefix kb leaves the host's
-    ``nav`` as it is; list ``kb/index.md`` (or kb's sections) in it where you want them.
+    keeps them at the site root, as a site of kb alone). With a prefix, the host's nav entry for
+    ``kb/index.md`` becomes kb's section (its index pages), unless the host lists kb's pages itself
+    (:mod:`kb.site.navigation`); list ``kb/index.md`` in the nav where kb's tab or section belongs.
     ``repo_url``: the repository's web address for edit links on record pages (default: the
     site's own ``repo_url``); ``repo_branch``: the branch edits go to (default ``main``).
     ``catalogs``: catalogs of shared blockers to add to the ones the campaigns list (a name shipped
