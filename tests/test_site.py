@@ -405,3 +405,28 @@ def test_untrusted_text_renders_as_text(write_tree, tmp_path: Path, monkeypatch:
         if page.startswith("attempts/2026-01-01"):
             text = art.get_text(" ")
             assert SCRIPT in text and "onerror=window.__pwned=1" in text and "javascript:window.__pwned=1" in text
+
+
+@pytest.mark.parametrize("status, finding", [
+    ("proposed", "status is proposed, so its resolves ( SM120 not supported by the CUDA 12.8 software stack ) resolve nothing"),
+    ("rejected", "status is rejected, so its resolves ( SM120 not supported by the CUDA 12.8 software stack ) resolve nothing"),
+])
+def test_an_adr_names_its_record_checks_by_title_under_its_decision_outcome(campaign_copy: Path, tmp_path: Path,
+                                                                          status: str, finding: str) -> None:
+    """A record check about an ADR (``kb check``'s finding, which names records by id) is one
+    warning box after the Context, under Decision Outcome, each record a link shown by its title;
+    the summary at the top says it is there."""
+    adr = campaign_copy / "decisions" / "2026-02-26-upgrade-to-cuda-13.yaml"
+    adr.write_text(adr.read_text(encoding="utf-8").replace("status: accepted", f"status: {status}", 1), encoding="utf-8")
+    site = build_site(campaign_copy, config_file=str(ROOT / "mkdocs.yml"), site_dir=str(tmp_path / "site"), strict=True)
+    art = content(soup_of(site, ADR))
+    summary = art.select_one("div.admonition").get_text(" ", strip=True)
+    assert "Record check: 1 contradiction or unfinished field: see Decision Outcome below" in summary
+    [box] = [d for d in art.select("div.admonition.warning")
+             if d.find(class_="admonition-title").get_text(strip=True) == "Contradiction or unfinished record"]
+    assert box.find_previous("h2").get_text(strip=True).startswith("Decision Outcome")
+    [item] = [li.get_text(" ", strip=True) for li in box.find_all("li")]
+    assert item.startswith(finding)
+    assert "sm120-unsupported-by-cuda-12.8-stack" not in box.get_text()
+    link = box.find("a")
+    assert resolve(ADR, link["href"]) == SM120
