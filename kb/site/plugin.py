@@ -277,6 +277,12 @@ class KbPlugin(BasePlugin[KbPluginConfig]):
         self.shell_dirs, self.shell_groups = plan(out_of_nav, others, urls)
         return nav
 
+    def place(self, page: Page, nav: Any) -> None:
+        """Give a page added after the build (``kb serve``'s incremental rebuild,
+        :meth:`kb.site.preview_site.BuiltSite.write_pages`) its place in ``nav``, as
+        :meth:`on_nav` gave the others (:func:`kb.site.navigation.place_pages`)."""
+        self.places.update(place_pages(nav, self.prefix, self.generated, {page.file.src_uri: page}))
+
     def on_env(self, env: Any, config: Any, files: Files) -> Any:
         """Add the shell template to the theme's environment (:meth:`kb.site.shell.Shells.install`)
         when some pages take shells. Returns ``env``."""
