@@ -444,3 +444,137 @@ def test_on_the_live_site_the_upgrade_paths_show_their_disputes(page: Any, live_
             href = link.get_attribute("href")
             if href and not href.startswith("http"):
                 assert page.request.get(urljoin(page.url, href)).status == 200, href
+
+
+# --------------------------------------------------------------------------- layout on real widths
+
+
+LAYOUT_SIZES = {"laptop": (1366, 900), "phone": (390, 844)}
+LAYOUT_PAGES = {"upgrades": "upgrades/", "root-causes": "blockers/", "adr": ADR.removesuffix("index.html")}
+
+_TABLES = """() => {
+  const lines = (el) => {  // an element's lines: its height over its line height
+    const cs = getComputedStyle(el);
+    const lh = parseFloat(cs.lineHeight) || parseFloat(cs.fontSize) * 1.2;
+    return Math.round(el.getBoundingClientRect().height / lh);
+  };
+  const out = {clipped: [], overflowing: [], scrolling: [], titles: [], rank: []};
+  for (const table of document.querySelectorAll('article table')) {
+    const name = table.querySelector('th').textContent.trim();
+    for (const th of table.querySelectorAll('thead th'))
+      if (th.scrollWidth > th.clientWidth + 1) out.clipped.push(`${name}: ${th.textContent.trim()}`);
+    const wrap = table.closest('.md-typeset__scrollwrap');
+    const box = wrap || table.parentElement;
+    if (table.getBoundingClientRect().width > box.clientWidth + 1) {
+      out.scrolling.push(name);
+      if (!wrap || !['auto', 'scroll'].includes(getComputedStyle(wrap).overflowX)) out.overflowing.push(name);
+    }
+    for (const a of table.querySelectorAll('tbody td a'))
+      out.titles.push([a.textContent.trim(), lines(a)]);
+    const first = table.querySelector('thead th');
+    if (/right/.test(first.getAttribute('style') || ''))
+      out.rank.push([name, first.getBoundingClientRect().width / box.clientWidth]);
+  }
+  for (const a of document.querySelectorAll('article li a')) out.titles.push([a.textContent.trim(), lines(a)]);
+  return out;
+}"""
+
+
+def _sized(browser: Any, size: str) -> tuple[Any, Any]:
+    width, height = LAYOUT_SIZES[size]
+    context = browser.new_context(viewport={"width": width, "height": height}, service_workers="block")
+    context.set_default_timeout(15_000)
+    context.route("**/*", lambda r: r.continue_() if urlsplit(r.request.url).hostname == "127.0.0.1"
+                  or r.request.url.startswith(("data:", "blob:")) else r.abort())
+    return context, context.new_page()
+
+
+@pytest.mark.parametrize("size", list(LAYOUT_SIZES))
+@pytest.mark.parametrize("site", ["campaign_url", "live_url"])
+def test_wide_tables_keep_their_columns_and_titles_readable(browser: Any, site: str, size: str,
+                                                            request: pytest.FixtureRequest) -> None:
+    """Upgrade paths, root causes and the ADR at a laptop's and a phone's width: no header cell is
+    cut; a table wider than the content scrolls in Material's wrapper, and on a laptop none needs
+    to; on a laptop no record title in a table or a list runs over three lines; a rank column
+    ("#") stays as narrow as its figures."""
+    url = request.getfixturevalue(site)
+    context, page = _sized(browser, size)
+    problems: list[str] = []
+    try:
+        for kind, path in LAYOUT_PAGES.items():
+            page.goto(url + path)
+            page.wait_for_load_state("networkidle")
+            _shot(page, f"layout-{kind}-{'live' if site == 'live_url' else 'campaign'}-{size}")
+            got = page.evaluate(_TABLES)
+            problems += [f"{kind}: header cut: {x}" for x in got["clipped"]]
+            problems += [f"{kind}: table wider than the content without a scroll box: {x}" for x in got["overflowing"]]
+            if size == "laptop":
+                problems += [f"{kind}: table scrolls sideways on a laptop: {x}" for x in got["scrolling"]]
+                problems += [f"{kind}: title over three lines ({n}): {t}" for t, n in got["titles"] if n > 3]
+            problems += [f"{kind}: rank column takes {share:.0%} of {name}" for name, share in got["rank"] if share > 0.15]
+            assert got["titles"], kind  # the pages name records: the measure ran
+    finally:
+        context.close()
+    assert not problems, "\n".join(problems)
+
+
+def test_the_upgrade_paths_table_holds_figures_and_links_each_changes_titles(browser: Any, live_url: str) -> None:
+    context, page = _sized(browser, "laptop")
+    try:
+        page.goto(live_url + "upgrades/")
+        table = page.locator("article table").first
+        headers = [h.strip() for h in table.locator("thead th").all_inner_texts()]
+        assert headers == ["Change", "Now", "Resolves", "Only disables", "Introduces", "Worth retrying", "Still standing"]
+        last = table.locator("thead th").last.bounding_box()
+        box = page.locator("article").bounding_box()
+        assert last["x"] + last["width"] <= box["x"] + box["width"] + 1  # "Still standing" in full, in view
+        row = table.locator("tbody tr", has=page.locator("td:first-child", has_text="cuda=13.0"))
+        assert row.locator("td").nth(2).inner_text().strip() == "4 (disputed: 2)"
+        row.locator("td a").first.click()
+        assert page.url.endswith("#upgrades-cuda-12.8-2")
+        section = page.locator("#upgrades-cuda-12\\.8-2")
+        assert section.inner_text().startswith("cuda=13.0 (now 12.8.1)")
+        resolves = section.locator("xpath=following-sibling::ul[1]/li[1]//li")
+        assert "SM120 not supported by the CUDA 12.8 software stack" in resolves.all_inner_texts()
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("size", list(LAYOUT_SIZES))
+def test_the_adr_opens_with_its_summary_and_its_warnings_name_records_by_title(browser: Any, live_url: str,
+                                                                               size: str) -> None:
+    """The ADR's first box is its summary and its Context follows; the catalog's disputes come
+    after the Context, in one warning box whose records are links shown by title, no raw id."""
+    context, page = _sized(browser, size)
+    try:
+        page.goto(live_url + ADR.removesuffix("index.html"))
+        page.wait_for_load_state("networkidle")
+        _shot(page, f"layout-adr-warnings-{size}")
+        got = page.evaluate("""() => {
+          const article = document.querySelector('article');
+          const boxes = [...article.querySelectorAll('.admonition')];
+          const context = [...article.querySelectorAll('h2')].find(h => h.textContent.startsWith('Context'));
+          const after = (a, b) => !!(a.compareDocumentPosition(b) & Node.DOCUMENT_POSITION_FOLLOWING);
+          return {
+            first: boxes[0].querySelector('.admonition-title').textContent.trim(),
+            warnings: boxes.filter(b => b.classList.contains('warning')).map(b => ({
+              title: b.querySelector('.admonition-title').textContent.trim(),
+              afterContext: after(context, b),
+              text: b.textContent,
+              links: [...b.querySelectorAll('a')].map(a => [a.textContent.trim(), a.getAttribute('href')]),
+            })),
+            beforeContext: boxes.filter(b => after(b, context)).length,
+          };
+        }""")
+    finally:
+        context.close()
+    assert got["first"] == "Accepted on 2026-02-26"
+    assert got["beforeContext"] == 1  # the summary alone
+    [warning] = got["warnings"]
+    assert warning["title"] == "Disputed by a catalog" and warning["afterContext"]
+    titles = [t for t, _href in warning["links"]]
+    assert "SGLang torch symmetric-memory allreduce looks up capability 12 in a table keyed by 9 and 10 (catalog blackwell)" in titles
+    assert "An architecture allow-list or capability-keyed table leaves out 12.x (catalog blackwell)" in titles
+    for _title, href in warning["links"]:
+        rid = href.rstrip("/").rsplit("/", 1)[-1]
+        assert rid not in warning["text"], rid  # the record is named by its title only

@@ -116,7 +116,9 @@ _LAYOUT = """() => {
     wrap.scrollLeft = wrap.scrollWidth;
   }
   for (const table of document.querySelectorAll('article table')) {
-    const cell = table.querySelector('tbody tr:not([hidden]) td');
+    // the key column: the first that is not a rank (a right-aligned first column scrolls away)
+    const row = table.querySelector('tbody tr:not([hidden])');
+    const cell = row && [...row.cells].find(td => !/right/.test(td.getAttribute('style') || '') && td.getAttribute('align') !== 'right');
     if (!cell) continue;
     const r = cell.getBoundingClientRect();
     const box = (table.closest('.md-typeset__scrollwrap') || table.parentElement).getBoundingClientRect();

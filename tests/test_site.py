@@ -205,10 +205,15 @@ def test_adr_page_status_options_evidence_and_figures(site: Path) -> None:
 
 def test_root_causes_rank_by_the_attempts_blocked_over_the_history(site: Path) -> None:
     art = content(soup_of(site, "blockers/index.html"))
-    rows = [[td.get_text(" ", strip=True) for td in tr.find_all("td")] for tr in art.find("table").find("tbody").find_all("tr")]
+    # each row: rank, the root cause's title (its fix under it), attempts blocked, blocking now
+    rows = [[td.get_text(" ", strip=True) if i != 1 else td.find("a").get_text(" ", strip=True)
+             for i, td in enumerate(tr.find_all("td"))] for tr in art.find("table").find("tbody").find_all("tr")]
     # SM120 blocked 3 attempts, though the campaign's current stack (cuda-13.0) resolves it: 0 now
     assert rows[0][:4] == ["1", "SM120 not supported by the CUDA 12.8 software stack", "3", "0"]
     assert rows[1][:4] == ["2", "Expert parallelism with the FlashInfer A2A backend exhausts GPU memory", "1", "1"]
+    fix = art.find("table").find("tbody").find("tr").select_one("span.kb-note.kb-fix").get_text(" ", strip=True)
+    assert fix.startswith("fixed by cuda>=13.0 (credited, not verified:")
+    assert fix.endswith("changed with cuda in Upgrade the software stack to CUDA 13 )")  # the decision by its title
     link = art.find("table").find("tbody").find_all("tr")[0].find("a")
     assert resolve("blockers/index.html", link["href"]) == SM120
 
@@ -400,3 +405,28 @@ def test_untrusted_text_renders_as_text(write_tree, tmp_path: Path, monkeypatch:
         if page.startswith("attempts/2026-01-01"):
             text = art.get_text(" ")
             assert SCRIPT in text and "onerror=window.__pwned=1" in text and "javascript:window.__pwned=1" in text
+
+
+@pytest.mark.parametrize("status, finding", [
+    ("proposed", "status is proposed, so its resolves ( SM120 not supported by the CUDA 12.8 software stack ) resolve nothing"),
+    ("rejected", "status is rejected, so its resolves ( SM120 not supported by the CUDA 12.8 software stack ) resolve nothing"),
+])
+def test_an_adr_names_its_record_checks_by_title_under_its_decision_outcome(campaign_copy: Path, tmp_path: Path,
+                                                                          status: str, finding: str) -> None:
+    """A record check about an ADR (``kb check``'s finding, which names records by id) is one
+    warning box after the Context, under Decision Outcome, each record a link shown by its title;
+    the summary at the top says it is there."""
+    adr = campaign_copy / "decisions" / "2026-02-26-upgrade-to-cuda-13.yaml"
+    adr.write_text(adr.read_text(encoding="utf-8").replace("status: accepted", f"status: {status}", 1), encoding="utf-8")
+    site = build_site(campaign_copy, config_file=str(ROOT / "mkdocs.yml"), site_dir=str(tmp_path / "site"), strict=True)
+    art = content(soup_of(site, ADR))
+    summary = art.select_one("div.admonition").get_text(" ", strip=True)
+    assert "Record check: 1 contradiction or unfinished field: see Decision Outcome below" in summary
+    [box] = [d for d in art.select("div.admonition.warning")
+             if d.find(class_="admonition-title").get_text(strip=True) == "Contradiction or unfinished record"]
+    assert box.find_previous("h2").get_text(strip=True).startswith("Decision Outcome")
+    [item] = [li.get_text(" ", strip=True) for li in box.find_all("li")]
+    assert item.startswith(finding)
+    assert "sm120-unsupported-by-cuda-12.8-stack" not in box.get_text()
+    link = box.find("a")
+    assert resolve(ADR, link["href"]) == SM120

@@ -28,11 +28,14 @@ def live(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_the_root_causes_table_names_the_dispute_in_titles(live):
     art = article(live, "blockers/index.html")
     head = [th.get_text(strip=True) for th in art.find("table").find("thead").find_all("th")]
-    assert head[-1] == "Disputed"
-    rows = {tr.find_all("td")[1].get_text(" ", strip=True): tr.find_all("td")[-1].get_text(" ", strip=True)
+    assert head[1] == "Root cause, its fix and what disputes it"
+    # the dispute sits under the root cause's title, in its cell
+    rows = {tr.find_all("td")[1].find("a").get_text(" ", strip=True):
+            " ".join(n.get_text(" ", strip=True) for n in tr.find_all("td")[1].select("span.kb-disputed"))
             for tr in art.find("table").find("tbody").find_all("tr")}
     assert rows["SM120 not supported by the CUDA 12.8 software stack"].startswith(
-        "An architecture allow-list or capability-keyed table leaves out 12.x (catalog blackwell) still stands on cuda-13.0")
+        "Disputed: An architecture allow-list or capability-keyed table leaves out 12.x (catalog blackwell) "
+        "still stands on cuda-13.0")
     assert "says fixed by cuda>=13.0" in rows["An architecture allow-list or capability-keyed table leaves out 12.x (catalog blackwell)"]
     assert "met no attempt here" in art.get_text(" ", strip=True)
 
@@ -103,15 +106,25 @@ def test_the_upgrade_paths_page_names_the_disputes_of_what_an_upgrade_resolves(l
     art = article(live, "upgrades/index.html")
     rows = {tr.find_all("td")[0].get_text(strip=True): tr.find_all("td")[2].get_text(" ", strip=True)
             for tr in art.find("table").find("tbody").find_all("tr")}
-    assert rows["cuda=13.0"].endswith("(disputed: 2)")
-    [box] = [d for d in art.select("div.admonition.warning") if "Disputed by a catalog" in d.get_text()]
+    assert rows["cuda=13.0"] == "4 (disputed: 2)"
+    # the row links its change's section, which names the blockers and holds the disputes
+    link = art.find("table").find("tbody").find("a", string=None, href="#upgrades-cuda-12.8-2")
+    assert link is not None and link.get_text(strip=True) == "cuda=13.0"
+    section = art.find(id="upgrades-cuda-12.8-2")
+    assert section.get_text(" ", strip=True).startswith("cuda=13.0 (now 12.8.1)")
+    [box] = [d for d in section.find_next_siblings("div", class_="warning", limit=1)]
+    assert box.find(class_="admonition-title").get_text(strip=True) == "Disputed by a catalog"
     items = [li.get_text(" ", strip=True) for li in box.find_all("li")]
     assert len(items) == 2
-    assert items[0].startswith("cuda=13.0 : FlashInfer allreduce-fusion JIT finds no supported architecture on SM120 "
+    assert items[0].startswith("FlashInfer allreduce-fusion JIT finds no supported architecture on SM120 "
                                "is resolved here (its causes are resolved), but catalog blackwell's FlashInfer TRT-LLM "
                                "allreduce fusion refuses to build on SM12x")
     assert items[0].endswith("still stands: needs flashinfer>=0.6.17")
     assert "Torch symmetric memory has no size table entry for compute capability 12" in items[1]
+    # a requirement on a cause names the cause by its title, not its id
+    assert items[1].endswith("still stands: needs cause An architecture allow-list or capability-keyed table leaves out "
+                             "12.x (catalog blackwell) (no known fix)")
+    assert "arch-allowlist-omits-sm12x" not in section.parent.get_text()
 
 
 def test_the_upgrade_paths_page_counts_only_the_blockers_met_here(live):
@@ -160,15 +173,25 @@ def test_a_catalog_blocker_no_attempt_met_gets_no_campaign_page_but_a_catalog_ro
 def test_the_adr_page_shows_each_dispute_of_what_it_resolves_in_titles(live):
     art = article(live, "decisions/2026-02-26-upgrade-to-cuda-13/index.html")
     text = art.get_text(" ", strip=True)
-    assert "Resolves: SM120 not supported by the CUDA 12.8 software stack (disputed by a catalog: see below)" in text
-    boxes = sorted(d.get_text(" ", strip=True) for d in art.select("div.admonition.warning")
-                   if d.find(class_="admonition-title").get_text(strip=True) == "Disputed")
-    assert len(boxes) == 2
-    assert boxes[0].startswith("Disputed FlashInfer allreduce-fusion JIT finds no supported architecture on SM120 is "
-                               "resolved here, but catalog blackwell's \"FlashInfer TRT-LLM allreduce fusion refuses to "
-                               "build on SM12x\"")
-    assert boxes[0].endswith("still stands on cuda-13.0: needs flashinfer>=0.6.17")
-    assert "Torch symmetric memory has no size table entry for compute capability 12 is resolved here" in boxes[1]
+    assert ("Resolves: SM120 not supported by the CUDA 12.8 software stack (disputed by a catalog: see Decision "
+            "Outcome below)") in text
+    [box] = [d for d in art.select("div.admonition.warning")
+             if d.find(class_="admonition-title").get_text(strip=True) == "Disputed by a catalog"]
+    # one box, in the Decision Outcome's Resolves, after the Context: the page opens with its summary
+    assert box.find_previous("h3").get("id") == "resolves"
+    assert box.find_previous("h2").get_text(strip=True).startswith("Decision Outcome")
+    items = sorted(li.get_text(" ", strip=True) for li in box.find_all("li"))
+    assert len(items) == 2
+    assert items[0] == ("FlashInfer allreduce-fusion JIT finds no supported architecture on SM120 is resolved here, but "
+                        "FlashInfer TRT-LLM allreduce fusion refuses to build on SM12x (catalog blackwell) (same error "
+                        "signature) still stands on CUDA 13 stack (toolkit 13.0.1, torch 2.11 nightly cu130) : needs "
+                        "flashinfer>=0.6.17")
+    assert items[1].startswith("Torch symmetric memory has no size table entry for compute capability 12 is resolved here")
+    assert items[1].endswith("needs cause An architecture allow-list or capability-keyed table leaves out 12.x (catalog "
+                             "blackwell) (no known fix)")
+    # records by title, never by id
+    for rid in ("cuda-13.0", "flashinfer-allreduce-fusion-sm12x-gate", "arch-allowlist-omits-sm12x"):
+        assert rid not in box.get_text(" ")
     # the same dispute is not repeated as a raw warning with ids
     assert not any("credits the stack change with fixing" in d.get_text() for d in art.select("div.admonition"))
 

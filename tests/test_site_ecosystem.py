@@ -12,6 +12,7 @@ import sqlite3
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -291,3 +292,116 @@ def test_mermaid_diagram_draws_in_a_browser_offline(tmp_path):
         httpd.server_close()
     assert "CUDA 12.8" in labels and "CUDA 13" in labels
     assert outside == []
+
+
+# Guest pages keep the host's place: on a kb page out of the nav (an attempt, a root cause), the
+# host's tab that holds kb is active and the sidebar opens kb's section, in hosts whose nav comes
+# from mkdocs.yml, from awesome-nav's .nav.yml, or from MkDocs itself (no nav at all).
+
+ATTEMPT = "kb/attempts/2026-02-19-baseline-tp8/index.html"
+ROOT_CAUSE = "kb/blockers/sm120-unsupported-by-cuda-12.8-stack/index.html"
+KB_SECTION = ["Knowledge base", "Campaigns", "Attempts", "Root causes", "Decisions", "Timeline", "Compare",
+              "Upgrade paths", "Stacks", "Platforms", "Tags", "Catalogs"]
+GUEST = "  - kb:\n      records: records\n      prefix: kb\n"
+REDIRECTS = "  - redirects:\n      redirect_maps:\n        old-baseline.md: kb/attempts/2026-02-19-baseline-tp8.md\n"
+THEME = "theme:\n  name: material\n  font: false\n  features: [navigation.tabs, navigation.sections]\n"
+PLAIN_NAV = "nav:\n  - Home: index.md\n  - Guide: guide.md\n  - Knowledge base: kb/index.md\n"
+NESTED_NAV = "nav:\n  - Home: index.md\n  - Reference:\n      - Guide: guide.md\n      - Knowledge base: kb/index.md\n  - Tags: tags.md\n"
+
+
+def _guest_site(tmp_path: Path, config: str, files: dict[str, str] | None = None) -> Path:
+    """A host site (a home, a guide, kb's records under records/) with ``config`` as mkdocs.yml
+    and ``files`` under docs/, built with ``mkdocs build --strict``; returns its site folder."""
+    host = tmp_path / "host"
+    (host / "docs").mkdir(parents=True)
+    shutil.copytree(CAMPAIGN, host / "records")
+    pages = {"index.md": "# Team handbook\n\nSee the [knowledge base](kb/index.md).\n", "guide.md": "# Guide\n", **(files or {})}
+    for name, text in pages.items():
+        (host / "docs" / name).write_text(text, encoding="utf-8")
+    (host / "mkdocs.yml").write_text("site_name: Handbook\n" + config, encoding="utf-8")
+    env = {**NO_BANNER, "DISABLE_MKDOCS_2_WARNING": "true"}
+    out = subprocess.run([str(BIN / "mkdocs"), "build", "--strict"], cwd=host, capture_output=True, text=True, env=env)
+    assert out.returncode == 0, out.stderr
+    return host / "site"
+
+
+def _entry_title(li: Any) -> str:
+    """The title of a sidebar entry: its link (the current page's, beside its toc label), or a
+    section's label."""
+    link = li.select_one(":scope > a") or li.select_one(":scope > label, :scope > div.md-nav__container > a")
+    assert link is not None
+    return link.get_text(" ", strip=True)
+
+
+def _place(site: Path, page: str) -> tuple[list[str], dict[str, list[str]], list[str]]:
+    """What Material marks on ``page``: the active tabs' titles, each open section of the sidebar
+    (its title → the titles of its own entries) and the titles of the active entries that are
+    pages (links, not sections)."""
+    from bs4 import BeautifulSoup
+
+    soup = BeautifulSoup((site / page).read_text(encoding="utf-8"), "html.parser")
+    tabs = [li.get_text(" ", strip=True) for li in soup.select("li.md-tabs__item--active")]
+    primary = soup.select_one("nav.md-nav--primary")
+    assert primary is not None
+    sections = {}
+    for li in primary.select("li.md-nav__item--nested.md-nav__item--active"):
+        label = li.select_one(":scope > label.md-nav__link, :scope > div.md-nav__container > a")
+        assert label is not None
+        sections[label.get_text(" ", strip=True)] = [_entry_title(item) for item in li.select(":scope > nav > ul > li")]
+    entries = [li.get_text(" ", strip=True) for li in primary.select("li.md-nav__item--active:not(.md-nav__item--nested)")]
+    return tabs, sections, entries
+
+
+@pytest.mark.parametrize("name, config, files, tab, outer", [
+    ("plain nav", THEME + PLAIN_NAV + "plugins:\n  - search\n" + GUEST, {}, "Knowledge base", None),
+    ("tabs, tags and redirects, kb first", THEME + NESTED_NAV + "plugins:\n  - search\n  - tags\n" + GUEST + REDIRECTS,
+     {"tags.md": "# Tags\n\n<!-- material/tags -->\n", "guide.md": "---\ntags: [howto]\n---\n# Guide\n"}, "Reference", "Reference"),
+    ("tabs, tags and redirects, redirects first", THEME + NESTED_NAV + "plugins:\n  - search\n  - tags\n" + REDIRECTS + GUEST,
+     {"tags.md": "# Tags\n\n<!-- material/tags -->\n", "guide.md": "---\ntags: [howto]\n---\n# Guide\n"}, "Reference", "Reference"),
+    ("awesome-nav", THEME + "plugins:\n  - search\n  - awesome-nav\n" + GUEST,
+     {".nav.yml": "nav:\n  - index.md\n  - guide.md\n  - Knowledge base: kb\n"}, "Knowledge base", None),
+    ("no nav", THEME + "plugins:\n  - search\n" + GUEST, {}, "Kb", None),
+], ids=["plain-nav", "tags-redirects-kb-first", "tags-redirects-redirects-first", "awesome-nav", "no-nav"])
+def test_a_guest_page_shows_the_hosts_tab_and_kbs_section(tmp_path, name, config, files, tab, outer):
+    site = _guest_site(tmp_path, config, files)
+    for page, entry in ((ATTEMPT, "Attempts"), (ROOT_CAUSE, "Root causes")):
+        tabs, sections, entries = _place(site, page)
+        assert tabs == [tab], (name, page)
+        kb_section = "Knowledge base" if tab != "Kb" else "Kb"
+        assert sections[kb_section] == KB_SECTION, (name, page)
+        assert sorted(sections) == sorted({kb_section, outer or kb_section})
+        assert entries == [entry]  # the index page of the page's kind, highlighted
+    # the host's own pages keep their place; kb's dashboard is its section's current page
+    tabs, sections, _ = _place(site, "index.html")
+    assert tabs == ["Home" if name != "awesome-nav" and name != "no nav" else "Team handbook"]
+    assert sections == {}
+    tabs, sections, _ = _place(site, "kb/index.html")
+    assert tabs == [tab] and sections[kb_section] == KB_SECTION
+    if "redirects" in name:  # in either order of plugins:, a redirect reaches a kb page
+        redirect = (site / "old-baseline" / "index.html").read_text(encoding="utf-8")
+        assert '<meta http-equiv="refresh" content="0; url=../kb/attempts/2026-02-19-baseline-tp8/">' in redirect
+        assert (site / "kb" / "attempts" / "2026-02-19-baseline-tp8" / "index.html").is_file()
+        assert "howto" in (site / "tags" / "index.html").read_text(encoding="utf-8")
+
+
+def test_a_host_that_lists_kbs_pages_itself_keeps_its_own_list(tmp_path):
+    nav = ("nav:\n  - Home: index.md\n  - Knowledge base:\n      - Overview: kb/index.md\n"
+           "      - Failures: kb/blockers/index.md\n  - Guide: guide.md\n")
+    site = _guest_site(tmp_path, THEME + nav + "plugins:\n  - search\n" + GUEST)
+    tabs, sections, entries = _place(site, ROOT_CAUSE)
+    assert (tabs, sections, entries) == (["Knowledge base"], {"Knowledge base": ["Overview", "Failures"]}, ["Failures"])
+    # a page whose index the host left out takes kb's home as its place
+    tabs, sections, entries = _place(site, ATTEMPT)
+    assert (tabs, sections, entries) == (["Knowledge base"], {"Knowledge base": ["Overview", "Failures"]}, ["Overview"])
+
+
+def test_kb_alone_with_tabs_marks_the_tab_of_the_pages_kind(tmp_path):
+    (tmp_path / "docs").mkdir()
+    shutil.copytree(CAMPAIGN, tmp_path / "records")
+    (tmp_path / "mkdocs.yml").write_text("site_name: kb\n" + THEME + "plugins:\n  - search\n  - kb:\n      records: records\n",
+                                         encoding="utf-8")
+    out = subprocess.run([str(BIN / "mkdocs"), "build", "--strict"], cwd=tmp_path, capture_output=True, text=True, env=NO_BANNER)
+    assert out.returncode == 0, out.stderr
+    for page, tab in ((ATTEMPT, "Attempts"), (ROOT_CAUSE, "Root causes"), ("kb/stacks/cuda-13.0/index.html", "Stacks")):
+        tabs, sections, entries = _place(tmp_path / "site", page.removeprefix("kb/"))
+        assert (tabs, sections, entries) == ([tab], {}, [tab])

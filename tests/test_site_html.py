@@ -265,11 +265,13 @@ def test_shared_flags_stay_in_the_attempts_when_their_campaign_has_no_entry() ->
 
 def test_search_index_has_one_entry_per_record_page(site: Path) -> None:
     """Attempt, blocker, campaign, stack and decision pages have one kb entry each (Material's
-    plugin made one per section, tables and chart text included). 20 of the test site's 68 entries
+    plugin made one per section, tables and chart text included). 20 of the test site's 69 entries
     are kb's: 9 attempts, 7 blockers, 1 decision, 2 stacks, 1 campaign (the home dashboard's Next
-    panel and the Catalogs page are among Material's entries)."""
+    panel, the Catalogs page and the upgrade paths' one section per change are among Material's
+    entries)."""
     docs = json.loads((site / "search" / "search_index.json").read_text(encoding="utf-8"))["docs"]
-    assert len(docs) == 68
+    assert len(docs) == 69
+    assert [d["title"] for d in docs if d["location"].startswith("upgrades/#upgrades-")] == ["cuda=13.0 (now 12.8.1)"]
     records = [d["location"] for d in docs if re.match(r"(attempts|blockers|decisions|stacks|campaigns)/[^#]+", d["location"])]
     assert len(records) == 20
     assert [r for r in records if "#" in r] == []

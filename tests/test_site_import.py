@@ -65,12 +65,16 @@ def test_upgrade_paths_page_says_what_each_version_resolves(tmp_path):
             for tr in cuda128.find_next("table").select("tbody tr")}
     assert set(rows) == {"cuda=13.0"}
     change, now, resolves, disables, introduces, retry, still = rows["cuda=13.0"]
-    assert now == "12.8.1"
-    assert "SM120 not supported by the CUDA 12.8 software stack" in resolves
-    assert (disables, introduces) == ("—", "—")
+    assert (now, resolves, disables, introduces, retry, still) == ("12.8.1", "4", "—", "—", "1", "3")
+    # the change's own section names them: what it resolves, what is worth retrying
+    section = soup.find(id="upgrades-cuda-12.8-1")
+    assert section.get_text(strip=True).startswith("cuda=13.0 (now 12.8.1)")
+    lists = {li.find("strong").get_text(strip=True): [x.get_text(" ", strip=True) for x in li.select("li")]
+             for li in section.find_next_sibling("ul").find_all("li", recursive=False)}
+    assert "SM120 not supported by the CUDA 12.8 software stack" in lists["Resolves:"]
+    assert len(lists["Resolves:"]) == 4 and set(lists) == {"Resolves:", "Worth retrying:"}
     # EAGLE-3 was re-run on cuda-13.0 already (2026-02-27): only torch symmetric memory is left to retry
-    assert retry == "Torch symmetric-memory allreduce"
-    assert still == "3"
+    assert lists["Worth retrying:"] == ["Torch symmetric-memory allreduce"]
     cuda13 = next(h for title, h in sections.items() if title.startswith("CUDA 13 stack"))
     # 13.0 is not an upgrade from 13.0.1: nothing to offer there
     assert "No single-component upgrade" in cuda13.find_next("p").find_next("p").get_text()

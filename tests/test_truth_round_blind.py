@@ -5,8 +5,9 @@ A. ``kb check`` folds the warnings that pair one attempt with several blockers i
    ends every warning line with the command that explains it.
 B. ``kb log`` reports, but does not link, a matched blocker that the new attempt cannot have met
    (its stack resolves it, it does not apply there, or the run's TP size is outside it).
-C. The site marks a decision that a catalog disputes ("Disputed" box, "(disputed by a catalog: see
-   below)", the Upgrade paths page's "(disputed: N)"), and an attempt page shows both deltas when
+C. The site marks a decision that a catalog disputes ("Disputed by a catalog" box, "(disputed by a
+   catalog: see Decision Outcome below)", the Upgrade paths page's "(disputed: N)"), records named by
+   title, and an attempt page shows both deltas when
    its own baseline attempt differs from the campaign baseline.
 """
 
@@ -589,21 +590,24 @@ FUSION = "FlashInfer allreduce-fusion JIT finds no supported architecture on SM1
 SYMM = "Torch symmetric memory has no size table entry for compute capability 12"
 
 
-def test_c_the_decision_page_shows_a_disputed_box_per_catalog_record(live_site):
-    got = sorted(boxes(live_site / DECISION_PAGE, "Disputed"))
-    assert got == sorted([
-        f"{FUSION} is resolved here, but catalog blackwell's \"FlashInfer TRT-LLM allreduce fusion refuses to build on "
-        "SM12x\" (flashinfer-allreduce-fusion-sm12x-gate, same error signature) still stands on cuda-13.0: needs "
-        "flashinfer>=0.6.17",
-        f"{SYMM} is resolved here, but catalog blackwell's \"SGLang torch symmetric-memory allreduce looks up capability "
-        "12 in a table keyed by 9 and 10\" (sglang-symm-mem-size-table-keyerror-12, same error signature) still stands "
-        "on cuda-13.0: needs cause arch-allowlist-omits-sm12x (no known fix)",
-    ])
+STACK13 = "CUDA 13 stack (toolkit 13.0.1, torch 2.11 nightly cu130)"
+DISPUTED = "Disputed by a catalog"
+
+
+def test_c_the_decision_page_shows_a_disputed_item_per_catalog_record(live_site):
+    box, = boxes(live_site / DECISION_PAGE, DISPUTED)
+    assert box == (
+        f"{SYMM} is resolved here, but SGLang torch symmetric-memory allreduce looks up capability 12 in a table keyed "
+        f"by 9 and 10 (catalog blackwell) (same error signature) still stands on {STACK13}: needs cause An architecture "
+        "allow-list or capability-keyed table leaves out 12.x (catalog blackwell) (no known fix) "
+        f"{FUSION} is resolved here, but FlashInfer TRT-LLM allreduce fusion refuses to build on SM12x (catalog "
+        f"blackwell) (same error signature) still stands on {STACK13}: needs flashinfer>=0.6.17")
 
 
 def test_c_the_decision_summary_says_resolves_is_disputed(live_site):
     t = text_of(live_site / DECISION_PAGE)
-    assert "Resolves: SM120 not supported by the CUDA 12.8 software stack (disputed by a catalog: see below)" in t
+    assert ("Resolves: SM120 not supported by the CUDA 12.8 software stack (disputed by a catalog: see Decision "
+            "Outcome below)") in t
 
 
 def resolves_cell(site: Path, change: str) -> str:
@@ -616,12 +620,10 @@ def resolves_cell(site: Path, change: str) -> str:
 
 
 def test_c_the_upgrade_paths_page_marks_and_lists_the_disputes(live_site):
-    cell = resolves_cell(live_site, "cuda=13.0")
-    assert cell.endswith(f"{SYMM} (disputed: 2)")
-    assert FUSION in cell
-    box, = boxes(live_site / "upgrades" / "index.html", "Disputed by a catalog")
-    assert box.count("cuda=13.0:") == 2
-    assert f"cuda=13.0: {FUSION} is resolved here" in box and f"cuda=13.0: {SYMM} is resolved here" in box
+    assert resolves_cell(live_site, "cuda=13.0") == "4 (disputed: 2)"
+    box, = boxes(live_site / "upgrades" / "index.html", DISPUTED)  # in the cuda=13.0 section
+    assert box.count(" is resolved here") == 2
+    assert f"{FUSION} is resolved here" in box and f"{SYMM} is resolved here" in box
     assert "still stands: needs flashinfer>=0.6.17" in box
 
 
@@ -629,7 +631,7 @@ def test_c_a_proposed_decision_shows_no_disputed_box(tmp_path):
     records = copy_live(tmp_path)
     edit(records / "decisions" / "2026-02-26-upgrade-to-cuda-13.yaml", "status: accepted", "status: proposed")
     site = build(records, tmp_path / "site")
-    assert boxes(site / DECISION_PAGE, "Disputed") == []
+    assert boxes(site / DECISION_PAGE, DISPUTED) == []
     assert "(disputed by a catalog" not in text_of(site / DECISION_PAGE)
 
 
@@ -645,24 +647,24 @@ def test_c_a_team_catalog_disputes_the_decision_too(tmp_path):
         "signatures": ["KeyError: 12"], "status": "open"}, sort_keys=False), encoding="utf-8")
     edit(records / "campaigns" / "kimi-k25-eagle3-blackwell.yaml", "catalogs: [blackwell]", "catalogs: [../team-catalog]")
     site = build(records, tmp_path / "site")
-    box, = boxes(site / DECISION_PAGE, "Disputed")
-    assert box.startswith(f"{SYMM} is resolved here, but catalog ")
-    assert "'s \"Team: symm-mem table lacks capability 12\" (team-symm-table-keyerror" in box
-    assert box.endswith("still stands on cuda-13.0: needs sglang>=0.6")
-    assert text_of(site / DECISION_PAGE).count("(disputed by a catalog: see below)") == 1
+    box, = boxes(site / DECISION_PAGE, DISPUTED)
+    assert box.startswith(f"{SYMM} is resolved here, but Team: symm-mem table lacks capability 12 (catalog ")
+    assert "team-symm-table-keyerror" not in box  # by its title
+    assert box.endswith(f"still stands on {STACK13}: needs sglang>=0.6")
+    assert text_of(site / DECISION_PAGE).count("(disputed by a catalog: see Decision Outcome below)") == 1
     assert resolves_cell(site, "cuda=13.0").endswith("(disputed: 1)")
-    ubox, = boxes(site / "upgrades" / "index.html", "Disputed by a catalog")
-    assert ubox.count("cuda=13.0:") == 1 and "Team: symm-mem table lacks capability 12" in ubox
+    ubox, = boxes(site / "upgrades" / "index.html", DISPUTED)
+    assert ubox.count(" is resolved here") == 1 and "Team: symm-mem table lacks capability 12" in ubox
 
 
 def test_c_without_catalogs_nothing_is_disputed(tmp_path):
     records = copy_live(tmp_path)
     edit(records / "campaigns" / "kimi-k25-eagle3-blackwell.yaml", "catalogs: [blackwell]\n", "")
     site = build(records, tmp_path / "site")
-    assert boxes(site / DECISION_PAGE, "Disputed") == []
+    assert boxes(site / DECISION_PAGE, DISPUTED) == []
     assert "(disputed" not in text_of(site / DECISION_PAGE)
     assert "(disputed" not in resolves_cell(site, "cuda=13.0")
-    assert boxes(site / "upgrades" / "index.html", "Disputed by a catalog") == []
+    assert boxes(site / "upgrades" / "index.html", DISPUTED) == []
 
 
 def headline(site: Path, attempt: str) -> str:

@@ -198,13 +198,12 @@ def credit_disputes(kg: KnowledgeGraph, resolves: list[str], before_of: Callable
     return out
 
 
-def current_disputes(kg: KnowledgeGraph, blocker_id: str) -> list[str]:
-    """Sentences saying where the catalogs disagree with blocker ``blocker_id`` of the campaign's own
-    under each campaign's current stack (:func:`kb.queries.resolution.now_statuses`): the records
-    resolve it there (by its fix, or through its causes) while a catalog blocker of the same
-    failure (:func:`counterparts`) still stands there, e.g. ``"catalog blackwell's "FlashInfer
-    TRT-LLM allreduce fusion refuses to build on SM12x" (flashinfer-allreduce-fusion-sm12x-gate,
-    same error signature) still stands on cuda-13.0: needs flashinfer>=0.6.17"``. Empty for a
+def current_counterparts(kg: KnowledgeGraph, blocker_id: str) -> list[tuple[str | None, Dispute]]:
+    """Where the catalogs disagree with blocker ``blocker_id`` of the campaign's own under each
+    campaign's current stack (:func:`kb.queries.resolution.now_statuses`): the records resolve it
+    there (by its fix, or through its causes) while a catalog blocker of the same failure
+    (:func:`counterparts`) still stands or is only disabled there. Returns ``(current stack id or
+    None, Dispute)`` pairs, without repeats, in order of campaign then catalog id; empty for a
     catalog blocker, one without counterparts, or where the two agree."""
     from kb.models import Campaign
     from kb.queries.resolution import current_stack, now_statuses
@@ -212,7 +211,7 @@ def current_disputes(kg: KnowledgeGraph, blocker_id: str) -> list[str]:
     pairs = counterparts(kg).get(blocker_id, {})
     if not pairs:
         return []
-    out: list[str] = []
+    out: list[tuple[str | None, Dispute]] = []
     for camp in kg.of_kind(Campaign):
         now = now_statuses(kg, camp)
         mine = now.get(blocker_id)
@@ -224,9 +223,24 @@ def current_disputes(kg: KnowledgeGraph, blocker_id: str) -> list[str]:
             b = kg.get(cid)
             if st is None or st.state not in ("stands", "disabled") or not isinstance(b, Blocker):
                 continue
-            need = f": needs {' and '.join(st.missing)}" if st.missing else ""
-            text = (f"catalog {kg.records.catalog_of.get(cid, '')}'s \"{b.title}\" ({cid}, {why}) still stands on "
-                    f"{sid or 'the current stack'}{need}")
-            if text not in out:
-                out.append(text)
+            d = Dispute(blocker_id, mine.by, cid, kg.records.catalog_of.get(cid, ""), why, st.state, list(st.missing),
+                        b.upstream[0] if b.upstream else None)
+            if (sid, d) not in out:
+                out.append((sid, d))
+    return out
+
+
+def current_disputes(kg: KnowledgeGraph, blocker_id: str) -> list[str]:
+    """The disputes of :func:`current_counterparts` as sentences, e.g. ``"catalog blackwell's
+    "FlashInfer TRT-LLM allreduce fusion refuses to build on SM12x"
+    (flashinfer-allreduce-fusion-sm12x-gate, same error signature) still stands on cuda-13.0: needs
+    flashinfer>=0.6.17"``."""
+    out: list[str] = []
+    for sid, d in current_counterparts(kg, blocker_id):
+        b = kg.get(d.catalog_id)
+        need = f": needs {' and '.join(d.missing)}" if d.missing else ""
+        text = (f"catalog {d.catalog}'s \"{b.title if b is not None else d.catalog_id}\" ({d.catalog_id}, {d.why}) "
+                f"still stands on {sid or 'the current stack'}{need}")
+        if text not in out:
+            out.append(text)
     return out

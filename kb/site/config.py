@@ -64,6 +64,30 @@ CSS = """
   .md-typeset table:not([class]) th:first-child, .md-typeset table:not([class]) td:first-child {
     max-width: 11rem; min-width: 7rem; }
 }
+/* on a record page, the sidebar entry of its kind's index (Attempts, Root causes) is marked active
+   (kb.site.navigation): show it as Material shows the current page's */
+.md-nav--primary .md-nav__item--active:not(.md-nav__item--nested) > a.md-nav__link { color: var(--md-typeset-a-color); }
+/* a rank first (a right-aligned first column, "#") is as narrow as its figures and scrolls away;
+   the record column after it is the one that stays in view */
+.md-typeset table:not([class]) th:first-child:is([style*="right"], [align="right"]),
+.md-typeset table:not([class]) td:first-child:is([style*="right"], [align="right"]) {
+  position: static; min-width: 0; max-width: none; width: 1%; padding-left: 0.6em; padding-right: 0.6em; }
+.md-typeset table:not([class]) th:first-child:is([style*="right"], [align="right"]) + th,
+.md-typeset table:not([class]) td:first-child:is([style*="right"], [align="right"]) + td {
+  position: sticky; left: 0; z-index: 1; background: var(--md-default-bg-color); }
+@media (max-width: 600px) {
+  .md-typeset table:not([class]) th:first-child:is([style*="right"], [align="right"]) + th,
+  .md-typeset table:not([class]) td:first-child:is([style*="right"], [align="right"]) + td {
+    max-width: 11rem; min-width: 7rem; }
+}
+/* a column of figures is as wide as its figures and its header's longest word (the theme gives
+   every column 5rem, which squeezed the titles beside seven of them) */
+.md-typeset table:not([class]) th:is([style*="right"], [align="right"]) { min-width: 0; }
+.md-typeset table:not([class]) :is(th, td):is([style*="right"], [align="right"]) { padding-left: 0.8em; padding-right: 0.8em; }
+/* what a cell says beside a record's title (a root cause's fix, its disputes) */
+.md-typeset .kb-note { display: inline-block; margin-top: 0.3em; font-size: 0.9em; color: var(--md-default-fg-color--light); }
+/* a change or a flag in a table cell breaks only where it would overflow, not at every letter */
+.md-typeset table:not([class]) td code { word-break: normal; overflow-wrap: break-word; }
 """
 """kb's stylesheet, served as ``assets/kb.css``."""
 
@@ -73,8 +97,9 @@ class KbPluginConfig(base.Config):
 
     ``records``: the records folder, relative to mkdocs.yml (default ``records``).
     ``prefix``: a folder of the site for kb's pages (``kb`` puts them under ``kb/``; default ``""``
-    keeps them at the site root, as a site of kb alone). With a prefix kb leaves the host's
-    ``nav`` as it is; list ``kb/index.md`` (or kb's sections) in it where you want them.
+    keeps them at the site root, as a site of kb alone). With a prefix, the host's nav entry for
+    ``kb/index.md`` becomes kb's section (its index pages), unless the host lists kb's pages itself
+    (:mod:`kb.site.navigation`); list ``kb/index.md`` in the nav where kb's tab or section belongs.
     ``repo_url``: the repository's web address for edit links on record pages (default: the
     site's own ``repo_url``); ``repo_branch``: the branch edits go to (default ``main``).
     ``catalogs``: catalogs of shared blockers to add to the ones the campaigns list (a name shipped

@@ -2,7 +2,9 @@
 
 Events: ``on_config`` loads and checks the records (an invalid record aborts the build with
 ``kb check``'s messages) and sets the navigation when the site has none; ``on_files`` adds every
-generated page as a virtual file (MkDocs 1.6 ``File.generated``); ``on_pre_page`` hands each
+generated page as a virtual file (MkDocs 1.6 ``File.generated``), before other plugins read the
+list; ``on_nav`` gives every page its place in the site's navigation (:mod:`kb.site.navigation`:
+the host's tab and kb's section stay marked on a record page); ``on_pre_page`` hands each
 generated page to kb's own converter (:mod:`kb.site.tohtml`: HTML, table of contents, heading ids
 and links as MkDocs' Markdown would give them, in a tenth of the time); ``on_page_content`` pins
 each generated page's title (see :meth:`KbPlugin.on_page_content`) and marks the record pages
@@ -35,6 +37,7 @@ from kb.graph import KnowledgeGraph
 from kb.models import Record
 from kb.pipeline import load_graph
 from kb.site.config import KbPluginConfig
+from kb.site.navigation import activate, place_pages
 from kb.site.pages import NAV, SCRIPTS, page_of
 from kb.site.pages.attempt import error_heading
 from kb.site.search import add_to_index, search_entries
@@ -85,6 +88,10 @@ class KbPlugin(BasePlugin[KbPluginConfig]):
         self.shell_groups: set[str] = set()
         """Folders whose subfolders share shells (:func:`kb.site.shell.plan`)."""
         self.shells: Shells | None = None
+        self.places: dict[str, Page] = {}
+        """Generated page out of the nav → the nav entry marked active while it is written."""
+        self.in_nav: set[str] = set()
+        """Source paths of the pages in the site's navigation."""
         self.plugin_names: list[str] = []
         """The site's plugins, by the names MkDocs gives them (``material/search``, ``kb``)."""
         self.release_graph = False
@@ -183,11 +190,18 @@ class KbPlugin(BasePlugin[KbPluginConfig]):
         self._stage(config)
         return config
 
+    @event_priority(50)  # before the plugins that read the site's files, wherever kb stands in plugins:
     def on_files(self, files: Files, config: Any) -> Files:
         """Add kb's tree (:func:`kb.site.tree.site_tree`): pages (record pages marked
         not-in-nav), JSON twins, record files and assets, Mermaid, the stylesheet. A file of the
         host site's own at the same path wins; a missing record asset is a warning (fails
-        ``--strict``)."""
+        ``--strict``).
+
+        It runs early (priority 50), so that a plugin reading the list of files in its own
+        ``on_files`` sees kb's pages whatever the order of ``plugins:`` (mkdocs-redirects keeps the
+        pages it finds there as the only valid targets: listed before kb, a redirect to a kb page
+        failed with "Redirect target ... does not exist!"). A plugin that adds files of its own
+        at the default priority adds them after kb's."""
         assert self.kg is not None and self.records_dir is not None
         records_dir = self.records_dir
         for problem in asset_problems(self.kg.records, list_assets(records_dir)):
@@ -203,7 +217,8 @@ class KbPlugin(BasePlugin[KbPluginConfig]):
                               repo_url=self.config.repo_url or config.repo_url, repo_branch=self.config.repo_branch,
                               repo_path=repo_path, last_updated=last_changed(records_dir))
         # kb alone: its index pages are the nav; a guest (prefix): only kb's home may be in the
-        # host's nav, the rest is reached from it
+        # host's nav (MkDocs' or awesome-nav's nav of a folder would list the index pages loose),
+        # and on_nav puts the index pages in a section with it (kb.site.navigation)
         nav_pages = {join(self.prefix, src) for _title, src in NAV} if not self.prefix else {join(self.prefix, "index.md")}
         tree = site_tree(self.kg, list_assets(records_dir), record_files, options, forget=self.release_graph)
         for src, content in tree.items():
@@ -230,18 +245,26 @@ class KbPlugin(BasePlugin[KbPluginConfig]):
         self._start_progress(len(files.documentation_pages()))
         return files
 
-    @event_priority(-50)  # after plugins that change the navigation
+    @event_priority(-50)  # after plugins that change the navigation (awesome-nav's runs at 100)
     def on_nav(self, nav: Any, config: Any, files: Files) -> Any:
-        """Choose the pages written from shells (:func:`kb.site.shell.plan`), when the site allows
+        """Give kb's pages their place in the navigation (:func:`kb.site.navigation.place_pages`);
+        choose the pages written from shells (:func:`kb.site.shell.plan`), when the site allows
         shells at all (:func:`kb.site.shell.unsupported`). Returns ``nav``."""
+        pages = {f.src_uri: f.page for f in files.documentation_pages() if isinstance(f.page, Page)}
+        self.places = place_pages(nav, self.prefix, self.generated, pages)
+        self.in_nav = {p.file.src_uri for p in nav.pages}
+        if self.prefix and join(self.prefix, "index.md") not in self.in_nav:
+            log.info("kb: the site's nav has no entry for %s, so kb's pages show no tab or section: add one "
+                     "such as '- Knowledge base: %s'", join(self.prefix, "index.md"), join(self.prefix, "index.md"))
         self.shell_dirs, self.shell_groups = set(), set()
         reason = None if self.shell_pages else "turned off"
         reason = reason or unsupported(config)
         if reason is not None:
             log.debug("kb: every page takes Material's render: %s", reason)
             return nav
-        pages = [f.src_uri for f in files if f.src_uri in self.generated and f.inclusion.is_not_in_nav()]
-        chosen = set(pages)
+        out_of_nav = [f.src_uri for f in files if f.src_uri in self.generated and f.inclusion.is_not_in_nav()
+                      and f.src_uri not in self.in_nav]
+        chosen = set(out_of_nav)
         others = [f.src_uri for f in files if f.src_uri not in chosen]
         urls: list[str] = []
         todo = list(nav.items)
@@ -251,8 +274,14 @@ class KbPlugin(BasePlugin[KbPluginConfig]):
             if isinstance(url, str) and "://" not in url:
                 urls.append(url)
             todo.extend(getattr(item, "children", None) or [])
-        self.shell_dirs, self.shell_groups = plan(pages, others, urls)
+        self.shell_dirs, self.shell_groups = plan(out_of_nav, others, urls)
         return nav
+
+    def place(self, page: Page, nav: Any) -> None:
+        """Give a page added after the build (``kb serve``'s incremental rebuild,
+        :meth:`kb.site.preview_site.BuiltSite.write_pages`) its place in ``nav``, as
+        :meth:`on_nav` gave the others (:func:`kb.site.navigation.place_pages`)."""
+        self.places.update(place_pages(nav, self.prefix, self.generated, {page.file.src_uri: page}))
 
     def on_env(self, env: Any, config: Any, files: Files) -> Any:
         """Add the shell template to the theme's environment (:meth:`kb.site.shell.Shells.install`)
@@ -322,7 +351,14 @@ class KbPlugin(BasePlugin[KbPluginConfig]):
             return context
         return self._convert(context, page, config, nav)
 
-    on_page_context = CombinedEvent(_convert_early, _convert_late)
+    @event_priority(100)  # before any other plugin reads the navigation's marks
+    def _activate(self, context: Any, page: Page, config: Any, nav: Any) -> Any:
+        """Mark the navigation entry of a page out of the nav active while it is written (undone
+        in :meth:`on_post_page`; :func:`kb.site.navigation.activate`). Returns ``context``."""
+        activate(self.places.get(page.file.src_uri), True)
+        return context
+
+    on_page_context = CombinedEvent(_activate, _convert_early, _convert_late)
 
     def _convert(self, context: Any, page: Page, config: Any, nav: Any) -> Any:
         """Convert a generated page (:func:`kb.site.tohtml.render_page`), setting what Page.render
@@ -363,6 +399,7 @@ class KbPlugin(BasePlugin[KbPluginConfig]):
     def on_post_page(self, output: str, page: Any, config: Any) -> str:
         """Drop a generated page's HTML once written; advance the progress bar (when there is
         one). Returns ``output`` unchanged."""
+        activate(self.places.get(page.file.src_uri), False)
         if page.file.src_uri in self.generated:
             page.content = ""
             page.toc = _NO_TOC  # read by the theme and the search plugin only, both done with it
@@ -408,7 +445,7 @@ class KbPlugin(BasePlugin[KbPluginConfig]):
             if title:
                 page.meta["title"] = title
         src = page.file.src_uri
-        if src in self.generated and posixpath.dirname(src) in self.shell_dirs:
+        if src in self.generated and src not in self.in_nav and posixpath.dirname(src) in self.shell_dirs:
             Shells.mark(page, index=posixpath.dirname(posixpath.dirname(src)) in self.shell_groups)
         return html
 

@@ -90,6 +90,7 @@ class BuiltSite:
                 f.content_string = md
             if f.page is None:
                 Page(None, f, cfg)
+                self.plugin.place(f.page, self.nav)  # its place in the nav, as the full build gave it
             todo.append(f)
             self.pages[src] = md
         for f in todo:

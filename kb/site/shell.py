@@ -157,11 +157,11 @@ class Shells:
     @staticmethod
     def mark(page: Any, index: bool = False) -> bool:
         """Mark ``page`` for a shell (set its template) when it can take one: out of the
-        navigation, not an index page (unless ``index``: in a group, see :func:`plan`), a plain
+        navigation (it may still have a parent there, :mod:`kb.site.navigation`), not an index page (unless ``index``: in a group, see :func:`plan`), a plain
         file name, no metadata but ``search`` and the title kb pins; returns whether it was
         marked."""
         meta = page.meta
-        if (page.parent is not None or (page.file.name == "index" and not index) or page.is_homepage
+        if ((page.file.name == "index" and not index) or page.is_homepage
                 or not page.file.inclusion.is_not_in_nav() or not _SAFE_NAME.fullmatch(page.file.name)
                 or not set(meta) <= {"title", "search"}):
             return False
@@ -176,7 +176,7 @@ class Shells:
         values = context.parent
         page = values["page"]
         page.meta.pop("template", None)
-        key = self._key(page)
+        key = self._key(page, values.get("nav"))
         if key is None:
             return Markup(self.main.render(values))
         shell = self.shells.get(key, ...)
@@ -263,10 +263,12 @@ class Shells:
             shell += [("t", int(title)) if title is not None else ("u", int(url)), parts[i + 2]]
         return shell
 
-    def _key(self, page: Any) -> tuple[Any, ...] | None:
-        """The shape of ``page`` (``None``: no shell can be proven for it)."""
+    def _key(self, page: Any, nav: Any) -> tuple[Any, ...] | None:
+        """The shape of ``page`` (``None``: no shell can be proven for it); ``nav``: the site's
+        navigation, whose entries marked active (:mod:`kb.site.navigation`) and the page's
+        parent there are part of the shape."""
         meta = page.meta
-        if (page.previous_page is not None or page.next_page is not None or page.parent is not None
+        if (page.previous_page is not None or page.next_page is not None
                 or page.edit_url or not set(meta) <= {"title", "search"} or meta.get("title") != page.title
                 or not isinstance(page.title, str) or page.content is None):
             return None
@@ -278,7 +280,8 @@ class Shells:
             return None
         first = next(iter(page.toc), None)
         toc = "" if first is None else ("1c" if first.children else "1") if first.level == 1 else "n"
-        return (parent if grouped else folder, grouped, index, repr(meta.get("search")), "<h1" in page.content, toc)
+        marks = (id(page.parent), tuple(i for i, p in enumerate(getattr(nav, "pages", None) or []) if p.active))
+        return (parent if grouped else folder, grouped, index, repr(meta.get("search")), "<h1" in page.content, toc, marks)
 
     def _shell(self, key: tuple[Any, ...], values: dict[str, Any]) -> list[str] | None:
         """Render the sentinel page of shape ``key`` with ``values`` (the real page's template
@@ -288,7 +291,7 @@ class Shells:
         from mkdocs.structure.pages import Page
         from mkdocs.structure.toc import AnchorLink, TableOfContents
 
-        place, grouped, index, _search, h1, toc = key
+        place, grouped, index, _search, h1, toc, _marks = key
         real = values["page"]
         name = ("index" if index else NAME) + ".md"
         src = posixpath.join(place, DIR, name) if grouped else posixpath.join(place, name)
@@ -305,6 +308,7 @@ class Shells:
                 first.children.append(AnchorLink(TITLE, ANCHOR + "Child", 2))
             items.append(first)
         sentinel.toc = TableOfContents(items)
+        sentinel.parent = real.parent  # the same place in the navigation
         sentinel.active = True
         ctx = {**values, "page": sentinel}
         html = self.main.render(ctx)

@@ -25,6 +25,7 @@ from kb.site.pages.context import (
     sources,
     upstream_url,
     with_drafts,
+    with_titles,
 )
 from kb.site.pages.reverse import newest_first
 from kb.site.text import inline
@@ -271,13 +272,15 @@ def _disputed(c: Ctx, src: str, r: Any) -> Markup:
 
 
 def render_blockers_index(c: Ctx) -> str:
-    """The root-causes page: roots ranked by attempts blocked, the cause diagram (aggregated when
-    large, :func:`_index_diagram`), the other blockers (at most :data:`OTHERS_SHOWN`)."""
+    """The root-causes page: roots ranked by attempts blocked (each root's fix and disputes under
+    its title, in the same cell: as columns of their own they squeezed the titles to a word a
+    line on a laptop's screen), the cause diagram (aggregated when large,
+    :func:`_index_diagram`), the other blockers (at most :data:`OTHERS_SHOWN`)."""
     kg, rev = c.kg, c.rev
     src = "blockers/index.md"
     ranked = [{"rank": i + 1, "link": c.link(src, kg.get(r.id)), "attempts": with_drafts(len(r.attempts), len(r.drafts)),
                "blockers": len(r.blockers),
-               "now": len(r.current), "fix": r.fix, "disputed": _disputed(c, src, r)}
+               "now": len(r.current), "fix": with_titles(c, src, r.fix), "disputed": _disputed(c, src, r)}
               for i, r in enumerate(c.roots[:OTHERS_SHOWN])]
     ranked_more = (c.list_link(src, "roots", "Root causes",
                                sorted((b for b in c.of_kind(Blocker) if b.is_root),

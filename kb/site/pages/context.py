@@ -8,6 +8,7 @@ Every ``{{ value }}`` is escaped by :func:`kb.site.text.inline` unless it is
 from __future__ import annotations
 
 import posixpath
+import re
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from typing import Any
@@ -310,6 +311,42 @@ def latest(attempts: list[Attempt]) -> list[Attempt]:
     if len(attempts) <= ROWS:
         return attempts
     return by_date(attempts)[-ROWS:]
+
+
+_RECORD_WORD = re.compile(r"\b([a-z0-9][a-z0-9_]*(?:[.\-][a-z0-9_]+)+)\b")
+"""A word that may be a record id: a slug of two parts or more (``sm120-unsupported``,
+``cuda-13.0``, ``2026-02-26-upgrade-to-cuda-13``); :func:`with_titles` looks each up."""
+
+
+def with_titles(c: Ctx, src: str, text: str) -> Markup:
+    """``text`` (a sentence of kb's queries, which name records by id: ``kb check``'s findings, a
+    blocker's missing requirements such as ``cause arch-allowlist-omits-sm12x (no known fix)``)
+    as inline Markdown on page ``src`` with each record id it names replaced by the link to that
+    record, shown by its title (:meth:`Ctx.link`); other words stay as they are, escaped
+    (:func:`kb.site.text.inline`)."""
+    out: list[Markup] = []
+    at = 0
+    for m in _RECORD_WORD.finditer(text):
+        record = c.kg.get(m.group(1))
+        if record is not None:
+            out += [_plain(text[at:m.start()]), c.link(src, record)]
+            at = m.end()
+    out.append(_plain(text[at:]))
+    return Markup("").join(out)
+
+
+def _plain(text: str) -> Markup:
+    """:func:`kb.site.text.inline` keeping one space where ``text`` begins or ends with blanks
+    (it sits between links).
+
+    >>> str(_plain(" is resolved, but ")), str(_plain("")), str(_plain(" (no known fix)"))
+    (' is resolved, but ', '', ' &#40;no known fix&#41;')
+    """
+    if not text:
+        return Markup("")
+    lead = " " if text[:1].isspace() else ""
+    trail = " " if text[-1:].isspace() and text.strip() else ""
+    return Markup(lead) + inline(text) + Markup(trail)
 
 
 def plural(n: int, word: str) -> str:

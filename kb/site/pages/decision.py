@@ -21,6 +21,7 @@ from kb.site.pages.context import (
     page_of,
     render,
     sources,
+    with_titles,
 )
 from kb.site.text import inline
 
@@ -71,16 +72,19 @@ def render_decision(c: Ctx, d: Decision) -> str:
         stack_to=c.link(src, kg.get(d.stack_change.to), "") if d.stack_change and d.stack_change.to else None,
         change=change, sources=sources(d), tags=c.tag_links(src, d.tags),
         credit=decision_credit(kg, d), credit_sentence=credit_sentence,
-        findings=[f.message for f in findings_of(kg, d) if not (disputed and f.kind == "credit-disputed-by-catalog")],
+        findings=[with_titles(c, src, f.message) for f in findings_of(kg, d)
+                  if not (disputed and f.kind == "credit-disputed-by-catalog")],
         disputed=disputed,
     )
 
 
 def _decision_disputes(c: Ctx, src: str, d: Decision) -> list[Markup]:
     """Where a catalog disagrees with what decision ``d`` resolves: for each blocker it resolves
-    and each blocker caused by one of those, the sentences of
-    :func:`kb.queries.counterparts.current_disputes` (in titles), each led by the blocker's link."""
-    from kb.queries.counterparts import current_disputes
+    and each blocker caused by one of those, the disputes of
+    :func:`kb.queries.counterparts.current_counterparts`, every record named by its title (its
+    link), never by its id: "<own blocker> is resolved here, but <catalog blocker> (same error
+    signature) still stands on <stack>: needs <requirement>"."""
+    from kb.queries.counterparts import current_counterparts
 
     kg = c.kg
     out: list[Markup] = []
@@ -93,8 +97,14 @@ def _decision_disputes(c: Ctx, src: str, d: Decision) -> list[Markup]:
                 continue
             seen.add(x)
             todo.extend(sorted(kg.into(x, "caused_by")))
-            for sentence in current_disputes(kg, x):
-                out.append(Markup(f"{c.link(src, kg.get(x), x)} is resolved here, but {inline(sentence)}"))
+            for sid, dispute in current_counterparts(kg, x):
+                state = "still stands" if dispute.state == "stands" else "is only disabled (the feature stays off)"
+                where = c.link(src, kg.get(sid), sid) if sid else Markup("the current stack")
+                need = (Markup(": needs ") + Markup(" and ").join(with_titles(c, src, m) for m in dispute.missing)
+                        if dispute.missing else Markup(""))
+                out.append(Markup(f"{c.link(src, kg.get(x), x)} is resolved here, but "
+                                  f"{c.link(src, kg.get(dispute.catalog_id), dispute.catalog_id)} ({inline(dispute.why)}) "
+                                  f"{state} on {where}{need}"))
     return out
 
 

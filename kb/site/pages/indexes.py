@@ -20,6 +20,7 @@ from kb.site.pages.context import (
     page_of,
     render,
     sources,
+    with_titles,
 )
 from kb.site.pages.reverse import newest_first
 from kb.site.text import inline
@@ -119,21 +120,21 @@ def _current_stacks(c: Ctx, stack_ids: list[str]) -> list[str]:
 
 def render_upgrades(c: Ctx) -> str:
     """For each stack (in use now, beyond :data:`UPGRADE_STACKS`), each candidate version the fixes
-    name (:func:`kb.queries.upgrade_paths`): what moving to it resolves, only disables,
-    introduces, makes worth retrying, and what still stands (each cell at most
-    :data:`UPGRADE_LINKS` links, then a link to the list of them all)."""
+    name (:func:`kb.queries.upgrade_paths`): a table of how many blockers moving to it resolves,
+    only disables, introduces, how many attempts become worth retrying and how many blockers still
+    stand; then, under a heading of its own that the table links, each change's blockers and
+    attempts by title (each list at most :data:`UPGRADE_LINKS` links, then a link to the list of
+    them all) and the catalogs' disputes of what it resolves. Titles never sit in the table: seven
+    columns of them wrapped one word a line on a laptop's screen."""
     kg = c.kg
     src = "upgrades.md"
 
-    def links(ids: list[str], key: str, title: str, columns: str) -> Markup:
-        if not ids:
-            return Markup("—")
+    def links(ids: list[str], key: str, title: str, columns: str) -> list[Markup]:
         shown_ids = ids if len(ids) <= UPGRADE_LINKS or c.small else ids[:UPGRADE_LINKS]
-        out = Markup(", ".join(c.link(src, kg.get(x), x) for x in shown_ids))
+        out = [c.link(src, kg.get(x), x) for x in shown_ids]
         if len(ids) > len(shown_ids):
             records = [r for x in ids if (r := kg.get(x)) is not None]
-            more = c.list_link(src, key, title, records, f"{len(ids) - len(shown_ids)} more", columns=columns)
-            out = Markup(f"{out} and {more}")
+            out.append(c.list_link(src, key, title, records, f"{len(ids) - len(shown_ids)} more", columns=columns))
         return out
 
     every = [x.id for x in kg.of_kind(Stack)]  # the stacks upgrade_paths reasons about
@@ -144,17 +145,27 @@ def render_upgrades(c: Ctx) -> str:
         for i, r in enumerate(p.rows, 1):
             key = f"upgrades-{p.stack}-{i}"
             what = f"{r.change} from {p.stack}"
-            rows.append({"change": r.change, "current": r.current or "—",
-                         "resolved": links(r.resolved, f"{key}-resolved", f"Blockers {what} resolves", "blockers"),
-                         "disabled": links(r.disabled, f"{key}-disabled", f"Blockers {what} only disables", "blockers"),
-                         "introduced": links(r.introduced, f"{key}-introduced", f"Blockers {what} introduces",
-                                             "blockers"),
-                         "retry": links(r.retry, f"{key}-retry", f"Attempts worth retrying after {what}", "attempts"),
-                         "still": r.still, "disputed": [_dispute_line(c, src, d) for d in r.disputed]})
+            lists = [(label, links(ids, f"{key}-{part}", f"{title} {what}", columns))
+                     for label, ids, part, title, columns in (
+                         ("Resolves", r.resolved, "resolved", "Blockers", "blockers"),
+                         ("Only disables (the feature stays off)", r.disabled, "disabled", "Blockers", "blockers"),
+                         ("Introduces", r.introduced, "introduced", "Blockers", "blockers"),
+                         ("Worth retrying", r.retry, "retry", "Attempts worth retrying after", "attempts"))
+                     if ids]
+            rows.append({"change": r.change, "current": r.current or "—", "anchor": Markup(key) if lists else None,
+                         "resolved": _count(len(r.resolved)), "disputed": len(r.disputed),
+                         "disabled": _count(len(r.disabled)), "introduced": _count(len(r.introduced)),
+                         "retry": _count(len(r.retry)), "still": r.still, "lists": lists,
+                         "disputes": [_dispute_line(c, src, d) for d in r.disputed]})
         shown = sum(1 for x in p.standing_ids if x in c.published)
         sections.append({"stack": c.link(src, kg.get(p.stack)), "standing": shown, "unmet": p.standing - shown, "rows": rows,
                          "campaign": p.campaign, "note": p.note})
     return render("upgrades.md.j2", sections=sections, left_out=len(every) - len(sections))
+
+
+def _count(n: int) -> str:
+    """A count in the upgrade paths table: ``—`` for none."""
+    return str(n) if n else "—"
 
 
 def _dispute_line(c: Ctx, src: str, d: dict[str, Any]) -> Markup:
@@ -162,10 +173,10 @@ def _dispute_line(c: Ctx, src: str, d: dict[str, Any]) -> Markup:
     stands: needs Z" (``kb why`` on X's attempts explains it)."""
     own, theirs = c.kg.get(d["own"]), c.kg.get(d["catalog_id"])
     state = "still stands" if d["state"] == "stands" else "is only disabled"
-    need = f": needs {' and '.join(d['missing'])}" if d.get("missing") else ""
+    need = Markup(": needs ") + Markup(" and ").join(with_titles(c, src, x) for x in d["missing"]) if d.get("missing") else ""
     return Markup(f"{c.link(src, own, d['own'])} is resolved here ({inline(d['by'])}), but catalog "
                   f"{inline(d['catalog'])}'s {c.link(src, theirs, d['catalog_id'])} ({inline(d['why'])}) "
-                  f"{state}{inline(need)}")
+                  f"{state}{need}")
 
 
 TAG_SHOWN = 5
