@@ -6,6 +6,8 @@ thin layer over them, as is :mod:`kb.api`):
 - read the machine as a stack and platform: :func:`kb.capture.capture_machine` and
   :mod:`kb.machine` (``kb capture``);
 - draft attempts from session logs: :func:`kb.importers.drafts.import_logs` (``kb import``);
+- review the drafts (accept, edit, merge into an attempt, reject for good): :mod:`kb.usecases.review`
+  (``kb review``);
 - publish the site: :func:`kb.site.build.build_site` (``kb build``).
 
 Every one of them writes through the store's one write gate (:func:`kb.store.save_record`).
