@@ -54,6 +54,9 @@ def review(env: Env, ids: tuple[str, ...], list_only: bool, as_json: bool) -> No
     from kb.usecases import review as uc
 
     loaded, todo = uc.load_drafts(env.records, list(env.catalogs), ids)
+    if loaded.problems:
+        click.echo(f"warning: {env.records} has {len(loaded.problems)} problem(s) (a draft whose file does not load "
+                   "is not offered); run 'kb check'", err=True)
     if list_only:
         views = [uc.summarize(env.records, loaded, rid) for rid in todo]
         if as_json:
