@@ -48,6 +48,19 @@ class Terminal:
         self.pos = self.seen.index(text, self.pos) + len(text)
         return self.seen
 
+    def wait_blocked(self, timeout: float = 10.0) -> None:
+        """Wait until the process sleeps in the kernel (Linux: state ``S`` in ``/proc``), i.e. it
+        waits for input. A SIGINT sent while it is still on its way to the read would set
+        Python's flag too late for that read, which then blocks (a race of any blocking read);
+        a person never types that fast."""
+        stat = f"/proc/{self.proc.pid}/stat"
+        deadline = time.monotonic() + timeout
+        while os.path.exists(stat) and time.monotonic() < deadline:
+            with open(stat, encoding="ascii") as fh:
+                if fh.read().rsplit(")", 1)[1].split()[0] == "S":
+                    return
+            time.sleep(0.02)
+
     def send(self, line: str) -> None:
         os.write(self.master, (line + "\n").encode())
 

@@ -211,6 +211,8 @@ def test_ctrl_c_mid_review_keeps_what_was_done(drafts, where):
             term.press("r")
             term.expect("empty: back): ")
             term.press("half a rea")
+            term.expect("half a rea")  # echoed: the line is being typed
+            term.wait_blocked()
         term.press("\x03")
         screen = term.expect("every file is whole")
     finally:

@@ -181,8 +181,11 @@ def _key(prompt: str, allowed: str) -> str:
 def _getchar() -> str:
     """One key from the terminal, without Enter. The terminal goes to cbreak mode at once
     (``TCSANOW``): keys typed ahead are kept (click's raw mode flushes them), and Ctrl-C stays a
-    SIGINT (Python's KeyboardInterrupt). Elsewhere (Windows) click's own."""
+    SIGINT (Python's KeyboardInterrupt). The key is waited for in short ``select`` rounds, so a
+    Ctrl-C that comes just before the read is still acted on at once (a read already blocked
+    would not see it). Elsewhere (Windows) click's own."""
     try:
+        import select
         import termios
         import tty
     except ImportError:  # pragma: no cover - Windows
@@ -191,6 +194,8 @@ def _getchar() -> str:
     old = termios.tcgetattr(fd)
     try:
         tty.setcbreak(fd, termios.TCSANOW)
+        while not select.select([fd], [], [], 0.2)[0]:
+            pass  # between rounds Python runs a pending SIGINT's handler
         data = os.read(fd, 32)
     finally:
         termios.tcsetattr(fd, termios.TCSANOW, old)
@@ -198,7 +203,8 @@ def _getchar() -> str:
 
 
 def _line(prompt: str) -> str:
-    """A line typed by the user (Ctrl-D: empty)."""
+    """A line typed by the user, with line editing and Tab completion where Python has readline
+    (Ctrl-D: empty; Ctrl-C: KeyboardInterrupt)."""
     try:
         return input(prompt)
     except EOFError:
