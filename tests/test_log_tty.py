@@ -3,49 +3,10 @@ after a bad answer, and writes the record."""
 
 from __future__ import annotations
 
-import os
-import select
-import subprocess
 import sys
-import time
 
 import yaml
-
-
-class Terminal:
-    """A process attached to a pseudo-terminal; :meth:`expect` reads until a text appears."""
-
-    def __init__(self, args: list[str], cwd: str):
-        self.master, slave = os.openpty()
-        self.proc = subprocess.Popen(args, stdin=slave, stdout=slave, stderr=slave, cwd=cwd, close_fds=True,
-                                     env={**os.environ, "COLUMNS": "200", "TERM": "dumb"})
-        os.close(slave)
-        self.seen = ""
-
-    def expect(self, text: str, timeout: float = 20.0) -> str:
-        deadline = time.monotonic() + timeout
-        while text not in self.seen:
-            left = deadline - time.monotonic()
-            assert left > 0, f"timed out waiting for {text!r}; screen so far:\n{self.seen}"
-            ready, _, _ = select.select([self.master], [], [], left)
-            if ready:
-                try:
-                    chunk = os.read(self.master, 4096)
-                except OSError:  # the process closed the terminal
-                    chunk = b""
-                if not chunk:
-                    assert text in self.seen, f"process ended before {text!r}:\n{self.seen}"
-                self.seen += chunk.decode("utf-8", "replace")
-        return self.seen
-
-    def send(self, line: str) -> None:
-        os.write(self.master, (line + "\n").encode())
-
-    def close(self) -> int:
-        try:
-            return self.proc.wait(timeout=20)
-        finally:
-            os.close(self.master)
+from terminal import Terminal
 
 
 def test_kb_log_prompts_on_a_terminal_and_asks_again(campaign_copy, tmp_path):

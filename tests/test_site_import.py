@@ -88,3 +88,37 @@ def test_dashboard_counts_drafts_apart(imported_site):
     ep = [[td.get_text(" ", strip=True) for td in tr.find_all("td")] for tr in table.select("tbody tr")
           if "Expert parallelism" in tr.get_text()]
     assert ep == [["Expert parallelism with the FlashInfer A2A backend exhausts GPU memory", "1 in all; 1 now"]]
+
+
+DRAFT_TITLES = {"Baseline throughput, cuda-graph-max-bs 128", "Try torch symmetric memory allreduce",
+                "EAGLE-3 throughput on CUDA 13"}
+
+
+def test_drafts_are_listed_apart_from_the_reviewed_attempts(imported_site):
+    drafts = page(imported_site, "drafts")
+    rows = [[td.get_text(" ", strip=True) for td in tr.find_all("td")]
+            for tr in drafts.select("article table tbody tr")]
+    assert rows == [
+        ["EAGLE-3 throughput on CUDA 13", "▲ improved", "96.10 tok/s", "2026-02-27", "claude-campaign.jsonl line 17", "0.90"],
+        ["Try torch symmetric memory allreduce", "✖ failed", "—", "2026-02-26", "claude-campaign.jsonl line 8", "0.85"],
+        ["Baseline throughput, cuda-graph-max-bs 128", "◆ baseline", "89.52 tok/s", "2026-02-26",
+         "claude-campaign.jsonl line 10", "0.90"]]
+    assert drafts.select_one("article table a")["href"] == "../attempts/2026-02-27-eagle-3-throughput-on-cuda-13/"
+
+    index = page(imported_site, "attempts")
+    listed = {tr.find("td").get_text(strip=True) for tr in index.select("article table tbody tr")}
+    assert len(listed) == 9 and not listed & DRAFT_TITLES
+    intro = index.select_one("article p").get_text(" ", strip=True)
+    assert intro == "Everything tried, newest first. 3 drafts await review, not counted here: Drafts ( kb review walks them)."
+    assert index.select_one("article p a")["href"] == "../drafts/"
+
+    home = page(imported_site, "")
+    outcomes = {tr.find_all("td")[0].get_text(" ", strip=True): tr.find_all("td")[1].get_text(strip=True)
+                for tr in home.find(id="attempts-by-outcome").find_next("table").select("tbody tr")}
+    assert outcomes == {"◆ baseline": "1", "▲ improved": "2", "▼ regressed": "2", "✖ failed": "4"}
+    chart = home.select_one(".kb-chart-box").get_text(" ", strip=True)
+    assert "EAGLE-3 speculative decoding on the CUDA 13 stack" in chart and not any(t in chart for t in DRAFT_TITLES)
+    heading = home.find(id="all-9-attempts")
+    table = heading.find_next("table")
+    assert not {tr.find("td").get_text(strip=True) for tr in table.select("tbody tr")} & DRAFT_TITLES
+    assert table.find_next("p").get_text(" ", strip=True).startswith("3 drafts await review, not counted here: Drafts")

@@ -394,13 +394,14 @@ COMMANDS = {
     "log": "kb.cli.log", "capture": "kb.cli.capture", "new": "kb.cli.new", "import": "kb.cli.importing",
     "schema": "kb.cli.schema", "export": "kb.cli.export", "migrate": "kb.cli.check", "run": "kb.cli.run",
     "hooks": "kb.cli.hooks",
+    "review": "kb.cli.review",
 }
 """Command name → the module that defines it (imported when the command runs). A module added
 without an entry here is still found: an unknown name imports every module of :data:`MODULES`."""
 
 MODULES = ("kb.cli.ask", "kb.cli.capture", "kb.cli.check", "kb.cli.diff", "kb.cli.export",
            "kb.cli.importing", "kb.cli.log", "kb.cli.new", "kb.cli.run", "kb.cli.schema", "kb.cli.site",
-           "kb.cli.hooks")
+           "kb.cli.hooks", "kb.cli.review")
 """Every module that registers commands on :func:`cli`."""
 
 

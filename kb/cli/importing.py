@@ -55,7 +55,8 @@ def import_(env: Env, paths: tuple[str, ...], fmt: str, campaign: str | None, dr
     becomes a draft attempt (params as settings, metrics with the unit their names give, status
     FAILED as failed, its run's page as run_url). Otherwise each draft is an attempt with `status: draft`, every field citing the log line it came
     from; secrets, user names, e-mail addresses and hosts are redacted first. Importing the
-    same log again adds nothing; reviewed records are never touched. Each draft carries a
+    same log again adds nothing, nor a draft rejected in `kb review`; reviewed records are
+    never touched. Each draft carries a
     confidence (0-1) and why; those below 0.5 are listed as possible attempts and written only with
     --all.
 
@@ -124,13 +125,15 @@ def import_(env: Env, paths: tuple[str, ...], fmt: str, campaign: str | None, dr
     else:
         _print_import(report)
     taken = report.drafts + [d for f in report.files for d in f.possible if d.state != "possible"]  # --all
-    counts = {s: sum(1 for d in taken if d.state == s) for s in ("new", "written", "exists")}
+    counts = {s: sum(1 for d in taken if d.state == s) for s in ("new", "written", "exists", "rejected")}
+    rejected = (f", {counts['rejected']} rejected in review (left out; kb review keeps them in "
+                f"{env.records}/review/rejected.yaml)") if counts["rejected"] else ""
     if dry_run:
-        click.echo(f"dry run: {counts['new']} draft(s) would be written, {counts['exists']} already imported; "
-                   "nothing written", err=True)
+        click.echo(f"dry run: {counts['new']} draft(s) would be written, {counts['exists']} already imported"
+                   f"{rejected}; nothing written", err=True)
     else:
         click.echo(f"{counts['written']} draft(s) written to {env.records}/attempts, "
-                   f"{counts['exists']} already imported", err=True)
+                   f"{counts['exists']} already imported{rejected}", err=True)
     if report.failed:
         sys.exit(1)
 
@@ -175,6 +178,8 @@ def _print_import(report: Any) -> None:
             for r in rows:
                 click.echo("  " + "  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip())
         for d in item.drafts:
+            if d.state == "rejected":
+                click.echo(f"  rejected in review: {d.id} ({d.anchor}): {d.rejected}")
             for bid, catalog, fix in d.known:
                 click.echo(f"  known blocker: {d.id} matches {bid} (catalog {catalog}): {fix}")
             for rid, why in d.duplicates:

@@ -26,6 +26,9 @@ Guarantees:
   drafted from (its anchor); an attempt that already cites that pair (draft or reviewed) is
   reported as ``exists`` and nothing is written for it. A record is never overwritten
   (:func:`kb.store.write_record` refuses).
+- *Rejections stand*: a passage whose draft a person rejected in ``kb review``
+  (:mod:`kb.store.review`, identified the same way) is reported as ``rejected``, with the
+  reason given, and nothing is written for it.
 - *Validated before written*: every draft of every file is validated before the first is
   written. A draft the model refuses (a figure it cannot hold) is left out with a warning
   naming its locator, and the log's other drafts still come in; a draft that refers to a
@@ -51,6 +54,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from kb.draftnotes import DUPLICATE_NOTE, IMPORT_TAG, REVIEW_HINT, confidence_note
 from kb.errors import InvalidRecords, Problem, RecordExists, UsageError
 from kb.ids import dated_id, free_id
 from kb.importers.events import LogFormatError, Session
@@ -71,10 +75,8 @@ from kb.queries import possible_duplicates
 from kb.queries.signatures import is_generic
 from kb.redact import SECRET, Redactor, secret_name
 from kb.store import RecordSet, record_to_data, write_record
+from kb.store.review import Rejection, load_rejections, rejected_passages
 from kb.validation import located_problems
-
-IMPORT_TAG = "imported"
-"""Tag every imported draft carries."""
 
 _SKIP_REDACT = {"sha256", "format", "field", "scope", "unit", "kind", "position", "explicit_outcome", "outcome", "key",
                 "session_id", "family", "file", "headline", "reason", "confidence"}
@@ -85,8 +87,9 @@ on disk, so that a reviewer can open the cited file)."""
 @dataclass
 class Draft:
     """One attempt found in a log. ``state``: ``new`` (valid, not written: a dry run),
-    ``written``, or ``exists`` (an attempt already cites its source; ``record`` is then
-    ``None`` and ``id`` is the existing record's). ``anchor``: the locator it was drafted from.
+    ``written``, ``exists`` (an attempt already cites its source; ``record`` is then
+    ``None`` and ``id`` is the existing record's), or ``rejected`` (its draft was rejected in
+    ``kb review``: ``id`` is the rejected draft's, ``rejected`` the reason; nothing written). ``anchor``: the locator it was drafted from.
     ``duplicates``: existing attempts it may repeat (``kb.queries.possible_duplicates``), also
     named in the draft's notes so the reviewer sees them on the site. ``known``: the catalog
     blockers (:mod:`kb.catalog`) its error matches, linked or possible, as ``(id, catalog, fix)``
@@ -96,6 +99,8 @@ class Draft:
     anchor: str
     state: str
     record: Attempt | None = None
+    rejected: str = ""
+    """For state ``rejected``: the reason the draft was rejected in ``kb review``."""
     blocked_by: list[str] = field(default_factory=list)
     duplicates: list[tuple[str, str]] = field(default_factory=list)
     known: list[tuple[str, str, str]] = field(default_factory=list)
@@ -107,6 +112,8 @@ class Draft:
         data: dict[str, Any] = {"id": self.id, "state": self.state, "anchor": self.anchor,
                                 "path": f"attempts/{self.id}.yaml", "confidence": self.confidence,
                                 "reason": self.reason}
+        if self.state == "rejected":
+            data["rejected_because"] = self.rejected
         if self.record is not None:
             data["record"] = _jsonable(record_to_data(self.record))
         data["blocked_by"] = self.blocked_by
@@ -230,6 +237,7 @@ def import_logs(root: str | Path, paths: list[str | Path], *, format: str = "aut
     report = ImportReport(camp.id, dry_run, record_problems=len(loaded.problems))
     kg = loaded.graph
     existing = _existing_sources(records)
+    rejected = rejected_passages(load_rejections(root))
     taken = set(records.records)
     redactor = Redactor()
     headline = _headline(kg, camp, vouched=bool(campaign))
@@ -264,12 +272,12 @@ def import_logs(root: str | Path, paths: list[str | Path], *, format: str = "aut
         item.decisions, item.options, item.facts = extraction.decisions, extraction.options, extraction.facts
         item.matches_campaign = extraction.matches_campaign
         item.drafts, file_problems = _drafts(extraction, kg, camp, existing, taken, redactor, today, suffixes,
-                                             item.warnings)
+                                             item.warnings, rejected)
         problems.extend(file_problems)
         possible = Extraction(extraction.file, extraction.format, extraction.sha256, extraction.tool_version,
                               attempts=extraction.possible, session_id=extraction.session_id)
         item.possible, file_problems = _drafts(possible, kg, camp, existing, taken, redactor, today, suffixes,
-                                               item.warnings)
+                                               item.warnings, rejected)
         for draft in item.possible:
             if draft.state == "new" and not all_attempts:
                 draft.state = "possible"
@@ -412,13 +420,16 @@ def redact_extraction(value: Any, redactor: Redactor) -> Any:
 
 def _drafts(x: Extraction, kg: Any, camp: Campaign, existing: dict[tuple[str, str], str],
             taken: set[str], redactor: Redactor, today: dt.date | None,
-            suffixes: dict[str, int], warnings: list[str]) -> tuple[list[Draft], list[Problem]]:
+            suffixes: dict[str, int], warnings: list[str],
+            rejected: dict[tuple[str, str], Rejection] | None = None) -> tuple[list[Draft], list[Problem]]:
     """The drafts of one extraction, and the problems of their references. A draft whose record
-    would not validate is left out and said in ``warnings`` (one line each, with its locator)."""
+    would not validate is left out and said in ``warnings`` (one line each, with its locator).
+    A passage in ``rejected`` (:func:`kb.store.review.rejected_passages`) gives a draft of state
+    ``rejected`` and no record; a draft whose baseline it was gets none."""
     drafts: list[Draft] = []
     problems: list[Problem] = []
     dropped: list[Draft] = []
-    ids: list[str] = []
+    ids: list[str | None] = []
     for attempt in x.attempts:
         stable = ("key", passage_key(x, attempt))
         found = existing.get(stable) or existing.get((x.sha256, attempt.anchor.locator))
@@ -428,16 +439,22 @@ def _drafts(x: Extraction, kg: Any, camp: Campaign, existing: dict[tuple[str, st
             drafts.append(Draft(found, attempt.anchor.locator, "exists", confidence=attempt.confidence,
                                 reason=attempt.reason))
             continue
-        record_id = _new_id(date, attempt.title, taken, suffixes)
-        taken.add(record_id)
-        ids.append(record_id)
-        existing[stable] = record_id  # the same log twice in one import drafts it once
-        drafts.append(Draft(record_id, attempt.anchor.locator, "new", confidence=attempt.confidence,
+        refused = (rejected or {}).get(stable) or (rejected or {}).get((x.sha256, attempt.anchor.locator))
+        if refused is not None:
+            ids.append(None)  # not a record: nothing may name it as its baseline
+            drafts.append(Draft(refused.id, attempt.anchor.locator, "rejected", confidence=attempt.confidence,
+                                reason=attempt.reason, rejected=refused.reason))
+            continue
+        new_id = _new_id(date, attempt.title, taken, suffixes)
+        taken.add(new_id)
+        ids.append(new_id)
+        existing[stable] = new_id  # the same log twice in one import drafts it once
+        drafts.append(Draft(new_id, attempt.anchor.locator, "new", confidence=attempt.confidence,
                             reason=attempt.reason))
     for attempt, draft, record_id in zip(x.attempts, drafts, ids):
-        if draft.state == "exists":
+        if draft.state in ("exists", "rejected") or record_id is None:
             continue
-        baseline = None
+        baseline: str | None = None
         if attempt.reference is not None and attempt.reference >= 0:
             baseline = ids[attempt.reference]
         elif attempt.reference == -1 and isinstance(kg.get(camp.baseline_attempt or ""), Attempt):
@@ -456,8 +473,8 @@ def _drafts(x: Extraction, kg: Any, camp: Campaign, existing: dict[tuple[str, st
         if draft.duplicates:
             lines = "\n".join(f"- `{rid}`: {why}" for rid, why in draft.duplicates)
             draft.record = draft.record.model_copy(update={
-                "notes": (draft.record.notes or "") + f"\nPossibly a duplicate of an attempt already recorded:\n\n{lines}\n"})
-        problems.extend(_reference_problems(draft.record, kg, set(ids), x.file))
+                "notes": (draft.record.notes or "") + f"\n{DUPLICATE_NOTE}\n\n{lines}\n"})
+        problems.extend(_reference_problems(draft.record, kg, {i for i in ids if i}, x.file))
     gone = {d.id for d in dropped}
     for draft in drafts:
         if draft.record is not None and draft.record.baseline in gone:  # its baseline was left out
@@ -501,13 +518,12 @@ def _record(x: Extraction, a: ExtractedAttempt, record_id: str, kg: Any, camp: C
     evidence_text = "\n".join(t for t in (a.error, a.error_detail, a.cause) if t)
     blocked_by, possible = specific_blockers(kg, evidence_text)
     notes = [f"Drafted by `kb import` from {x.file} ({x.format}"
-             + (f" {x.tool_version}" if x.tool_version else "") + "). Check each field against its source, "
-             "then set `status: reviewed`."]
+             + (f" {x.tool_version}" if x.tool_version else "") + "). " + REVIEW_HINT]
     if not x.matches_campaign:
         notes.append(f"This log names neither the model of campaign `{camp.id}` ({camp.model}) nor its platform; "
                      "it joined that campaign only because it is the only one, and nothing was compared with "
                      "the campaign's baseline. Re-import with `--campaign ID` or move the attempt.")
-    notes.append(f"Confidence {a.confidence:.2f}: {a.reason}." if a.reason else f"Confidence {a.confidence:.2f}.")
+    notes.append(confidence_note(a.confidence, a.reason))
     if a.date_basis:
         notes.append(f"Date: {a.date_basis}.")
     elif a.date is None:

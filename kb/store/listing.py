@@ -15,6 +15,7 @@ from kb.leftovers import leftover_kind
 from kb.models import KINDS
 from kb.store.assets import ASSETS_FOLDER
 from kb.store.entries import DIR, FILE, MISSING, entry_type, odd_problem, shown
+from kb.store.review import REVIEW_FOLDER
 
 RECORD_SUFFIXES = (".yaml", ".yml")
 """File name endings of record files."""
@@ -87,7 +88,8 @@ def scan(root: Path) -> Scan:
     and a link to nothing named as a record file (:func:`kb.store.entries.odd_problem` words
     each). Hidden entries (``.x.yaml``) are skipped, editor and OS leftovers
     (:func:`kb.leftovers.leftover_kind`) only listed in ``ignored``. Under ``assets/``, only
-    the odd entries are reported (:func:`_scan_assets`).
+    the odd entries are reported (:func:`_scan_assets`); ``review/`` (:mod:`kb.store.review`:
+    rejected drafts, unfinished edits) is not read.
     """
     out = Scan()
     top = listing(root)
@@ -104,6 +106,8 @@ def scan(root: Path) -> Scan:
             out.problems.append(Problem(rel_path(e.path, root), None, "", odd))
         elif what == DIR and e.name == ASSETS_FOLDER:
             _scan_assets(e.path, root, out)
+        elif what == DIR and e.name == REVIEW_FOLDER:
+            continue  # kb review's own files (kb.store.review), not records
         elif what == DIR:
             hint = difflib.get_close_matches(e.name, list(KINDS), n=1)
             out.problems.append(Problem(rel_path(e.path, root), None, "",

@@ -278,6 +278,36 @@ def _inside(root: str | Path, path: Path) -> Path:
     return real
 
 
+def remove_record(root: str | Path, record: Record, *, at: Path | None = None) -> Path:
+    """Remove ``record``'s file (``<root>/<folder>/<id>.yaml``, or ``at``: the file it was read
+    from, which must lie inside ``root``); return the path removed. Used when a draft is merged
+    into another attempt or rejected (``kb review``): the one unlink of the store, refused in a
+    catalog as every write is. The folder is synced, so the removal survives a crash.
+
+    Raises :class:`WriteError` (a catalog, a file outside ``root``, the disk refused) and
+    :class:`kb.errors.RecordError` when there is no such file."""
+    from kb.errors import Problem, RecordError
+
+    refuse_catalog(root)
+    target = record_path(root, record) if at is None else _inside(root, at)
+    try:
+        os.unlink(target)
+    except FileNotFoundError:
+        raise RecordError(Problem(str(target), None, "", "no such record file (removed meanwhile?); "
+                                                          "run the command again")) from None
+    except OSError as exc:
+        raise WriteError(f"{target}: cannot remove it ({exc.strerror}); check the folder is writable") from None
+    try:
+        fd = os.open(target.parent, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+    except OSError:
+        pass  # a folder that cannot be synced (some network file systems): the unlink stands
+    return target
+
+
 def write_record(root: str | Path, record: Record, *, overwrite: bool = False) -> Path:
     """Write ``record`` under its own id through the write gate (:func:`save_record` with
     ``new=False``); return its path. Raises :class:`RecordExists` if it exists and ``overwrite``

@@ -19,6 +19,7 @@ from kb.site.pages.campaign import render_campaign, render_home
 from kb.site.pages.compare import compare_data, pair_page, render_compare, render_compare_index
 from kb.site.pages.context import NAV, Ctx, page_of
 from kb.site.pages.decision import render_decision, render_decisions_index
+from kb.site.pages.drafts import DRAFTS_PAGE, render_drafts
 from kb.site.pages.indexes import (
     render_catalogs,
     render_index,
@@ -61,6 +62,7 @@ def iter_site(kg: KnowledgeGraph, *, directory_urls: bool = True) -> Iterator[tu
     c = Ctx(kg, directory_urls)
     yield "index.md", render_home(c)
     yield "attempts/index.md", render_index(c, Attempt, "Attempts", "Everything tried, newest first.")
+    yield DRAFTS_PAGE, render_drafts(c)
     yield "campaigns/index.md", render_index(c, Campaign, "Campaigns", "Each campaign's goal and headline metric.")
     yield "stacks/index.md", render_index(c, Stack, "Stacks", "Software stacks, with inherited components resolved.")
     yield "platforms/index.md", render_index(c, Platform, "Platforms", "Hardware the attempts ran on.")

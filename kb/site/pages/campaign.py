@@ -22,6 +22,7 @@ from kb.site.pages.context import (
     sources,
     with_drafts,
 )
+from kb.site.pages.drafts import drafts_line, is_draft, reviewed
 from kb.site.pages.reverse import newest_first
 from kb.site.pages.timeline import timeline_page
 from kb.site.text import inline
@@ -75,7 +76,8 @@ def _chart_points(c: Ctx, src: str, camp: Campaign, attempts: list[Attempt]) -> 
 
 def _campaign_dashboard(c: Ctx, src: str, camp: Campaign) -> dict[str, Any]:
     kg = c.kg
-    attempts = c.rev.attempts_of.get(camp.id, [])  # oldest first
+    every = c.rev.attempts_of.get(camp.id, [])  # oldest first
+    attempts = reviewed(every)  # drafts are listed apart (kb.site.pages.drafts)
     points, aggregated = _chart_points(c, src, camp, attempts)
     base = camp.baseline.value if camp.baseline else None
     chart = metric_chart(points, metric=metric_name(camp.metric.name), unit=camp.metric.unit,
@@ -84,7 +86,7 @@ def _campaign_dashboard(c: Ctx, src: str, camp: Campaign) -> dict[str, Any]:
     counts = Counter(a.outcome.value for a in attempts)
     by_outcome = [{"outcome": outcome_cell(o.value), "count": counts.get(o.value, 0)}
                   for o in Outcome if counts.get(o.value)]
-    ids = {a.id for a in attempts}
+    ids = {a.id for a in every}  # root causes count the drafts apart ("3 (+1 draft)")
     top_roots = []
     for r in c.roots:
         n = len([x for x in r.attempts if x in ids])
@@ -123,6 +125,7 @@ def _campaign_dashboard(c: Ctx, src: str, camp: Campaign) -> dict[str, Any]:
         "stack": c.link(src, kg.get(camp.stack), camp.stack) if camp.stack else None,
         "metric": metric_name(camp.metric.name),
         "n_attempts": len(attempts),
+        "drafts": drafts_line(c, src, [a for a in every if is_draft(a)]),
         "timeline": c.link_to(src, timeline_page(camp), "Timeline"),
         "compare": c.link_to(src, "compare/index.md", "compare attempts"),
     }
@@ -133,13 +136,14 @@ def render_home(c: Ctx) -> str:
     :data:`DASHBOARDS_ON_HOME` campaigns, one summary row per campaign)."""
     src = "index.md"
     camps = c.of_kind(Campaign)
-    counts = {k: len(c.of_kind(m)) for k, m in (("attempts", Attempt), ("blockers", Blocker), ("decisions", Decision))}
+    counts = {k: len(c.of_kind(m)) for k, m in (("blockers", Blocker), ("decisions", Decision))}
+    counts["attempts"] = len(reviewed(c.of_kind(Attempt)))
     if len(camps) <= DASHBOARDS_ON_HOME:
         dashboards = [_campaign_dashboard(c, src, camp) for camp in camps]
         return render("home.md.j2", dashboards=dashboards, summary=[], campaigns=camps, counts=counts)
     rows = []
     for camp in camps:
-        atts = c.rev.attempts_of.get(camp.id, [])
+        atts = reviewed(c.rev.attempts_of.get(camp.id, []))
         higher = camp.metric.direction.value == "higher"
         measured = [a.metrics[camp.metric.name] for a in atts if camp.metric.name in a.metrics]
         best = (max if higher else min)(measured, key=lambda m: m.value) if measured else None

@@ -22,6 +22,7 @@ from kb.site.pages.context import (
     sources,
     with_titles,
 )
+from kb.site.pages.drafts import drafts_line, is_draft, reviewed
 from kb.site.pages.reverse import newest_first
 from kb.site.text import inline
 
@@ -58,13 +59,16 @@ INDEX_ROWS = 100
 
 
 def render_index(c: Ctx, kind: type[Record], title: str, intro: str) -> str:
-    """The index page of one record kind: attempts as a table of the newest
+    """The index page of one record kind: reviewed attempts as a table of the newest
     :data:`~kb.site.pages.lists.ROWS` (with a count per month and a link to the paginated list
-    of all when there are more), the others as a list (at most :data:`INDEX_ROWS`)."""
+    of all when there are more; the drafts are counted and linked, listed on their own page:
+    :mod:`kb.site.pages.drafts`), the others as a list (at most :data:`INDEX_ROWS`)."""
     src = f"{kind.folder}/index.md"
     records = c.of_kind(kind)
     if kind is Attempt:
-        newest = newest_first(records)
+        newest = newest_first(reviewed(records))
+        line = drafts_line(c, src, [a for a in records if is_draft(a)])
+        intro = Markup(f"{inline(intro)} {line}") if line else intro
         rows = [attempt_row(c, src, a) for a in newest[:ROWS]]
         more = (c.list_link(src, "attempts", "All attempts", newest, f"All {len(newest)} attempts, newest first")
                 if len(newest) > ROWS else None)
