@@ -14,6 +14,10 @@ CAMPAIGN_RECORDS = ROOT / "tests" / "fixtures" / "campaign"
 """A frozen copy of the campaign's records (tests never read the live records/)."""
 SHARED = ROOT.parent / "shared"
 
+collect_ignore_glob = ["fixtures/*/*.py"]
+"""Programs kept as fixtures (the GPU benchmarks kb run was tested with) are run on a GPU
+machine, never imported by the suite's doctest collection."""
+
 
 PROGRESS_EVERY_S = 25.0
 """Longest stretch without a new line of output: a run with few, slow tests (the browser tests
