@@ -615,7 +615,7 @@ def test_windows_device_name_file_refused_with_suggestion(tmp_path):
     proc = kb(records, "check")
     out = proc.stdout + proc.stderr
     assert proc.returncode == 1
-    assert "com3.yaml:1: id: 'com3' is not a valid id" in out
+    assert "com3.yaml:2: id: 'com3' is not a valid id" in out
     assert "'com3-record'" in out
 
 
