@@ -150,3 +150,41 @@ def test_kb_log_writes_the_modeline(tmp_path, monkeypatch):
     lines = path.read_text(encoding="utf-8").splitlines()
     assert lines[0] == "# yaml-language-server: $schema=../../schemas/attempt.schema.json"
     assert sum("yaml-language-server" in line for line in lines) == 1
+
+
+V1_BLOCKER = "title: old shorthand fix\nfixed_by:\n  - {cuda: \">=13.0\"}\n"
+
+
+@pytest.mark.parametrize("first_line, kept", [
+    ("", "../../schemas/blocker.schema.json"),  # none yet: the gate's own
+    ("# yaml-language-server: $schema=../../schemas/blocker.schema.json\n", "../../schemas/blocker.schema.json"),
+    ("# yaml-language-server: $schema=https://example.org/kb/blocker.schema.json\n",
+     "https://example.org/kb/blocker.schema.json"),  # set by hand: kept
+    ("#yaml-language-server:   $schema=../schemas/b.json  \n", "../schemas/b.json"),  # spaced otherwise
+])
+def test_kb_migrate_keeps_one_modeline(tmp_path, monkeypatch, first_line, kept):
+    monkeypatch.delenv("KB_SCHEMA_URL", raising=False)
+    path = tmp_path / "records" / "blockers" / "old.yaml"
+    path.parent.mkdir(parents=True)
+    path.write_text(first_line + V1_BLOCKER, encoding="utf-8")
+    for _ in range(2):  # the second run finds nothing to do and changes nothing
+        res = CliRunner().invoke(cli, ["--records", str(tmp_path / "records"), "migrate", "--write"])
+        assert res.exit_code == 0, res.output
+    lines = path.read_text(encoding="utf-8").splitlines()
+    assert lines[0] == f"# yaml-language-server: $schema={kept}"
+    assert sum("yaml-language-server" in line for line in lines) == 1
+    assert lines[1] == "schema_version: 2"
+    assert load_records(tmp_path / "records").problems == []
+
+
+def test_a_rewrite_through_the_gate_keeps_the_file_s_modeline(tmp_path, monkeypatch):
+    monkeypatch.delenv("KB_SCHEMA_URL", raising=False)
+    root = tmp_path / "records"
+    path = write_record(root, Blocker(id="x", title="A blocker"))
+    path.write_text(path.read_text(encoding="utf-8").replace("../../schemas/", "../../../shared/schemas/"), encoding="utf-8")
+    monkeypatch.setenv("KB_SCHEMA_URL", "https://example.org/kb")  # for new files only
+    write_record(root, Blocker(id="x", title="A blocker, renamed"), overwrite=True)
+    assert path.read_text(encoding="utf-8").splitlines()[:2] == [
+        "# yaml-language-server: $schema=../../../shared/schemas/blocker.schema.json", "schema_version: 2"]
+    new = write_record(root, Blocker(id="y", title="Another"))
+    assert new.read_text(encoding="utf-8").startswith("# yaml-language-server: $schema=https://example.org/kb/blocker.schema.json\n")
