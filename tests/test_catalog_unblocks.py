@@ -114,18 +114,18 @@ def test_check_warns_on_a_decision_whose_credit_the_catalog_disputes():
     assert r.exit_code == 0, r.output
     lines = [line for line in r.stdout.splitlines() if "credits the stack change" in line]
     assert lines == [
-        "records/decisions/2026-02-26-upgrade-to-cuda-13.yaml:90: resolves.0: warning: credits the stack change with "
+        "records/decisions/2026-02-26-upgrade-to-cuda-13.yaml:91: resolves.0: warning: credits the stack change with "
         "fixing sm120-unsupported-by-cuda-12.8-stack, and through it flashinfer-allreduce-fusion-jit-no-sm120; catalog "
         "blackwell's flashinfer-allreduce-fusion-sm12x-gate (same error signature) still stands under cuda-13.0: needs "
         "flashinfer>=0.6.17 (source sgl-project/sglang#15650) [explained by: kb unblocks --from cuda-12.8 --to cuda-13.0]",
-        "records/decisions/2026-02-26-upgrade-to-cuda-13.yaml:90: resolves.0: warning: credits the stack change with "
+        "records/decisions/2026-02-26-upgrade-to-cuda-13.yaml:91: resolves.0: warning: credits the stack change with "
         "fixing sm120-unsupported-by-cuda-12.8-stack, and through it torch-symm-mem-no-capability-12; catalog "
         "blackwell's sglang-symm-mem-size-table-keyerror-12 (same error signature) still stands under cuda-13.0: "
         "needs cause arch-allowlist-omits-sm12x (no known fix) (source sgl-project/sglang#10571) "
         "[explained by: kb unblocks --from cuda-12.8 --to cuda-13.0]",
     ]
     # and the campaign's own "fusion worked on CUDA 13" claim, naming the catalog record
-    assert ("records/attempts/2026-02-27-eagle3-cuda13.yaml:10: outcome: warning: outcome is improved on stack "
+    assert ("records/attempts/2026-02-27-eagle3-cuda13.yaml:11: outcome: warning: outcome is improved on stack "
             "cuda-13.0, where blocker flashinfer-allreduce-fusion-sm12x-gate (catalog blackwell, source "
             "sgl-project/sglang#15650) still stands (needs flashinfer>=0.6.17)") in r.stdout
 

@@ -532,14 +532,14 @@ def test_sigkilled_build_leaves_old_or_new_site(tmp_path):
 def test_export_markdown_force_keeps_own_file(tmp_path):
     records = copy_records(tmp_path)
     out = tmp_path / "D"
-    out.mkdir()
+    (out / "docs").mkdir(parents=True)
     (out / "my-notes.md").write_text("# mine\n", encoding="utf-8")
-    (out / "sub").mkdir()
-    (out / "sub" / "keep.txt").write_text("keep", encoding="utf-8")
+    (out / "docs" / "sub").mkdir()
+    (out / "docs" / "sub" / "keep.txt").write_text("keep", encoding="utf-8")
     kb(records, "export", "--markdown", str(out), "--force", check=True)
     assert (out / "my-notes.md").read_text(encoding="utf-8") == "# mine\n"
-    assert (out / "sub" / "keep.txt").read_text(encoding="utf-8") == "keep"
-    assert (out / "index.md").exists()
+    assert (out / "docs" / "sub" / "keep.txt").read_text(encoding="utf-8") == "keep"
+    assert (out / "docs" / "index.md").exists() and (out / "mkdocs.yml").exists()
 
 
 # --------------------------------------------------------------------------- messages
@@ -615,7 +615,7 @@ def test_windows_device_name_file_refused_with_suggestion(tmp_path):
     proc = kb(records, "check")
     out = proc.stdout + proc.stderr
     assert proc.returncode == 1
-    assert "com3.yaml:1: id: 'com3' is not a valid id" in out
+    assert "com3.yaml:2: id: 'com3' is not a valid id" in out
     assert "'com3-record'" in out
 
 

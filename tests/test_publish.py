@@ -168,13 +168,13 @@ def test_a_refused_swap_keeps_the_old_folder(tmp_path, monkeypatch):
 
 
 def test_export_markdown_swaps_the_tree_in_and_keeps_the_folder_s_other_files(project, monkeypatch):
-    out = project / "docs"
-    out.mkdir()
-    (out / "own.md").write_text("the host site's own page")
+    out = project / "kb-site"
+    (out / "docs").mkdir(parents=True)
+    (out / "docs" / "own.md").write_text("a page of the user's own")
     args = ["--records", str(project / "records"), "export", "--markdown", str(out), "--force"]
     assert CliRunner().invoke(cli, args).exit_code == 0
     before = manifest(out)
-    assert "own.md" in before and "index.md" in before
+    assert {"docs/own.md", "docs/index.md", "mkdocs.yml"} <= set(before)
     import kb.site.export as export
 
     real = export.write_bytes_atomic

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import os
+import re
 from pathlib import Path
 
 import jsonschema
@@ -105,3 +107,84 @@ def test_kb_new_writes_the_modeline(tmp_path, monkeypatch):
     path = Path(res.stdout.strip())
     assert path.read_text(encoding="utf-8").startswith(
         "# yaml-language-server: $schema=../../schemas/blocker.schema.json\n")
+
+
+MODELINE = re.compile(r"# yaml-language-server: \$schema=(\S+)")
+SHIPPED = [ROOT / "records", ROOT / "kb" / "catalogs"]
+
+
+def _shipped_records() -> list[Path]:
+    return sorted(p for top in SHIPPED for p in top.rglob("*.y*ml") if p.suffix in (".yaml", ".yml"))
+
+
+def test_every_record_kb_ships_starts_with_a_modeline_to_its_kind_s_schema():
+    files = _shipped_records()
+    assert len(files) >= 100 and {f.parent.name for f in files} == set(KINDS)  # the campaign's kinds and the catalog's
+    for path in files:
+        rel = path.relative_to(ROOT)
+        first = path.read_text(encoding="utf-8").split("\n", 1)[0]
+        m = MODELINE.fullmatch(first)
+        kind = KINDS[path.parent.name].kind
+        expected = os.path.relpath(ROOT / "schemas" / f"{kind}.schema.json", path.parent)
+        assert m, f"{rel}:1: add '# yaml-language-server: $schema={expected}' as the first line"
+        schema = (path.parent / m.group(1)).resolve()
+        assert schema.is_file(), f"{rel}:1: {m.group(1)} names no file"
+        assert json.loads(schema.read_text(encoding="utf-8"))["title"] == f"kb {kind} record", rel
+    # and they still load and check clean: the modeline is a YAML comment
+    assert load_records(ROOT / "records").problems == []
+    assert load_records(ROOT / "kb" / "catalogs" / "blackwell").problems == []
+    res = CliRunner().invoke(cli, ["--records", str(ROOT / "records"), "check"])
+    assert res.exit_code == 0, res.output
+
+
+def test_kb_log_writes_the_modeline(tmp_path, monkeypatch):
+    import shutil
+
+    monkeypatch.delenv("KB_SCHEMA_URL", raising=False)
+    shutil.copytree(CAMPAIGN, tmp_path / "records")
+    res = CliRunner().invoke(cli, ["--records", str(tmp_path / "records"), "log", "-t", "Retry fusion", "-a",
+                                   "fuse allreduce and RMSNorm", "--date", "2026-03-01", "--outcome", "failed", "--error", "KeyError: 12",
+                                   "--no-interactive"])
+    assert res.exit_code == 0, res.output
+    path = tmp_path / "records" / "attempts" / "2026-03-01-retry-fusion.yaml"
+    lines = path.read_text(encoding="utf-8").splitlines()
+    assert lines[0] == "# yaml-language-server: $schema=../../schemas/attempt.schema.json"
+    assert sum("yaml-language-server" in line for line in lines) == 1
+
+
+V1_BLOCKER = "title: old shorthand fix\nfixed_by:\n  - {cuda: \">=13.0\"}\n"
+
+
+@pytest.mark.parametrize("first_line, kept", [
+    ("", "../../schemas/blocker.schema.json"),  # none yet: the gate's own
+    ("# yaml-language-server: $schema=../../schemas/blocker.schema.json\n", "../../schemas/blocker.schema.json"),
+    ("# yaml-language-server: $schema=https://example.org/kb/blocker.schema.json\n",
+     "https://example.org/kb/blocker.schema.json"),  # set by hand: kept
+    ("#yaml-language-server:   $schema=../schemas/b.json  \n", "../schemas/b.json"),  # spaced otherwise
+])
+def test_kb_migrate_keeps_one_modeline(tmp_path, monkeypatch, first_line, kept):
+    monkeypatch.delenv("KB_SCHEMA_URL", raising=False)
+    path = tmp_path / "records" / "blockers" / "old.yaml"
+    path.parent.mkdir(parents=True)
+    path.write_text(first_line + V1_BLOCKER, encoding="utf-8")
+    for _ in range(2):  # the second run finds nothing to do and changes nothing
+        res = CliRunner().invoke(cli, ["--records", str(tmp_path / "records"), "migrate", "--write"])
+        assert res.exit_code == 0, res.output
+    lines = path.read_text(encoding="utf-8").splitlines()
+    assert lines[0] == f"# yaml-language-server: $schema={kept}"
+    assert sum("yaml-language-server" in line for line in lines) == 1
+    assert lines[1] == "schema_version: 2"
+    assert load_records(tmp_path / "records").problems == []
+
+
+def test_a_rewrite_through_the_gate_keeps_the_file_s_modeline(tmp_path, monkeypatch):
+    monkeypatch.delenv("KB_SCHEMA_URL", raising=False)
+    root = tmp_path / "records"
+    path = write_record(root, Blocker(id="x", title="A blocker"))
+    path.write_text(path.read_text(encoding="utf-8").replace("../../schemas/", "../../../shared/schemas/"), encoding="utf-8")
+    monkeypatch.setenv("KB_SCHEMA_URL", "https://example.org/kb")  # for new files only
+    write_record(root, Blocker(id="x", title="A blocker, renamed"), overwrite=True)
+    assert path.read_text(encoding="utf-8").splitlines()[:2] == [
+        "# yaml-language-server: $schema=../../../shared/schemas/blocker.schema.json", "schema_version: 2"]
+    new = write_record(root, Blocker(id="y", title="Another"))
+    assert new.read_text(encoding="utf-8").startswith("# yaml-language-server: $schema=https://example.org/kb/blocker.schema.json\n")

@@ -17,12 +17,12 @@ from typing import Any
 import pytest
 import yaml
 from click.testing import CliRunner
+from linkcheck import check_site
 
 from kb.cli import cli
 from kb.models import KINDS
 from kb.pipeline import load_graph
-from kb.site.pages import SCRIPTS
-from kb.site.tree import nav
+from kb.site.pages import NAV, SCRIPTS
 
 ROOT = Path(__file__).resolve().parent.parent
 CAMPAIGN = ROOT / "tests" / "fixtures" / "campaign"
@@ -103,40 +103,181 @@ def test_sqlite_export_opens_in_sqlite_and_datasette(tmp_path):
     assert tables["edges"]["count"] == kg.g.number_of_edges()
 
 
-def _engine_config(tmp: Path, site_dir: str) -> Path:
-    cfg = {"site_name": "kb", "docs_dir": "docs", "site_dir": site_dir, "theme": {"name": "material", "font": False},
-           "nav": nav(), "extra_css": ["assets/kb.css"], "extra_javascript": list(SCRIPTS),
-           "markdown_extensions": ["admonition", "tables", "attr_list", {"toc": {"permalink": True}}]}
-    path = tmp / f"mkdocs-{site_dir}.yml"
-    path.write_text(yaml.safe_dump(cfg, sort_keys=False), encoding="utf-8")
-    return path
+def _recipe(export: Path, engine: str, tmp: Path) -> Path:
+    """``cd DIR && <engine> build`` on a copy of the export (each engine writes ``site/``), with
+    ``--strict`` so that a warning fails too; returns the site folder."""
+    project = tmp / f"{export.name}-{engine}"
+    shutil.copytree(export, project)
+    out = subprocess.run([str(BIN / engine), "build", "--strict"], cwd=project, capture_output=True, text=True,
+                         env=NO_BANNER)
+    assert out.returncode == 0, out.stdout + out.stderr
+    return project / "site"
 
 
-def test_exported_tree_builds_the_same_pages_with_mkdocs_and_zensical(tmp_path, plugin_site):
-    res = kb("--records", str(CAMPAIGN), "export", "--markdown", str(tmp_path / "docs"))
-    assert res.exit_code == 0, res.output
-    assert (tmp_path / "docs" / "assets" / "kb.css").is_file() and (tmp_path / "docs" / "records.json").is_file()
-    subprocess.run([str(BIN / "mkdocs"), "build", "--strict", "-q", "-f", str(_engine_config(tmp_path, "site-mkdocs"))],
-                   cwd=tmp_path, check=True, env=NO_BANNER, capture_output=True)
-    z = subprocess.run([str(BIN / "zensical"), "build", "-f", str(_engine_config(tmp_path, "site-zensical"))],
-                       cwd=tmp_path, capture_output=True, text=True)
-    assert z.returncode == 0, z.stdout + z.stderr
-    m_site, z_site = tmp_path / "site-mkdocs", tmp_path / "site-zensical"
-    pages = html_pages(m_site)
-    assert pages == html_pages(z_site) == html_pages(plugin_site)
-    kg = load_graph(CAMPAIGN)
-    assert len(pages) >= len(kg.records.records) + 9
-    for rec in kg.records.records.values():
+def _rich_campaign(tmp: Path) -> Path:
+    """The fixture campaign plus a decision whose context holds a Mermaid diagram, an image and a
+    link to a data file of records/assets/ (the raw-HTML script, image and link kinds)."""
+    records = tmp / "rich"
+    shutil.copytree(CAMPAIGN, records)
+    (records / "assets" / "runs").mkdir(parents=True)
+    shutil.copy(CASES / "local-image-in-decision" / "docs" / "timeline.png", records / "assets" / "timeline.png")
+    (records / "assets" / "runs" / "tp8.csv").write_text("concurrency,tok_s\n1,82.0\n", encoding="utf-8")
+    (records / "decisions" / "2026-03-02-adopt-nccl.yaml").write_text(
+        "title: Adopt NCCL 2.28\nstatus: proposed\ndate: 2026-03-02\ncontext: |\n"
+        "  ```mermaid\n  graph LR\n    A[CUDA 12.8] --> B[CUDA 13]\n  ```\n\n"
+        "  ![allreduce timeline](timeline.png)\n\n  The [raw data](runs/tp8.csv) of the baseline.\n"
+        "considered_options:\n  - title: Adopt NCCL 2.28\n    evidence: [2026-02-19-baseline-tp8]\n"
+        "outcome:\n  chosen: Adopt NCCL 2.28\n", encoding="utf-8")
+    return records
+
+
+def _generated_campaign(tmp: Path) -> Path:
+    """150 generated attempts (bench/gen_campaign.py): paginated lists, older timeline pages,
+    compare pages, diagrams with "more" boxes."""
+    sys.path.insert(0, str(ROOT / "bench"))
+    from gen_campaign import generate
+
+    generate(tmp / "generated", 150, seed=3)
+    return tmp / "generated"
+
+
+CAMPAIGNS = {
+    "shipped": lambda tmp: shutil.copytree(ROOT / "records", tmp / "shipped"),
+    "rich": _rich_campaign,
+    "generated": _generated_campaign,
+}
+"""The campaigns exported and built under both engines: the one kb ships in records/ (with the
+catalog blockers it meets), the fixture campaign with a diagram, an image and a data file, and a
+generated campaign large enough for paginated lists."""
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    """Per campaign of :data:`CAMPAIGNS`, exported and built once: ``(records, export, {engine: site})``."""
+    cache: dict[str, tuple[Path, Path, dict[str, Path]]] = {}
+
+    def get(name: str) -> tuple[Path, Path, dict[str, Path]]:
+        if name not in cache:
+            tmp = tmp_path_factory.mktemp(name)
+            records = Path(CAMPAIGNS[name](tmp))
+            export = tmp / "kb-site"
+            res = kb("--records", str(records), "export", "--markdown", str(export))
+            assert res.exit_code == 0, res.output
+            cache[name] = records, export, {e: _recipe(export, e, tmp) for e in ("mkdocs", "zensical")}
+        return cache[name]
+
+    return get
+
+
+def _names(entries: list) -> set[str]:
+    """The names of a list of mkdocs.yml entries (``"x"`` or ``{"x": {...}}``)."""
+    return {e if isinstance(e, str) else next(iter(e)) for e in entries}
+
+
+def test_export_writes_a_project_that_zensical_and_mkdocs_build_as_it_is(built):
+    _, export, sites = built("shipped")
+    assert sorted(p.name for p in export.iterdir()) == ["docs", "mkdocs.yml"]
+    cfg = yaml.safe_load((export / "mkdocs.yml").read_text(encoding="utf-8"))
+    assert (cfg["docs_dir"], cfg["site_dir"], cfg["theme"]["name"], cfg["theme"]["font"]) == ("docs", "site", "material", False)
+    assert _names(cfg["plugins"]) == {"search"}  # no kb plugin: the pages are files
+    assert _names(cfg["markdown_extensions"]) == {"admonition", "tables", "attr_list", "fenced_code", "toc"}
+    assert cfg["extra_css"] == ["assets/kb.css"] and cfg["extra_javascript"] == list(SCRIPTS)
+    assert [next(iter(e)) for e in cfg["nav"]] == [title for title, _ in NAV]
+    for path in [*(next(iter(e.values())) for e in cfg["nav"]), *cfg["extra_css"], *cfg["extra_javascript"]]:
+        assert (export / "docs" / path).is_file(), path
+    # pages in the index-page layout, at the URLs kb's plugin gives them; the YAML file beside
+    assert (export / "docs" / "attempts" / "2026-02-19-baseline-tp8" / "index.md").is_file()
+    assert (export / "docs" / "attempts" / "2026-02-19-baseline-tp8.yaml").read_bytes() == \
+        (ROOT / "records" / "attempts" / "2026-02-19-baseline-tp8.yaml").read_bytes()
+    kg = load_graph(ROOT / "records")
+    pages = html_pages(sites["mkdocs"])
+    assert pages == html_pages(sites["zensical"])
+    own = [r for r in kg.records.records.values() if r.id not in kg.records.catalog_of]
+    assert len(own) == len(list((ROOT / "records").rglob("*.yaml")))
+    for rec in own:
         page = f"{rec.folder}/{rec.id}/index.html"
-        for site in (m_site, z_site):
+        for site in sites.values():
             html = (site / page).read_text(encoding="utf-8")
             assert rec.title.replace("&", "&amp;") in html, (site.name, page)
-            assert 'class="kb-record-file"' in html
-        assert (z_site / rec.folder / f"{rec.id}.json").is_file()
-    home = (z_site / "index.html").read_text(encoding="utf-8")
+            assert f'class="kb-record-file" href="../{rec.id}.yaml"' in html
+    home = (sites["zensical"] / "index.html").read_text(encoding="utf-8")
     assert "kb-chart" in home  # the dashboard's chart, raw SVG, passes through Zensical too
-    again = kb("--records", str(CAMPAIGN), "export", "--markdown", str(tmp_path / "docs"))
-    assert again.exit_code == 1 and "not empty; pass --force" in again.stderr
+
+
+def test_exported_pages_are_the_plugin_s_pages(tmp_path, plugin_site):
+    res = kb("--records", str(CAMPAIGN), "export", "--markdown", str(tmp_path / "kb-site"))
+    assert res.exit_code == 0, res.output
+    assert f"`cd {tmp_path / 'kb-site'} && zensical build`" in res.stderr
+    site = _recipe(tmp_path / "kb-site", "zensical", tmp_path)
+    assert html_pages(site) == html_pages(plugin_site)
+
+
+def test_export_refuses_to_replace_a_configuration_unless_asked(tmp_path):
+    export = tmp_path / "kb-site"
+    assert kb("--records", str(CAMPAIGN), "export", "--markdown", str(export)).exit_code == 0
+    (export / "mkdocs.yml").write_text("site_name: mine\n", encoding="utf-8")
+    again = kb("--records", str(CAMPAIGN), "export", "--markdown", str(export))
+    assert again.exit_code == 1
+    assert (f"{export / 'mkdocs.yml'}: already exists; pass --force to replace it with kb's configuration "
+            f"and write kb's pages into {export / 'docs'} (other files are kept)") in again.stderr
+    assert (export / "mkdocs.yml").read_text(encoding="utf-8") == "site_name: mine\n"
+    (export / "notes.md").write_text("mine", encoding="utf-8")
+    assert kb("--records", str(CAMPAIGN), "export", "--markdown", str(export), "--force").exit_code == 0
+    assert yaml.safe_load((export / "mkdocs.yml").read_text(encoding="utf-8"))["docs_dir"] == "docs"
+    assert (export / "notes.md").read_text(encoding="utf-8") == "mine"
+    # a folder of other files, without a configuration
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "a.txt").write_text("a", encoding="utf-8")
+    res = kb("--records", str(CAMPAIGN), "export", "--markdown", str(other))
+    assert res.exit_code == 1 and f"{other}: not empty; pass --force" in res.stderr
+    assert sorted(p.name for p in other.iterdir()) == ["a.txt"]
+    # a zensical.toml would be read instead of kb's mkdocs.yml: refused even with --force
+    (export / "zensical.toml").write_text("[project]\nsite_name = 'mine'\n", encoding="utf-8")
+    for args in ([], ["--force"]):
+        res = kb("--records", str(CAMPAIGN), "export", "--markdown", str(export), *args)
+        assert res.exit_code == 1
+        assert f"{export / 'zensical.toml'}: Zensical reads it before mkdocs.yml" in res.stderr
+
+
+@pytest.mark.parametrize("name", sorted(CAMPAIGNS))
+def test_every_internal_link_resolves_under_mkdocs_and_zensical(built, name):
+    records, _, sites = built(name)
+    kg = load_graph(records)
+    own = [r for r in kg.records.records.values() if r.id not in kg.records.catalog_of]
+    for engine, site in sites.items():
+        report = check_site(site)
+        assert [str(b) for b in report.broken] == [], engine
+        # not vacuous: many links, and every record page is linked and links its YAML file and JSON twin
+        assert report.links >= 40 * len(own) and report.links > 800, (engine, report.links)
+        for rec in own:
+            for target in (f"{rec.folder}/{rec.id}/index.html", f"{rec.folder}/{rec.id}.yaml", f"{rec.folder}/{rec.id}.json"):
+                assert target in report.targets, (engine, target)
+        if name == "rich":
+            assert {"assets/mermaid.min.js", "assets/kb-mermaid.js", "assets/records/timeline.png",
+                    "assets/records/runs/tp8.csv"} <= report.targets, engine
+        if name == "generated":
+            assert {"lists/attempts/2/index.html", "lists/timeline-gen-campaign-000/3/index.html"} <= report.targets
+
+
+def test_the_link_checker_finds_what_zensical_breaks_in_the_plugin_layout(tmp_path):
+    """The checker against the cause it guards: kb's pages in the plugin's layout
+    (``attempts/<id>.md``), whose raw-HTML links Zensical resolves against the source file."""
+    from kb.site.tree import site_tree
+
+    kg = load_graph(CAMPAIGN)
+    docs = tmp_path / "p" / "docs"
+    files = {rid: o.file for rid, o in kg.records.origins.items() if o.file}
+    for rel, content in site_tree(kg, {}, files).items():
+        (docs / rel).parent.mkdir(parents=True, exist_ok=True)
+        (docs / rel).write_bytes(content if isinstance(content, bytes) else content.encode("utf-8"))
+    (tmp_path / "p" / "mkdocs.yml").write_text("site_name: kb\nmarkdown_extensions: [attr_list]\n", encoding="utf-8")
+    out = subprocess.run([str(BIN / "zensical"), "build"], cwd=tmp_path / "p", capture_output=True, text=True)
+    assert out.returncode == 0, out.stdout + out.stderr
+    broken = check_site(tmp_path / "p" / "site").broken
+    on_page = {(b.tag, b.value, b.resolved) for b in broken if b.page == "attempts/2026-02-19-baseline-tp8/index.html"}
+    assert on_page == {("a", "../../2026-02-19-baseline-tp8.yaml", "2026-02-19-baseline-tp8.yaml"),
+                       ("a", "../../2026-02-19-baseline-tp8.json", "2026-02-19-baseline-tp8.json")}
 
 
 HOST_CONFIG = """site_name: Handbook

@@ -236,7 +236,7 @@ def test_a_catalog_blockers_of_a_success_fold_on_the_campaign(campaign):
     lines = lines_of(kb(campaign, "check"))
     att = [x for x in lines if x.startswith("records/attempts/2026-02-27-eagle3-cuda13.yaml")]
     assert len(att) == 1, lines
-    assert att[0].startswith("records/attempts/2026-02-27-eagle3-cuda13.yaml:10: outcome: warning: outcome is improved "
+    assert att[0].startswith("records/attempts/2026-02-27-eagle3-cuda13.yaml:11: outcome: warning: outcome is improved "
                              "on stack cuda-13.0, where blocker flashinfer-allreduce-fusion-sm12x-gate (catalog blackwell")
     assert att[0].endswith("; and 1 more like it: about sglang-symm-mem-size-table-keyerror-12 "
                            "[explained by: kb why 2026-02-27-eagle3-cuda13]")
@@ -263,7 +263,7 @@ def test_a_the_campaign_keeps_both_disputes_of_one_resolves_item(campaign):
     assert r.exit_code == 0, r.output
     lines = lines_of(r)
     assert len(lines) == 3, lines
-    dec = [x for x in lines if x.startswith("records/decisions/2026-02-26-upgrade-to-cuda-13.yaml:90: resolves.0: ")]
+    dec = [x for x in lines if x.startswith("records/decisions/2026-02-26-upgrade-to-cuda-13.yaml:91: resolves.0: ")]
     assert len(dec) == 2
     assert any("catalog blackwell's flashinfer-allreduce-fusion-sm12x-gate (same error signature)" in x for x in dec)
     assert any("catalog blackwell's sglang-symm-mem-size-table-keyerror-12 (same error signature)" in x for x in dec)

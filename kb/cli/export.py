@@ -12,8 +12,9 @@ from kb.cli.app import Env, cli, emit_json, handle_errors, pass_env
               help="Write a SQLite database (one table per kind, records, edges, metrics, components) and "
                    "Datasette's metadata beside it (NAME.metadata.json).")
 @click.option("--markdown", "markdown_dir", type=click.Path(file_okay=False), default=None,
-              help="Write kb's pages as a Markdown tree (plus assets) that any MkDocs-compatible engine builds.")
-@click.option("--force", is_flag=True, help="Replace an existing database, or write into a non-empty folder.")
+              help="Write DIR/mkdocs.yml and kb's pages under DIR/docs/: then `cd DIR && zensical build` "
+                   "(or `mkdocs build`) builds the site.")
+@click.option("--force", is_flag=True, help="Replace an existing database, or write into a non-empty folder (replacing its mkdocs.yml).")
 @click.option("--json", "as_json", is_flag=True, help="Print what was written as JSON.")
 @pass_env
 @handle_errors
@@ -23,7 +24,7 @@ def export(env: Env, sqlite_file: str | None, markdown_dir: str | None, force: b
     \b
     Examples:
       kb export --sqlite kb.db && datasette kb.db -m kb.metadata.json
-      kb export --markdown docs/kb     (then build with mkdocs or zensical)
+      kb export --markdown kb-site && cd kb-site && zensical build
     """
     if not sqlite_file and not markdown_dir:
         raise click.UsageError("say what to export: --sqlite FILE and/or --markdown DIR")
@@ -42,6 +43,7 @@ def export(env: Env, sqlite_file: str | None, markdown_dir: str | None, force: b
 
         written = export_markdown(kg, env.records, markdown_dir, overwrite=force)
         result["markdown"] = {"dir": markdown_dir, "files": len(written)}
-        click.echo(f"wrote {len(written)} files under {markdown_dir}/", err=True)
+        click.echo(f"wrote {len(written)} files under {markdown_dir}/: build the site with "
+                   f"`cd {markdown_dir} && zensical build` (or `mkdocs build`)", err=True)
     if as_json:
         emit_json(result)

@@ -31,7 +31,7 @@ from kb.graph import KnowledgeGraph
 from kb.queries.bearing import published_ids
 from kb.site.config import CSS
 from kb.site.pages import NAV, iter_site, page_of, render_assets
-from kb.site.pages.context import url_of
+from kb.site.pages.context import index_source, url_of
 from kb.site.text import ASSET_SCHEME, MERMAID_CLASS, inline
 from kb.twins import iter_twins, twin_path
 
@@ -59,10 +59,13 @@ class TreeOptions:
     """How the tree is laid out: ``prefix`` (a folder inside the host site, ``""`` for the site
     root), ``directory_urls`` (MkDocs' setting), ``repo_url``/``repo_branch`` for edit links,
     ``repo_path`` (the records folder's path inside the repository, e.g. ``records``) and
-    ``last_updated`` (record path → date of its last commit)."""
+    ``last_updated`` (record path → date of its last commit), and ``index_pages``: every page
+    written as the ``index.md`` of a folder of its own (:func:`kb.site.pages.context.index_source`),
+    for engines that resolve relative links in raw HTML against the source file (Zensical)."""
 
     prefix: str = ""
     directory_urls: bool = True
+    index_pages: bool = False
     repo_url: str | None = None
     repo_branch: str = "main"
     repo_path: str | None = None
@@ -107,11 +110,12 @@ def site_tree(kg: KnowledgeGraph, assets: dict[str, Path], record_files: dict[st
             continue
         yaml_name = f"{rec.folder}/{rid}.yaml"
         tree[yaml_name] = path.read_bytes()
-        footers[page_of(rec)] = _record_footer(page_of(rec), yaml_name, twin_path(rec), o)
+        src = index_source(page_of(rec)) if o.index_pages else page_of(rec)
+        footers[src] = _record_footer(src, yaml_name, twin_path(rec), o)
     mermaid = False
     # each page is kept as UTF-8 as soon as it is rendered: half the memory of text holding one
     # non-ASCII character, and never every page's text at once (~120 MB at 10,000 attempts)
-    for src, md in iter_site(kg, directory_urls=o.directory_urls):
+    for src, md in iter_site(kg, directory_urls=o.directory_urls, index_pages=o.index_pages):
         md = _asset_links(md, src, o.directory_urls)
         if f'class="{MERMAID_CLASS}"' in md:
             mermaid = True
@@ -120,7 +124,7 @@ def site_tree(kg: KnowledgeGraph, assets: dict[str, Path], record_files: dict[st
         if footer is not None:
             md = md.rstrip("\n") + "\n\n" + footer + "\n"
         tree[src] = md.encode("utf-8")
-    tree.update(render_assets(kg, directory_urls=o.directory_urls))  # kb's scripts, compare data
+    tree.update(render_assets(kg, directory_urls=o.directory_urls, index_pages=o.index_pages))  # kb's scripts, compare data
     if forget:
         kg.forget()
     for twin_name, text in iter_twins(kg, published):
@@ -136,9 +140,10 @@ def site_tree(kg: KnowledgeGraph, assets: dict[str, Path], record_files: dict[st
     return {join(o.prefix, k): v for k, v in tree.items()}
 
 
-def nav(prefix: str = "") -> list[dict[str, str]]:
-    """kb's navigation entries (sections and index pages), under ``prefix``."""
-    return [{title: join(prefix, src)} for title, src in NAV]
+def nav(prefix: str = "", *, index_pages: bool = False) -> list[dict[str, str]]:
+    """kb's navigation entries (sections and index pages), under ``prefix``, in the layout of
+    :attr:`TreeOptions.index_pages`."""
+    return [{title: join(prefix, index_source(src) if index_pages else src)} for title, src in NAV]
 
 
 def _rel_url(src: str, target: str, directory_urls: bool) -> str:

@@ -18,7 +18,7 @@ _FROM = {
                      "load_records", "parse_record"], "kb.store.read"),
     **dict.fromkeys(["RECORD_SUFFIXES", "record_files"], "kb.store.listing"),
     **dict.fromkeys(["SCHEMA_URL_ENV", "Saved", "create_record", "dump_record", "free_id", "record_path", "record_to_data",
-                     "redact_record", "remove_record", "save_record", "schema_ref", "write_record"], "kb.store.write"),
+                     "record_text", "redact_record", "remove_record", "save_record", "schema_ref", "write_record"], "kb.store.write"),
 }
 """Where each name kb.store re-exports lives. They are imported on first use (PEP 562), so that
 importing a light part of the store (:mod:`kb.store.memo`, which ``kb check`` uses before
@@ -40,7 +40,7 @@ __all__ = [
     "MAX_FILE_BYTES", "RECORD_SUFFIXES", "SCHEMA_URL_ENV", "LoadResult", "Origin", "Prefetched",
     "RecordSet",
     "Saved", "create_record", "dump_record", "free_id", "last_changed", "list_assets", "load_records", "parse_record",
-    "record_files", "record_path", "record_to_data", "redact_record", "remove_record", "save_asset", "save_record",
-    "schema_ref", "write_record",
+    "record_files", "record_path", "record_text", "record_to_data", "redact_record", "remove_record", "save_asset",
+    "save_record", "schema_ref", "write_record",
     "write_text_atomic",
 ]

@@ -151,6 +151,32 @@ def schema_ref(root: str | Path, record: Record) -> str:
     return Path(os.path.relpath(schemas, os.path.abspath(root / record.folder))).as_posix()
 
 
+_MODELINE = re.compile(r"#[ \t]*yaml-language-server:[ \t]*\$schema=(\S+)[ \t]*$")
+
+
+def file_schema_ref(text: str) -> str | None:
+    """The ``$schema`` of the yaml-language-server modeline on the first line of a record file's
+    ``text``, or ``None`` when that line is not one.
+
+    >>> file_schema_ref("# yaml-language-server: $schema=../../schemas/stack.schema.json\\ntitle: x\\n")
+    '../../schemas/stack.schema.json'
+    >>> file_schema_ref("title: x\\n# yaml-language-server: $schema=a.json\\n") is None
+    True
+    """
+    first = text.split("\n", 1)[0].rstrip("\r")
+    m = _MODELINE.fullmatch(first.lstrip("\ufeff"))
+    return m.group(1) if m else None
+
+
+def record_text(root: str | Path, record: Record, *, key_order: Iterable[str] = (), before: str | None = None) -> str:
+    """The text the write gate writes for ``record`` under ``root``: the modeline, then the YAML
+    (:func:`dump_record`). A rewrite keeps the modeline of the file it replaces (``before``, its
+    text), so a schema reference set by hand (a URL, a catalog's path) stays and a file never gets
+    a second one; a new file points at :func:`schema_ref`."""
+    ref = (file_schema_ref(before) if before is not None else None) or schema_ref(root, record)
+    return dump_record(record, schema_ref=ref, key_order=key_order)
+
+
 def record_path(root: str | Path, record: Record) -> Path:
     """Where ``record`` lives under ``root``: ``<root>/<folder>/<id>.yaml``."""
     return Path(root) / record.folder / f"{record.id}.yaml"
@@ -262,10 +288,18 @@ def save_record(root: str | Path, record: Record, *, new: bool = True, taken: It
     if new:
         clean, path = _create(root, clean, set(taken))
     else:
-        text = dump_record(clean, schema_ref=schema_ref(root, clean), key_order=key_order)
         target = record_path(root, clean) if at is None else _inside(root, at)
+        text = record_text(root, clean, key_order=key_order, before=_current_text(target) if overwrite else None)
         path = write_text_atomic(target, text, overwrite=overwrite)
     return Saved(clean, path, counts)
+
+
+def _current_text(path: Path) -> str | None:
+    """The text of the record file a rewrite replaces, or ``None`` when there is none to read."""
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
 
 
 def _inside(root: str | Path, path: Path) -> Path:
@@ -357,7 +391,7 @@ def _create(root: str | Path, record: R, taken: set[str], max_tries: int = 1000)
     for rid in _candidate_ids(record.id, taken, max_tries):
         candidate = record.model_copy(update={"id": rid})
         try:
-            text = dump_record(candidate, schema_ref=schema_ref(root, candidate))
+            text = record_text(root, candidate)
             return candidate, write_text_atomic(record_path(root, candidate), text)
         except RecordExists:
             continue

@@ -20,7 +20,7 @@ from typing import Any
 from kb.errors import KbError, Problem, RecordError, WriteError
 from kb.models import FIX_KEYS, SCHEMA_VERSION, Blocker, Record
 from kb.redact import Redactor
-from kb.store import dump_record, load_records, parse_record, redact_record, save_record, schema_ref
+from kb.store import dump_record, load_records, parse_record, record_text, redact_record, save_record
 from kb.store.entries import read_regular
 
 
@@ -133,7 +133,7 @@ def plan_migration(root: str | Path) -> MigrationPlan:
             continue
         # what the write gate will write: the same redaction, shown in the plan and the diff
         clean, counts = redact_record(new, Redactor(personal=False))
-        after = dump_record(clean, schema_ref=schema_ref(root, clean), key_order=list(data))
+        after = record_text(root, clean, key_order=list(data), before=before)
         changes = _changes(rec, data)
         if counts:
             changes.append("redacted: " + ", ".join(f"{k} {n}" for k, n in sorted(counts.items()))

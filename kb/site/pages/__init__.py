@@ -39,27 +39,38 @@ SCRIPTS = ["assets/kb/tablesort.min.js", "assets/kb/tablesort.number.min.js", "a
 package ``tablesort``, MIT, licence in ``assets/kb/tablesort.LICENSE.txt``) and kb's own."""
 
 
-def render_assets(kg: KnowledgeGraph, *, directory_urls: bool = True) -> dict[str, bytes]:
+def render_assets(kg: KnowledgeGraph, *, directory_urls: bool = True, index_pages: bool = False) -> dict[str, bytes]:
     """Every generated file that is not a page: ``{path: bytes}`` (kb's scripts, tablesort and its
-    licence, and ``compare/attempts.json``, the data of the compare picker)."""
-    c = Ctx(kg, directory_urls)
+    licence, and ``compare/attempts.json``, the data of the compare picker, whose URLs follow
+    ``directory_urls`` and ``index_pages``, as for :func:`iter_site`)."""
+    c = Ctx(kg, directory_urls, index_pages=index_pages)
     out = {f"assets/kb/{p.name}": p.read_bytes() for p in sorted(_ASSETS.iterdir()) if p.is_file()}
     out["compare/attempts.json"] = compare_data(c, c.pairs).encode("utf-8")
     return out
 
 
-def render_site(kg: KnowledgeGraph, *, directory_urls: bool = True) -> dict[str, str]:
+def render_site(kg: KnowledgeGraph, *, directory_urls: bool = True, index_pages: bool = False) -> dict[str, str]:
     """Every generated page: ``{src_uri: markdown}`` (index pages, one page per record, the
     upgrade paths and tags pages, and the paginated lists the others link to,
     :mod:`kb.site.pages.lists`)."""
-    return dict(iter_site(kg, directory_urls=directory_urls))
+    return dict(iter_site(kg, directory_urls=directory_urls, index_pages=index_pages))
 
 
-def iter_site(kg: KnowledgeGraph, *, directory_urls: bool = True) -> Iterator[tuple[str, str]]:
+def iter_site(kg: KnowledgeGraph, *, directory_urls: bool = True, index_pages: bool = False) -> Iterator[tuple[str, str]]:
     """The pages of :func:`render_site` as ``(src_uri, markdown)``, in its order, one at a time
     (a caller that keeps them in another form, as :func:`kb.site.tree.site_tree` does, never holds
-    every page's text at once); the paginated lists come last (the other pages register them)."""
-    c = Ctx(kg, directory_urls)
+    every page's text at once); the paginated lists come last (the other pages register them).
+
+    With ``index_pages`` every page is the ``index.md`` of a folder of its own
+    (:func:`kb.site.pages.context.index_source`: ``attempts/<id>/index.md``), and every link
+    between pages follows: relative links in the pages' raw HTML (diagrams, charts, lists, the
+    record footer) then mean the same file to MkDocs and to Zensical."""
+    c = Ctx(kg, directory_urls, index_pages=index_pages)
+    for src, md in _pages(c):
+        yield c.source(src), md
+
+
+def _pages(c: Ctx) -> Iterator[tuple[str, str]]:
     yield "index.md", render_home(c)
     yield "attempts/index.md", render_index(c, Attempt, "Attempts", "Everything tried, newest first.")
     yield DRAFTS_PAGE, render_drafts(c)

@@ -101,7 +101,8 @@ def render_compare_index(c: Ctx, pairs: list[Pair]) -> str:
                            f"All {len(pairs)} suggested comparisons, newest first", columns="pairs")
         pairs = pairs[:ROWS]
     rows = [{"a": c.link(src, c.kg.get(p.a)), "b": c.link(src, c.kg.get(p.b)),
-             "page": Markup(f"[compare]({p.a}--{p.b}.md)" if p.page else f"[compare](?a={p.a}&amp;b={p.b})"),
+             "page": Markup(f"[compare]({c.md_target(src, pair_page(p.a, p.b))})" if p.page
+                           else f"[compare](?a={p.a}&amp;b={p.b})"),
              "why": p.why} for p in pairs]
     return render("compare_index.md.j2", rows=rows, n=len(attempts), more=more)
 

@@ -64,6 +64,27 @@ def relpath(target: str, start: str) -> str:
     return name if up == "." else f"{up}/{name}"
 
 
+def index_source(src: str) -> str:
+    """The source path of page ``src`` in the index-page layout: a page that is not an index
+    page becomes the ``index.md`` of a folder of its name; an index page stays (so the mapping
+    is idempotent). Under MkDocs' directory URLs the page keeps its URL.
+
+    In that layout every page's source folder is its URL's folder, so a relative link written in
+    raw HTML means the same file to every engine: MkDocs leaves such a link as it is (the browser
+    resolves it against the page's URL; mkdocs/mkdocs#3618) while Zensical resolves it against the
+    source file (zensical/zensical#258, since 0.0.60 at least). Markdown links are resolved
+    against the source file by both.
+
+    >>> index_source("attempts/a.md"), index_source("attempts/index.md"), index_source("index.md")
+    ('attempts/a/index.md', 'attempts/index.md', 'index.md')
+    >>> index_source(index_source("upgrades.md"))
+    'upgrades/index.md'
+    """
+    if src == "index.md" or src.endswith("/index.md"):
+        return src
+    return src[:-3] + "/index.md"
+
+
 def url_of(src: str, directory_urls: bool) -> str:
     if not directory_urls:
         return src[:-3] + ".html"
@@ -81,6 +102,15 @@ class Ctx:
     kg: KnowledgeGraph
     directory_urls: bool = True
     lists: ListRegistry = field(default_factory=ListRegistry)
+    index_pages: bool = False
+    """Whether pages are written in the index-page layout (:func:`index_source`): the builders
+    keep naming pages by their usual source (``attempts/<id>.md``), and every link between pages
+    is computed from :meth:`source`."""
+
+    def source(self, src: str) -> str:
+        """Where page ``src`` is written: ``src``, or :func:`index_source` of it in the
+        index-page layout."""
+        return index_source(src) if self.index_pages else src
 
     @cached_property
     def rev(self) -> ReverseLinks:
@@ -129,7 +159,7 @@ class Ctx:
             return inline(rid)
         if record.id not in self.published:
             return self.catalog_mention(record)
-        target = relpath(page_of(record), posixpath.dirname(src_from))
+        target = self.md_target(src_from, page_of(record))
         catalog = self.kg.records.catalog_of.get(record.id)
         if catalog:  # a catalog record with a page: marked as from the catalog wherever it is named
             return Markup(f"[{inline(record.title)} (catalog {inline(catalog)})]({target})")
@@ -147,8 +177,8 @@ class Ctx:
 
     def href(self, src_from: str, src_to: str) -> str:
         """A final URL (for raw HTML such as SVG) from ``src_from``'s page to ``src_to``'s."""
-        a = url_of(src_from, self.directory_urls)
-        b = url_of(src_to, self.directory_urls)
+        a = url_of(self.source(src_from), self.directory_urls)
+        b = url_of(self.source(src_to), self.directory_urls)
         base = (a if self.directory_urls else posixpath.dirname(a)).rstrip("/") or "."
         rel = relpath(b.rstrip("/") or ".", base)
         return rel + "/" if (b == "" or b.endswith("/")) else rel
@@ -157,7 +187,7 @@ class Ctx:
         """The target of a Markdown link from page ``src_from`` to the page ``src_to``: the source
         path relative to ``src_from``'s folder (``../compare/index.md``), which MkDocs turns into
         the page's URL under either ``use_directory_urls`` (a query string after it is kept)."""
-        return relpath(src_to, posixpath.dirname(src_from))
+        return relpath(self.source(src_to), posixpath.dirname(self.source(src_from)))
 
     def link_to(self, src_from: str, src_to: str, text: str) -> Markup:
         """A Markdown link from page ``src_from`` to the generated page ``src_to``, showing ``text``."""
@@ -188,7 +218,7 @@ class Ctx:
 
     def tag_links(self, src_from: str, tags: list[str]) -> list[Markup]:
         """Links from page ``src_from`` to each tag's section of the tags page."""
-        target = posixpath.relpath("tags.md", posixpath.dirname(src_from) or ".")
+        target = self.md_target(src_from, "tags.md")
         return [Markup(f"[{inline(t)}]({target}#{self.tag_anchors[t]})") for t in tags]
 
     @cached_property

@@ -164,7 +164,8 @@ def render_upgrades(c: Ctx) -> str:
         shown = sum(1 for x in p.standing_ids if x in c.published)
         sections.append({"stack": c.link(src, kg.get(p.stack)), "standing": shown, "unmet": p.standing - shown, "rows": rows,
                          "campaign": p.campaign, "note": p.note})
-    return render("upgrades.md.j2", sections=sections, left_out=len(every) - len(sections))
+    return render("upgrades.md.j2", sections=sections, left_out=len(every) - len(sections),
+                  catalogs=c.md_target(src, "catalogs.md"))
 
 
 def _count(n: int) -> str:
