@@ -401,12 +401,16 @@ def test_an_unreadable_transcript_and_an_unknown_campaign_exit_0_and_are_logged(
 
 def test_a_records_folder_that_is_not_there_exits_0_and_creates_nothing(tmp_path, monkeypatch):
     monkeypatch.delenv("KB_CACHE_DIR", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    (tmp_path / "gone").mkdir()  # the folder above exists (as / does for an unset $CLAUDE_PROJECT_DIR)
     stdin = payload("claude-code-session-end.json", LOGS / "claude-campaign.jsonl")
     result = kb_cli("--records", str(tmp_path / "gone" / "records"), "import", "--hook", input=stdin, cwd=tmp_path)
     assert result.exit_code == 0
     assert result.stderr.startswith("kb: claude-campaign.jsonl: failed: ")
-    assert result.stderr.endswith("(the hook log could not be written)\n")
-    assert not (tmp_path / "gone").exists()
+    log = tmp_path / "xdg" / "kb" / "hooks.log"
+    assert result.stderr.endswith(f"(log: {log})\n")
+    assert "records folder not found" in log.read_text(encoding="utf-8")
+    assert list((tmp_path / "gone").iterdir()) == []  # nothing beside the folder that is not there
 
 
 def test_an_unexpected_error_is_logged_with_its_traceback_and_exits_0(project, monkeypatch):
@@ -512,6 +516,7 @@ def test_hook_usage_errors_are_refused():
 def test_the_log_goes_beside_the_records_even_with_the_cache_off(tmp_path, monkeypatch):
     monkeypatch.delenv("KB_CACHE_DIR", raising=False)
     monkeypatch.setenv("KB_CACHE", "off")
+    (tmp_path / "records").mkdir()
     assert hooks.hooks_log_path(tmp_path / "records") == tmp_path / ".kb-cache" / "hooks.log"
     monkeypatch.setenv("KB_CACHE_DIR", str(tmp_path / "elsewhere"))
     monkeypatch.delenv("KB_CACHE")

@@ -376,12 +376,23 @@ def _json_type(value: Any) -> str:
         type(value), "number")
 
 
+def _user_cache() -> Path:
+    """kb's folder in the user's cache (``$XDG_CACHE_HOME/kb``, ``~/.cache/kb`` by default: the
+    XDG Base Directory Specification)."""
+    return Path(os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")) / "kb"
+
+
 def hooks_log_path(records: Path) -> Path:
     """The hook log of the records folder ``records``: ``hooks.log`` in its cache folder
     (``.kb-cache/`` beside it, or ``$KB_CACHE_DIR``; also beside it when ``KB_CACHE=off``, which
-    turns off the cache, not the log)."""
+    turns off the cache, not the log); for a records folder that does not exist,
+    ``$XDG_CACHE_HOME/kb/hooks.log`` (``~/.cache/kb/`` by default), so that nothing is created
+    beside a folder the hook named wrongly."""
     from kb.store.cache import cache_folder
 
+    if not Path(records).is_dir():  # never a cache beside a folder that is not there (an unset
+        # $CLAUDE_PROJECT_DIR names /records): the user's cache folder (XDG base directories)
+        return _user_cache() / LOG_NAME
     folder = None
     with contextlib.suppress(OSError, ValueError):
         folder = cache_folder(Path(records))
@@ -651,9 +662,9 @@ def _one_at_a_time(log: Path) -> Iterator[None]:
 
 def _prepare_folder(folder: Path) -> None:
     """Create the cache folder with its ``.gitignore`` of ``*`` (as the record cache does). Only
-    ``$KB_CACHE_DIR`` is created with its parents: beside a records folder whose parent is not
-    there (a hook naming a folder that is gone), nothing is created."""
-    folder.mkdir(parents=bool(os.environ.get("KB_CACHE_DIR")), exist_ok=True)
+    ``$KB_CACHE_DIR`` and the user's cache folder (:func:`hooks_log_path` for a records folder
+    that is not there) are created with their parents."""
+    folder.mkdir(parents=bool(os.environ.get("KB_CACHE_DIR")) or folder == _user_cache(), exist_ok=True)
     ignore = folder / ".gitignore"
     if not ignore.exists():
         with contextlib.suppress(OSError, KbError):
