@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import select
 import shutil
 import signal
@@ -48,10 +49,20 @@ def _kb_run(project: Path, *args: str, env: dict[str, str] | None = None, timeou
                           preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
 
 
+_RECORDED = re.compile(r"^kb run: recorded (?:draft )?attempt (\S+) \((\w+)\) in (\S+); exit status (\d+)$", re.M)
+
+
+def _path(res: subprocess.CompletedProcess[str]) -> Path:
+    """The record ``kb run`` says on stderr it wrote (its stdout is the command's own)."""
+    found = _RECORDED.findall(res.stderr)
+    assert len(found) == 1, res.stdout + res.stderr
+    path = Path(found[0][2])
+    assert path.parent == Path("records/attempts") and path.stem == found[0][0]
+    return path
+
+
 def _written(project: Path, res: subprocess.CompletedProcess[str]) -> dict:
-    path = Path(res.stdout.strip().splitlines()[-1])
-    assert path.parent == Path("records/attempts"), res.stdout + res.stderr
-    return yaml.safe_load((project / path).read_text(encoding="utf-8"))
+    return yaml.safe_load((project / _path(res)).read_text(encoding="utf-8"))
 
 
 BENCH = """\
@@ -70,7 +81,7 @@ def test_a_faster_run_is_recorded_as_an_improvement_over_the_campaigns_baseline(
     res = _kb_run(project, "--no-capture", "--", sys.executable, bench, "95.3", "--tp", "8",
                   env=_env(NCCL_ALGO="Ring", CUDA_VISIBLE_DEVICES="0,1", HOME_PAGE="x"))
     assert res.returncode == 0, res.stderr
-    assert "output_throughput: 95.3 tok/s" in res.stdout  # streamed through
+    assert res.stdout.splitlines()[-2:] == ["output_throughput: 95.3 tok/s", "ttft: 41.2 ms"]  # the command's own, alone
     rec = _written(project, res)
     assert rec["outcome"] == "improved" and rec["status"] == "draft"
     assert rec["metrics"] == {"output_throughput": "95.3 tok/s", "ttft": "41.2 ms"}
@@ -83,7 +94,7 @@ def test_a_faster_run_is_recorded_as_an_improvement_over_the_campaigns_baseline(
     assert "\x1b" not in rec["notes"]
     [src] = rec["source"]
     assert src["field"] == "attempt" and src["locator"] == "stdout and stderr, 3 lines" and len(src["sha256"]) == 64
-    assert ("kb run: output_throughput 95.3 tok/s against 82 tok/s (the campaign's baseline kimi-k25-eagle3-blackwell): "
+    assert ("kb run: output_throughput 95.3 tok/s against 82 tok/s (the latest baseline run, 2026-02-19-baseline-tp8): "
             "+16.2 %, higher is better, noise 2 %: improved") in res.stderr
     check = subprocess.run([sys.executable, "-m", "kb", "check"], cwd=project, capture_output=True, text=True)
     assert check.returncode == 0, check.stdout + check.stderr
@@ -118,7 +129,7 @@ def test_a_failed_run_keeps_its_exit_status_error_headline_and_known_blocker(pro
     assert "kb run: exit status 3 after" in res.stderr
     # running the same command again proposes it as a retry of the first
     again = _kb_run(project, "--no-capture", "--stack", "cuda-12.8", "--", sys.executable, fail)
-    first = Path(res.stdout.strip().splitlines()[-1]).stem
+    first = _path(res).stem
     assert _written(project, again)["retry_of"] == first
     assert f"retry_of {first}: it ran the same command and failed" in again.stderr
 
@@ -127,7 +138,8 @@ def test_an_output_no_reader_knows_is_inconclusive_and_says_why(project):
     odd = _script(project, "odd.py", 'print("all done, see the dashboard")\n')
     res = _kb_run(project, "--no-capture", "--json", "--", sys.executable, odd)
     assert res.returncode == 0
-    out = json.loads(res.stdout.split("\n", 1)[1])  # the command's own line comes first
+    out = json.loads(res.stdout)  # stdout holds the JSON alone: the command's output went to stderr
+    assert "all done, see the dashboard" in res.stderr
     assert out["outcome"] == "inconclusive" and out["exit"] == 0
     assert out["reasons"][0] == "no figure read from the output (none of kb's readers knows it): inconclusive"
     rec = yaml.safe_load((project / out["path"]).read_text(encoding="utf-8"))
@@ -172,8 +184,7 @@ def test_sigint_to_kb_reaches_the_command_and_the_run_is_recorded_as_interrupted
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, err
     assert "KeyboardInterrupt" in err  # the command got it
-    path = out.strip().splitlines()[-1]
-    rec = yaml.safe_load((project / path).read_text(encoding="utf-8"))
+    rec = _written(project, subprocess.CompletedProcess([], proc.returncode, out, err))
     assert rec["outcome"] == "inconclusive"
     assert "kb run: interrupted (SIGINT) after" in err
 
@@ -213,18 +224,20 @@ def test_on_a_terminal_ctrl_c_goes_to_the_command_and_progress_bars_see_a_termin
     assert os.waitstatus_to_exitcode(status) == 130, text
     assert "tty True" in text and "KeyboardInterrupt" in text
     assert "kb run: interrupted (SIGINT)" in text
-    [path] = [line.strip() for line in text.splitlines() if line.strip().startswith("records/attempts/")]
-    rec = yaml.safe_load((project / path).read_text(encoding="utf-8"))
+    rec = _written(project, subprocess.CompletedProcess([], 130, "", text.replace("\r\n", "\n")))
     assert rec["outcome"] == "inconclusive"
     assert "\r" not in rec["notes"]
 
 
-def test_a_command_that_cannot_start_is_127_and_recorded_as_failed(project):
+def test_a_command_that_cannot_start_is_127_or_126_and_not_recorded(project):
     res = _kb_run(project, "--no-capture", "--", "no-such-program-kb-test", "--x")
     assert res.returncode == 127
-    rec = _written(project, res)
-    assert rec["outcome"] == "failed"
-    assert rec["error"].startswith("cannot run 'no-such-program-kb-test': No such file or directory")
+    assert res.stderr.strip() == "kb run: not recorded: cannot run 'no-such-program-kb-test': No such file or directory"
+    (project / "bench.py").write_text("print(1)\n", encoding="utf-8")  # not executable
+    res = _kb_run(project, "--no-capture", "--", "./bench.py")
+    assert res.returncode == 126 and "kb run: not recorded: cannot run './bench.py': Permission denied" in res.stderr
+    assert sorted(p.name for p in (project / "records" / "attempts").iterdir()) == sorted(
+        p.name for p in (CAMPAIGN / "attempts").iterdir())
 
 
 def test_a_command_killed_by_a_signal_gives_128_plus_n(project):
@@ -256,7 +269,7 @@ def test_keep_output_writes_the_whole_output_redacted_under_assets(project):
     kept = (project / "records" / src["file"]).read_text(encoding="utf-8").splitlines()
     assert len(kept) == 202 and kept[0] == "line 0" and kept[-1] == "output_throughput: 90 tok/s"
     assert "hf_abcdefghijklmnopqrstuvwxyzABCD1234" not in "\n".join(kept)
-    assert "hf_abcdefghijklmnopqrstuvwxyzABCD1234" not in (project / res.stdout.strip().splitlines()[-1]).read_text()
+    assert "hf_abcdefghijklmnopqrstuvwxyzABCD1234" not in (project / _path(res)).read_text()
     assert "[… 147 lines cut …]" in rec["notes"]  # the notes keep an excerpt: 15 first and 40 last lines
     assert not list((project / "records" / "assets" / "runs").glob(".*"))  # no temporary file left
 
@@ -321,12 +334,12 @@ def test_a_campaign_without_a_baseline_figure_compares_with_its_latest_baseline_
     bench = _script(project, "bench.py", BENCH)
     first = _kb_run(project, "--no-capture", "--", sys.executable, bench, "90")  # the campaign's reviewed baseline run
     assert _written(project, first)["outcome"] == "improved"
-    assert "against 82 tok/s (the latest baseline run 2026-02-19-baseline-tp8): +9.8 %" in first.stderr
+    assert "against 82 tok/s (the latest baseline run, 2026-02-19-baseline-tp8): +9.8 %" in first.stderr
     base = _kb_run(project, "--no-capture", "--baseline", "--", sys.executable, bench, "100")
-    base_id = Path(base.stdout.strip().splitlines()[-1]).stem
+    base_id = _path(base).stem
     res = _kb_run(project, "--no-capture", "--", sys.executable, bench, "90")
     assert _written(project, res)["outcome"] == "regressed"
-    assert f"against 100 tok/s (the latest baseline run {base_id}): -10.0 %" in res.stderr
+    assert f"against 100 tok/s (the latest baseline run, {base_id}): -10.0 %" in res.stderr
 
 
 def test_no_baseline_anywhere_is_inconclusive_and_says_how_to_get_one(project):
@@ -342,3 +355,20 @@ def test_no_baseline_anywhere_is_inconclusive_and_says_how_to_get_one(project):
     assert _written(project, res)["outcome"] == "inconclusive"
     assert ("output_throughput 90 tok/s read, but the campaign has no baseline of output_throughput in tok/s to "
             "compare with (a reference run: kb run --baseline): inconclusive") in res.stderr
+
+
+def test_a_new_baseline_run_is_what_later_runs_compare_with(project):
+    """The campaign names a baseline figure (82 tok/s); a run marked --baseline later is the
+    reference from then on, for the campaign's metric and for a metric the campaign has no
+    figure of."""
+    fast = _script(project, "fast.py", 'print("output_throughput: 100 tok/s")\nprint("median_tpot: 12.5 ms")\n')
+    slow = _script(project, "slow.py", 'print("output_throughput: 91.2 tok/s")\nprint("median_tpot: 14.0 ms")\n')
+    base = _kb_run(project, "--no-capture", "--baseline", "--", sys.executable, fast)
+    base_id = _path(base).stem
+    res = _kb_run(project, "--no-capture", "--", sys.executable, slow)
+    assert _written(project, res)["outcome"] == "regressed"
+    assert f"against 100 tok/s (the latest baseline run, {base_id}): -8.8 %" in res.stderr
+    tpot = _script(project, "tpot.py", 'print("median_tpot: 14.0 ms")\n')
+    res = _kb_run(project, "--no-capture", "--", sys.executable, tpot)
+    assert _written(project, res)["outcome"] == "regressed"  # lower is better for a time per token
+    assert f"median_tpot 14 ms against 12.5 ms (the latest baseline run, {base_id}): +12.0 %, lower is better" in res.stderr

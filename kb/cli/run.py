@@ -11,7 +11,8 @@ from kb.cli.app import Env, cli, emit_json, pass_env, say_redacted
 
 
 @cli.command("run", context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False})
-@click.option("-t", "--title", help="What was tried (default: the command line).")
+@click.option("-t", "--title", help="What was tried (default: the program and its arguments; for a Python "
+                                   "interpreter, its script or -m module and their arguments).")
 @click.option("-a", "--approach", help="How it was tried (default: 'Ran `CMD` with kb run.').")
 @click.option("--baseline", "is_baseline", is_flag=True, help="This run is the reference others compare with.")
 @click.option("--retry-of", "retry_of", help="The earlier attempt this run re-runs (default: the latest failed "
@@ -26,7 +27,9 @@ from kb.cli.app import Env, cli, emit_json, pass_env, say_redacted
 @click.option("--notes", help="Notes (Markdown), before the output excerpt.")
 @click.option("--tag", "tags", multiple=True, help="A tag (repeatable; kb-run is always added).")
 @click.option("--reviewed", is_flag=True, help="Write a reviewed record, not a draft.")
-@click.option("--json", "as_json", is_flag=True, help="Print {id, path, outcome, exit, reasons, matches} as JSON.")
+@click.option("--json", "as_json", is_flag=True,
+              help="Print {id, path, outcome, exit, reasons, matches} as JSON on stdout (the command's own output "
+                   "then goes to stderr).")
 @click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED, metavar="-- CMD [ARGS]...")
 @pass_env
 def run(env: Env, title: str | None, approach: str | None, is_baseline: bool, retry_of: str | None,
@@ -35,7 +38,8 @@ def run(env: Env, title: str | None, approach: str | None, is_baseline: bool, re
     """Run CMD with its output streamed live and record it as a draft attempt.
 
     The exit status is CMD's (128+n when signal n ended it: 130 for Ctrl-C), whatever kb could
-    write. The output is read with the import readers (vllm bench serve, bench_serving,
+    write; a command that cannot start (127, 126) is not recorded. Standard output is CMD's own
+    (kb says what it recorded on stderr). The output is read with the import readers (vllm bench serve, bench_serving,
     llama-bench, nccl-tests, trtllm-bench, aiperf, 'name value unit' lines): the headline figure,
     the outcome against the campaign's baseline, a failed run's error headline matched against
     the known blockers. The stack is captured after the run; the command line, working folder,
@@ -62,8 +66,11 @@ def run(env: Env, title: str | None, approach: str | None, is_baseline: bool, re
         raise click.UsageError("give the command to run after --, e.g. kb run -- python bench.py")
     with contextlib.ExitStack() as stack_:
         spool = stack_.enter_context(tempfile.TemporaryFile("w+", encoding="utf-8")) if keep_output else None
-        result = runner.run_command(argv, keep=spool)
+        result = runner.run_command(argv, keep=spool, stdout=sys.stderr.buffer if as_json else None)
         status = result.exit_status
+        if result.error is not None:  # nothing ran: a typo is not an attempt
+            click.echo(f"kb run: not recorded: {result.error}", err=True)
+            sys.exit(status)
         try:
             written = _record(env, result, spool, runner.RunOptions(
                 title=title, approach=approach, baseline=is_baseline, retry_of=retry_of, campaign=campaign,
@@ -85,10 +92,9 @@ def run(env: Env, title: str | None, approach: str | None, is_baseline: bool, re
         emit_json({"id": res.attempt.id, "path": str(res.path), "outcome": res.attempt.outcome.value,
                    "exit": status, "reasons": [*verdict.reasons, *said],
                    "matches": [m.to_dict() for m in res.matches]})
-    else:
-        click.echo(str(res.path))
     kind = "attempt" if reviewed else "draft attempt"
-    click.echo(f"kb run: recorded {kind} {res.attempt.id} ({res.attempt.outcome.value}); exit status {status}", err=True)
+    click.echo(f"kb run: recorded {kind} {res.attempt.id} ({res.attempt.outcome.value}) in {res.path}; "
+               f"exit status {status}", err=True)
     sys.exit(status)
 
 

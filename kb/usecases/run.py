@@ -235,13 +235,9 @@ def run_command(argv: list[str], *, use_pty: bool | None = None, stdout: BinaryI
             if fd is not None:
                 os.close(fd)
         code = 127 if isinstance(exc, FileNotFoundError) else 126
-        message = f"kb run: cannot run {argv[0]!r}: {exc.strerror or exc}\n"
-        err.write(message.encode())
-        err.flush()
-        capture.feed(message.encode())
         capture.close()
         return RunResult(list(argv), cwd, started, time.monotonic() - t0, code, capture, env=env,
-                         error=message.strip().removeprefix("kb run: "))
+                         error=f"cannot run {argv[0]!r}: {exc.strerror or exc}")
     if slave is not None:
         os.close(slave)
     sent: list[int] = []
@@ -506,28 +502,36 @@ def judge_run(kg: KnowledgeGraph, run: RunResult, campaign: str | None, *, basel
 
 def _baseline_value(kg: KnowledgeGraph, camp: Campaign | None, name: str, unit: str) -> tuple[float, str] | None:
     """The campaign's reference value of metric ``name`` in ``unit`` and where it comes from:
-    its ``baseline`` when it is that metric, else its ``baseline_attempt``'s figure, else (a
-    campaign that names neither) the latest attempt of the campaign whose outcome is
-    ``baseline`` (reviewed, or recorded by ``kb run --baseline``) with that metric."""
+    the latest attempt of the campaign whose outcome is ``baseline`` (reviewed, or recorded by
+    ``kb run --baseline``) with that metric, so that a new reference run is what later runs
+    compare with; else the campaign's ``baseline`` figure when it is that metric, else its
+    ``baseline_attempt``'s figure. Latest: by date, then by the start time ``kb run`` notes."""
     if camp is None:
         return None
+    runs = [a for a in kg.attempts_of(camp.id)
+            if a.outcome.value == "baseline" and (a.status != "draft" or "kb-run" in a.tags)]
+    runs = [a for a in runs if (m := a.metrics.get(name)) is not None and m.unit == unit]
+    if runs:
+        latest = max(runs, key=lambda a: (a.date, _started(a), a.id))
+        return latest.metrics[name].value, f"the latest baseline run, {latest.id}"
     if camp.baseline is not None and camp.metric.name == name and camp.baseline.unit == unit:
-        return camp.baseline.value, f"the campaign's baseline {camp.id}"
+        return camp.baseline.value, f"the baseline figure of campaign {camp.id}"
     ref = kg.get(camp.baseline_attempt) if camp.baseline_attempt else None
     if isinstance(ref, Attempt):
         metric = ref.metrics.get(name)
         if metric is not None and metric.unit == unit:
             return metric.value, f"baseline attempt {ref.id}"
-        return None
-    if camp.baseline is not None and camp.metric.name == name:
-        return None  # the campaign names its baseline in another unit: nothing to guess
-    runs = [a for a in kg.attempts_of(camp.id)
-            if a.outcome.value == "baseline" and (a.status != "draft" or "kb-run" in a.tags)]
-    runs = [a for a in runs if (m := a.metrics.get(name)) is not None and m.unit == unit]
-    if runs:
-        latest = max(runs, key=lambda a: (a.date, a.id))
-        return latest.metrics[name].value, f"the latest baseline run {latest.id}"
     return None
+
+
+_STARTED = re.compile(r"^Recorded by kb run: .*?, started (\S+) in ", re.M)
+
+
+def _started(attempt: Attempt) -> str:
+    """When ``kb run`` started the run ``attempt`` records (ISO 8601, from the notes it wrote:
+    :func:`_notes`), or ``""``."""
+    found = _STARTED.search(attempt.notes or "")
+    return found.group(1) if found else ""
 
 
 def failure_excerpt(run: RunResult, readout: Any = None) -> str:
