@@ -231,14 +231,7 @@ def import_logs(root: str | Path, paths: list[str | Path], *, format: str = "aut
     before it are complete).
     """
     root = Path(root)
-    loaded = load(root, catalogs)
-    records = loaded.records
-    camp = _campaign(records, campaign)
-    report = ImportReport(camp.id, dry_run, record_problems=len(loaded.problems))
-    kg = loaded.graph
-    existing = _existing_sources(records)
-    rejected = rejected_passages(load_rejections(root))
-    taken = set(records.records)
+    kg, camp, report, existing, rejected, taken = _start(root, catalogs, campaign, dry_run)
     redactor = Redactor()
     headline = _headline(kg, camp, vouched=bool(campaign))
     problems: list[Problem] = []
@@ -329,13 +322,7 @@ def import_extractions(root: str | Path, extract: Callable[[Headline], Iterable[
     a private host or a user) is left out, with a warning: a link to a redacted address leads
     nowhere. Raises what :func:`import_logs` raises, and what ``extract`` raises."""
     root = Path(root)
-    loaded = load(root, catalogs)
-    records = loaded.records
-    camp = _campaign(records, campaign)
-    report = ImportReport(camp.id, dry_run, record_problems=len(loaded.problems))
-    kg = loaded.graph
-    existing = _existing_sources(records)
-    taken = set(records.records)
+    kg, camp, report, existing, rejected, taken = _start(root, catalogs, campaign, dry_run)
     redactor = Redactor()
     problems: list[Problem] = []
     suffixes: dict[str, int] = {}
@@ -353,7 +340,7 @@ def import_extractions(root: str | Path, extract: Callable[[Headline], Iterable[
                                      "kb redacts; the draft links no run (its source names the run)")
                 attempt.run_url = None
         item.drafts, file_problems = _drafts(extraction, kg, camp, existing, taken, redactor, today, suffixes,
-                                             item.warnings)
+                                             item.warnings, rejected)
         problems.extend(file_problems)
     report.redactions = redactor.counts
     if problems:
@@ -361,6 +348,18 @@ def import_extractions(root: str | Path, extract: Callable[[Headline], Iterable[
     if not dry_run:
         _write_drafts(root, report)
     return report
+
+
+def _start(root: Path, catalogs: list[str] | tuple[str, ...], campaign: str | None, dry_run: bool) -> tuple[Any, ...]:
+    """What every import starts from: the graph of ``root`` (with ``catalogs``), the campaign
+    the drafts join, an empty :class:`ImportReport`, the passages already imported, those
+    rejected in ``kb review``, and the ids taken."""
+    loaded = load(root, catalogs)
+    records = loaded.records
+    camp = _campaign(records, campaign)
+    report = ImportReport(camp.id, dry_run, record_problems=len(loaded.problems))
+    return (loaded.graph, camp, report, _existing_sources(records), rejected_passages(load_rejections(root)),
+            set(records.records))
 
 
 def _campaign(records: RecordSet, wanted: str | None) -> Campaign:
