@@ -360,3 +360,21 @@ def test_mlflow_options_belong_to_the_mlflow_format(campaign_copy, tmp_path):
     assert res.exit_code == 2 and "do not apply to --format mlflow" in res.output
     res = kb(campaign_copy, str(tmp_path), "--ui-url", "javascript:alert(1)")
     assert res.exit_code == 2 and "--ui-url javascript:alert(1): not an http(s) address" in res.stderr
+
+
+def test_a_run_rejected_in_review_stays_out_when_the_store_is_imported_again(campaign_copy, tmp_path):
+    from kb.usecases.review import load_drafts, reject_draft
+
+    db = tmp_path / "mlflow.db"
+    log_runs(f"sqlite:///{db}")
+    assert kb(campaign_copy, str(db)).exit_code == 0
+    before = attempts(campaign_copy)
+    title = "EAGLE-3 speculation, 3 steps, tp 8"
+    loaded, drafts = load_drafts(campaign_copy)
+    rid = before[title]["_id"]
+    assert rid in drafts
+    reject_draft(campaign_copy, loaded, rid, "measured with the wrong model")
+    res = kb(campaign_copy, str(db))
+    assert res.exit_code == 0, res.stderr
+    assert "1 rejected in review" in res.stderr
+    assert set(attempts(campaign_copy)) == set(before) - {title}

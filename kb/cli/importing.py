@@ -125,15 +125,7 @@ def import_(env: Env, paths: tuple[str, ...], fmt: str, campaign: str | None, dr
     else:
         _print_import(report)
     taken = report.drafts + [d for f in report.files for d in f.possible if d.state != "possible"]  # --all
-    counts = {s: sum(1 for d in taken if d.state == s) for s in ("new", "written", "exists", "rejected")}
-    rejected = (f", {counts['rejected']} rejected in review (left out; kb review keeps them in "
-                f"{env.records}/review/rejected.yaml)") if counts["rejected"] else ""
-    if dry_run:
-        click.echo(f"dry run: {counts['new']} draft(s) would be written, {counts['exists']} already imported"
-                   f"{rejected}; nothing written", err=True)
-    else:
-        click.echo(f"{counts['written']} draft(s) written to {env.records}/attempts, "
-                   f"{counts['exists']} already imported{rejected}", err=True)
+    say_counts(taken, env.records, dry_run)
     if report.failed:
         sys.exit(1)
 
@@ -195,3 +187,17 @@ def _print_import(report: Any) -> None:
             click.echo(f"  decision ({s.evidence.locator}): {s.evidence.quote}")
         for s in item.options:
             click.echo(f"  option ({s.evidence.locator}): {s.text}")
+
+
+def say_counts(drafts: Any, records: Any, dry_run: bool) -> None:
+    """The closing line of an import on stderr: drafts written (or that would be), already
+    imported, and rejected in ``kb review`` (``drafts``: :class:`kb.importers.drafts.Draft`)."""
+    counts = {s: sum(1 for d in drafts if d.state == s) for s in ("new", "written", "exists", "rejected")}
+    rejected = (f", {counts['rejected']} rejected in review (left out; kb review keeps them in "
+                f"{records}/review/rejected.yaml)") if counts["rejected"] else ""
+    if dry_run:
+        click.echo(f"dry run: {counts['new']} draft(s) would be written, {counts['exists']} already imported"
+                   f"{rejected}; nothing written", err=True)
+    else:
+        click.echo(f"{counts['written']} draft(s) written to {records}/attempts, "
+                   f"{counts['exists']} already imported{rejected}", err=True)

@@ -41,13 +41,9 @@ def import_mlflow_stores(env: Env, stores: list[str], *, campaign: str | None, d
     if as_json:
         emit_json([{"store": location, **r.to_dict()} for location, r in zip(stores, reports)])
     drafts = [d for r in reports for d in r.drafts]
-    counts = {s: sum(1 for d in drafts if d.state == s) for s in ("new", "written", "exists")}
-    if dry_run:
-        click.echo(f"dry run: {counts['new']} draft(s) would be written, {counts['exists']} already imported; "
-                   "nothing written", err=True)
-    else:
-        click.echo(f"{counts['written']} draft(s) written to {env.records}/attempts, {counts['exists']} already imported",
-                   err=True)
+    from kb.cli.importing import say_counts
+
+    say_counts(drafts, env.records, dry_run)
     if not drafts:
         click.echo("note: the store(s) hold no ended run to draft", err=True)
 
