@@ -35,7 +35,7 @@ def _record(tag: str) -> dict:
 def _replay(tag: str) -> RunResult:
     """The run as kb saw it: the command's own output (kb's lines left out) through a capture."""
     out, err, code = _recorded(tag)
-    command_out = [ln for ln in out.splitlines(keepends=True) if not ln.startswith("records/attempts/")]
+    command_out = out.splitlines(keepends=True)  # stdout is the command's own
     command_err = [ln for ln in err.splitlines(keepends=True) if not ln.startswith("kb run: ")]
     cap = OutputCapture()
     cap.feed("".join(command_out + command_err).encode())
@@ -53,12 +53,15 @@ def test_the_records_kb_run_wrote_on_the_gpu_check_clean(tmp_path):
 def test_each_run_exited_and_said_as_recorded():
     assert [_recorded(t)[2] for t in RUNS] == [0, 0, 1]
     for tag, rid in RUNS.items():
-        out, err, _code = _recorded(tag)
-        assert out.splitlines()[-1] == f"records/attempts/{rid}.yaml"
-        assert f"kb run: recorded draft attempt {rid} ({_record(tag)['outcome']}); exit status {_recorded(tag)[2]}" in err
+        out, err, code = _recorded(tag)
+        assert not any(line.startswith(("kb run:", "records/")) for line in out.splitlines())  # the command's own
+        assert (f"kb run: recorded draft attempt {rid} ({_record(tag)['outcome']}) in records/attempts/{rid}.yaml; "
+                f"exit status {code}") in err
     assert _record("baseline")["outcome"] == "baseline" and _record("faster")["outcome"] == "improved"
-    assert _record("faster")["metrics"]["output_throughput"] == "101970.2 tok/s"
-    assert _record("baseline")["metrics"]["output_throughput"] == "13587.1 tok/s"
+    assert _record("faster")["metrics"]["output_throughput"] == "101925.7 tok/s"
+    assert _record("baseline")["metrics"]["output_throughput"] == "13471.6 tok/s"
+    assert ("against 13471.6 tok/s (the latest baseline run, 2026-12-02-bench-decode-py-batch-8): +656.6 %"
+            in _recorded("faster")[1])
 
 
 @pytest.mark.parametrize("tag", ["baseline", "faster", "oom"])
