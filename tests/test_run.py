@@ -372,3 +372,19 @@ def test_a_new_baseline_run_is_what_later_runs_compare_with(project):
     res = _kb_run(project, "--no-capture", "--", sys.executable, tpot)
     assert _written(project, res)["outcome"] == "regressed"  # lower is better for a time per token
     assert f"median_tpot 14 ms against 12.5 ms (the latest baseline run, {base_id}): +12.0 %, lower is better" in res.stderr
+
+
+def test_a_bug_while_recording_still_exits_with_the_commands_status(project, monkeypatch):
+    from click.testing import CliRunner
+
+    import kb.usecases.run as runner
+    from kb.cli import cli
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("disk on fire")
+
+    monkeypatch.setattr(runner, "record_run", broken)
+    monkeypatch.chdir(project)
+    res = CliRunner().invoke(cli, ["run", "--no-capture", "--", sys.executable, "-c", "raise SystemExit(5)"])
+    assert res.exit_code == 5
+    assert "kb run: not recorded: unexpected RuntimeError: disk on fire (please report it)" in res.stderr

@@ -82,6 +82,9 @@ def run(env: Env, title: str | None, approach: str | None, is_baseline: bool, re
             for p in getattr(exc, "problems", ()):
                 click.echo(f"kb run: {p}", err=True)
             sys.exit(status)
+        except Exception as exc:  # noqa: BLE001 - a bug of kb's must not cost the command's exit status either
+            click.echo(f"kb run: not recorded: unexpected {type(exc).__name__}: {exc} (please report it)", err=True)
+            sys.exit(status)
     res, verdict, said = written
     for reason in [*verdict.reasons, *said]:
         click.echo(f"kb run: {reason}", err=True)
