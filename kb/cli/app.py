@@ -211,6 +211,20 @@ def say_redacted(command: str, counts: Any) -> None:
         click.echo(f"{command}: redacted before writing: {what} (the record lists them under 'redacted')", err=True)
 
 
+def say_import_counts(drafts: Any, records: Any, dry_run: bool) -> None:
+    """The closing line of an import on stderr: drafts written (or that would be), already
+    imported, and rejected in ``kb review`` (``drafts``: :class:`kb.importers.drafts.Draft`)."""
+    counts = {s: sum(1 for d in drafts if d.state == s) for s in ("new", "written", "exists", "rejected")}
+    rejected = (f", {counts['rejected']} rejected in review (left out; kb review keeps them in "
+                f"{records}/review/rejected.yaml)") if counts["rejected"] else ""
+    if dry_run:
+        click.echo(f"dry run: {counts['new']} draft(s) would be written, {counts['exists']} already imported"
+                   f"{rejected}; nothing written", err=True)
+    else:
+        click.echo(f"{counts['written']} draft(s) written to {records}/attempts, "
+                   f"{counts['exists']} already imported{rejected}", err=True)
+
+
 def print_record(record: Any, root: Any = None, taken: Any = ()) -> None:
     """Print ``record`` as the YAML the write gate would write (redacted), under a comment naming
     its file: what ``--dry-run`` shows. With ``root`` (the records folder) the id is the one a

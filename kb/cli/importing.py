@@ -14,6 +14,7 @@ from kb.cli.app import (
     emit_json,
     handle_errors,
     pass_env,
+    say_import_counts,
 )
 from kb.importers.events import FORMATS
 
@@ -125,7 +126,7 @@ def import_(env: Env, paths: tuple[str, ...], fmt: str, campaign: str | None, dr
     else:
         _print_import(report)
     taken = report.drafts + [d for f in report.files for d in f.possible if d.state != "possible"]  # --all
-    say_counts(taken, env.records, dry_run)
+    say_import_counts(taken, env.records, dry_run)
     if report.failed:
         sys.exit(1)
 
@@ -188,16 +189,3 @@ def _print_import(report: Any) -> None:
         for s in item.options:
             click.echo(f"  option ({s.evidence.locator}): {s.text}")
 
-
-def say_counts(drafts: Any, records: Any, dry_run: bool) -> None:
-    """The closing line of an import on stderr: drafts written (or that would be), already
-    imported, and rejected in ``kb review`` (``drafts``: :class:`kb.importers.drafts.Draft`)."""
-    counts = {s: sum(1 for d in drafts if d.state == s) for s in ("new", "written", "exists", "rejected")}
-    rejected = (f", {counts['rejected']} rejected in review (left out; kb review keeps them in "
-                f"{records}/review/rejected.yaml)") if counts["rejected"] else ""
-    if dry_run:
-        click.echo(f"dry run: {counts['new']} draft(s) would be written, {counts['exists']} already imported"
-                   f"{rejected}; nothing written", err=True)
-    else:
-        click.echo(f"{counts['written']} draft(s) written to {records}/attempts, "
-                   f"{counts['exists']} already imported{rejected}", err=True)

@@ -41,9 +41,9 @@ def import_mlflow_stores(env: Env, stores: list[str], *, campaign: str | None, d
     if as_json:
         emit_json([{"store": location, **r.to_dict()} for location, r in zip(stores, reports)])
     drafts = [d for r in reports for d in r.drafts]
-    from kb.cli.importing import say_counts
+    from kb.cli.app import say_import_counts
 
-    say_counts(drafts, env.records, dry_run)
+    say_import_counts(drafts, env.records, dry_run)
     if not drafts:
         click.echo("note: the store(s) hold no ended run to draft", err=True)
 
