@@ -256,6 +256,15 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
+def _healthy(base: str) -> bool:
+    """Whether the tracking server at ``base`` answers ``/health`` with ``OK`` (not yet, while it starts)."""
+    try:
+        with urllib.request.urlopen(base + "/health", timeout=5) as resp:
+            return resp.read().strip() == b"OK"
+    except (urllib.error.URLError, OSError):
+        return False
+
+
 @pytest.fixture(scope="module")
 def tracking_server(tmp_path_factory):
     """`mlflow server` on 127.0.0.1 and a free port, over a SQLite store; stopped after the
@@ -285,13 +294,7 @@ def tracking_server(tmp_path_factory):
 
     try:
         deadline = time.monotonic() + 120
-        while True:
-            try:
-                with urllib.request.urlopen(base + "/health", timeout=5) as resp:
-                    if resp.read().strip() == b"OK":
-                        break
-            except (urllib.error.URLError, OSError):
-                pass
+        while not _healthy(base):
             if proc.poll() is not None or time.monotonic() > deadline:
                 stop()
                 pytest.fail("mlflow server did not answer /health within 120 s:\n"
