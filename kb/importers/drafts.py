@@ -275,12 +275,7 @@ def import_logs(root: str | Path, paths: list[str | Path], *, format: str = "aut
             if draft.state == "new" and not all_attempts:
                 draft.state = "possible"
         problems.extend(file_problems)
-    report.redactions = redactor.counts
-    if problems:
-        raise InvalidRecords(problems)
-    if not dry_run:
-        _write_drafts(root, report)
-    return report
+    return _finish(root, report, redactor, problems, dry_run)
 
 
 def _headline(kg: Any, camp: Campaign, *, vouched: bool) -> Headline:
@@ -342,6 +337,13 @@ def import_extractions(root: str | Path, extract: Callable[[Headline], Iterable[
         item.drafts, file_problems = _drafts(extraction, kg, camp, existing, taken, redactor, today, suffixes,
                                              item.warnings, rejected)
         problems.extend(file_problems)
+    return _finish(root, report, redactor, problems, dry_run)
+
+
+def _finish(root: Path, report: ImportReport, redactor: Redactor, problems: list[Problem], dry_run: bool) -> ImportReport:
+    """What every import ends with: the redactions counted, :class:`InvalidRecords` when a draft
+    refers to a record that does not exist (nothing written), else the drafts written (unless
+    ``dry_run``); returns ``report``."""
     report.redactions = redactor.counts
     if problems:
         raise InvalidRecords(problems)
