@@ -52,12 +52,14 @@ def write_bytes_atomic(target: Path, data: bytes, *, overwrite: bool = False, du
         if not overwrite and target.exists():
             raise RecordExists(target)
         sweep_temp_files(target.parent)
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.stem}.{os.getpid()}.", suffix=TEMP_SUFFIX, dir=target.parent)
     except RecordExists:
         raise
     except OSError as exc:
         raise _write_error(target, exc) from None
+    tmp = None
     try:
+        # created inside the try whose finally removes it: a Ctrl-C right after it exists leaves nothing
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.stem}.{os.getpid()}.", suffix=TEMP_SUFFIX, dir=target.parent)
         try:
             mode = target.stat().st_mode & 0o7777 if overwrite else None
         except FileNotFoundError:
@@ -89,7 +91,7 @@ def write_bytes_atomic(target: Path, data: bytes, *, overwrite: bool = False, du
     except OSError as exc:
         raise _write_error(target, exc) from None
     finally:
-        if os.path.exists(tmp):
+        if tmp is not None and os.path.exists(tmp):
             os.unlink(tmp)
     return target
 
