@@ -43,15 +43,50 @@ _SUMMARY = frozenset({"total", "totals", "sum", "average", "avg", "mean", "overa
                       "change", "target", "goal", "expected", "gain", "improvement", "speedup", "ratio", "net"})
 
 
+_LEADING_NUMBER = re.compile(rf"^[\s*_~≈]*({NUMBER})_*\s+(.*?)[\s*_]*$")
+
+
+def _qualified(cell: str) -> tuple[str, str, str] | None:
+    """``(number, unit, qualifier)`` of a cell of a number, a unit and one or two words naming the
+    figure's kind before or after the unit (``69.3 output tok/s``, ``212 ms TTFT``)."""
+    found = _LEADING_NUMBER.match(cell)
+    if not found:
+        return None
+    words = found.group(2).split()
+    if not 2 <= len(words) <= 3:
+        return None
+    for at, word in enumerate(words):
+        unit = labels.unit_of(word)
+        rest = words[:at] + words[at + 1:]
+        if unit and all(labels.is_qualifier(w) for w in rest):
+            return found.group(1).replace(",", ""), unit, " ".join(rest)
+    return None
+
+
+def qualifier(cell: str) -> str:
+    """The words of a figure cell that say which kind of figure it is, ``""`` when it has none:
+    ``69.3 output tok/s`` → ``"output"``, ``212 ms TTFT`` → ``"TTFT"`` (see :func:`cell_figure`)."""
+    found = _qualified(cell.strip())
+    return found[2] if found else ""
+
+
 def cell_figure(cell: str) -> tuple[str, str | None, str | None] | None:
     """``(number, unit or None, spread or None)`` when the cell *is* a figure (a number, maybe
-    bold, with a unit and a ``±`` spread, maybe followed by a note in parentheses); ``None``
-    for any other cell (a setting such as ``tp8``, a sentence, a difference)."""
+    bold, with a unit and a ``±`` spread, maybe followed by a note in parentheses, maybe with
+    words beside its unit that name its kind, as in ``69.3 output tok/s``: :func:`qualifier`);
+    ``None`` for any other cell (a setting such as ``tp8``, a sentence, a difference).
+
+    >>> cell_figure("69.26 output tok/s"), cell_figure("212 ms TTFT"), cell_figure("4 GPUs used")
+    (('69.26', 'tok/s', None), ('212', 'ms', None), None)
+    """
     if is_delta(cell) and not _FIGURE.match(cell.replace("+", "", 0)):
         return None
     text = cell.strip()
     if text[:1] in "+−" or (text[:1] == "-" and text[1:2].isdigit()):
         return None
+    qualified = _qualified(text)
+    if qualified is not None:
+        return (qualified[0], qualified[1], None) if qualified[1] not in ("%", "x") else None
     found = _FIGURE.match(text)
     if not found:
         return None

@@ -159,6 +159,19 @@ def is_statistic(cell: str) -> bool:
     return len(words) == 1 and (words[0] in _STAT or bool(re.fullmatch(r"p\d+(?:\.\d+)?", words[0])))
 
 
+def is_qualifier(word: str) -> bool:
+    """Whether ``word`` only says which kind of figure a number is (``output``, ``decode``,
+    ``prefill``, ``total``, ``TTFT``, ``median``, ``p99``): the words a results cell puts beside
+    its unit, as in ``69.3 output tok/s`` or ``212 ms TTFT``.
+
+    >>> is_qualifier("Decode"), is_qualifier("p99"), is_qualifier("GPUs")
+    (True, True, False)
+    """
+    word = word.lower()
+    return word in _OUTPUT or word in _INPUT or word in _TOTAL or word in _STAT or word in _LATENCY \
+        or bool(_TEST.match(word))
+
+
 def unit_of(text: str) -> str | None:
     """The kb spelling of a unit as written, or ``None`` when kb records no such unit."""
     return UNITS.get(text.strip().strip("()[]").strip().lower())
@@ -552,6 +565,26 @@ def repetition_stem(label: str) -> str | None:
     """
     found = _REPETITION.match(label.strip().strip("`*_ :"))
     return found.group(1).strip(" _-#.(").lower() if found else None
+
+
+_SERIES = re.compile(r"^([^\W\d_]+)[\s#]*(\d+)$")
+
+
+def series_number(label: str) -> int | None:
+    """The number of a label that is one word and a number (``Request 7``, ``Prompt #3``,
+    ``GPU 0``), or ``None``: a series of such labels numbers the samples of one measurement.
+
+    >>> series_number("Request 7"), series_number("Prompt #3"), series_number("tp2"), series_number("fp16 run")
+    (7, 3, 2, None)
+    """
+    found = _SERIES.match(label.strip().strip("`*_ :."))
+    return int(found.group(2)) if found else None
+
+
+def series_stem(label: str) -> str | None:
+    """The word of a :func:`series_number` label, lower-cased (``Request 7`` → ``request``)."""
+    found = _SERIES.match(label.strip().strip("`*_ :."))
+    return found.group(1).lower() if found else None
 
 
 _LABEL_RATE = re.compile(r"tokens?\s*(?:per|/|each)\s*(?:second|sec|s)\b|每秒.{0,12}token|token.{0,12}每秒|tokens?/秒", re.I)

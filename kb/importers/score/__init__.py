@@ -359,7 +359,9 @@ def _attempt(c: Candidate, state: _State, verdict: tuple[str, int | None], file_
     date, basis = None, None
     if c.when is not None:
         date, basis = run_date(c.when)
-        if c.when.tzinfo is None and c.path:
+        if c.dated_by:
+            basis = f"dated {date.isoformat()} from {c.dated_by}"
+        elif c.when.tzinfo is None and c.path:
             heading = next((t for t in reversed(c.path) if dates.find_date(t)), c.path[-1])
             basis = f"dated {date.isoformat()} from the heading \"{short_quote(heading, 60)}\""
     elif id(c) in state.dates:

@@ -69,6 +69,7 @@ other)."""
     title: str = ""
     quote: str = ""
     when: dt.datetime | None = None
+    dated_by: str | None = None
     path: tuple[str, ...] = ()
     confidence: float = 0.5
     reason: str = ""

@@ -28,6 +28,7 @@ from __future__ import annotations
 from kb.importers.model import Headline
 from kb.importers.read import cells, labels, prose
 from kb.importers.score.candidate import Candidate, better, headline_name
+from kb.importers.score.tables import LEVEL
 
 _GROUPS = ("table:", "list:", "arms:")
 """Groups compared within themselves when they hold two measured attempts or more: a results
@@ -41,7 +42,8 @@ def decide(attempts: list[Candidate], headline: Headline, campaign_value: float 
     table_sizes: dict[str, int] = {}
     for candidate in attempts:
         if candidate.group.startswith(_GROUPS) and candidate.figures:
-            table_sizes[candidate.group] = table_sizes.get(candidate.group, 0) + 1
+            table = candidate.group.split(LEVEL, 1)[0]  # a level measured once is still the table's
+            table_sizes[table] = table_sizes.get(table, 0) + 1
     keys = [_group_of(c, table_sizes, headline) for c in attempts]
     by_model = _models_compared(attempts, keys)
     comparables = [_comparable(c, headline, keep_model=keys[i] not in by_model) for i, c in enumerate(attempts)]
@@ -157,7 +159,7 @@ def _agree(a: tuple, b: tuple) -> bool:
 
 
 def _group_of(candidate: Candidate, table_sizes: dict[str, int], headline: Headline) -> str:
-    if candidate.group.startswith(_GROUPS) and table_sizes.get(candidate.group, 0) >= 2:
+    if candidate.group.startswith(_GROUPS) and table_sizes.get(candidate.group.split(LEVEL, 1)[0], 0) >= 2:
         return candidate.group
     if candidate.family is not None and candidate.transcript and candidate.evidence in ("tool", "lines", "failure") \
             and candidate.command:

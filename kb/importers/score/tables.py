@@ -17,15 +17,22 @@ first measured row of its block, is the baseline.
 
 from __future__ import annotations
 
+import datetime as dt
 import statistics
 
 from kb.importers.events import Locator, Table, TableRow
 from kb.importers.model import Evidence, Figure, locator_text, short_quote
-from kb.importers.read import cells, labels, prose, stack, statements
+from kb.importers.read import cells, dates, labels, prose, stack, statements
 from kb.importers.read import commands as shell
 from kb.importers.read import errors as error_output
 from kb.importers.score.candidate import MEMORY_UNITS, Candidate, decimals
 from kb.importers.segment import Segment
+
+LEVEL = "#at="
+"""Separates a table group's name from the load level its rows are compared at (:func:`_load_level`)."""
+
+_CONSTANT = 3
+"""A column holding one value in every one of at least this many rows is a setting they share."""
 
 _TEXT_WORDS = 5
 """Cells of at least this many words on average make a column of text (notes, error messages)."""
@@ -179,6 +186,12 @@ def _roles(table: Table, context_unit: str | None) -> dict[str, tuple[str, str |
             continue
         values = [row.cells.get(header, "") for row in table.rows]
         filled = [v for v in values if not cells.is_blank(v)]
+        if len(filled) >= _CONSTANT and len(filled) == len(values) and len(set(map(prose.plain, filled))) == 1:
+            roles[header] = ("setting", None, None)  # "16GB" in every row: what all rows share, not a measure
+            continue
+        if header.rstrip(" *_").endswith("?"):
+            roles[header] = ("answer", None, None)  # "Offload needed?" over ✅/❌: answers, not results of runs
+            continue
         named = labels.header_figure(header)
         figures = [cells.cell_figure(v) for v in filled]
         with_unit = [f for f in figures if f is not None and f[1]]
@@ -244,6 +257,9 @@ def _row(segment: Segment, table: Table, roles: dict, row: TableRow, position: i
         figure_unit = cell_unit or unit
         if figure_unit is None:
             continue
+        kind = cells.qualifier(value)
+        if kind:  # "69.3 output tok/s" under "primary metric": the cell names its kind
+            name = labels.name_for(f"{header} {kind}", figure_unit)
         key = name if name not in figures else f"{name}[{header}]"
         figures[key] = Figure(key, number, figure_unit, Evidence(f"metrics.{key}", locator_text(where),
                                                                   short_quote(f"{header}: {value}")), spread,
@@ -282,6 +298,12 @@ def _row(segment: Segment, table: Table, roles: dict, row: TableRow, position: i
                                     if r[0] == "setting" and not cells.is_blank(row.cells.get(h, ""))})
     candidate.workload = labels.workload(candidate.settings, flags, columns=True)
     candidate.said = said
+    for header, value in candidate.settings.items():
+        day = dates.find_date(value)
+        if day is not None and not dates.without_date(value):  # a cell that is the row's date
+            candidate.when = dt.datetime(day.year, day.month, day.day)
+            candidate.dated_by = f"the row's \"{short_quote(header, 30)}\" cell"
+            break
     said_in_result = any(cells.outcome_word(row.cells.get(h, "")) and labels.names_result(h) for h in table.headers)
     candidate.confidence = 0.8 if figures else (0.6 if verdict or said_in_result else 0.45)
     candidate.reason = "a results-table row" + ("" if figures else (
@@ -584,9 +606,47 @@ def _group(found: list[Candidate], table: Table, roles: dict) -> None:
             if runs == len(distinct) and any(len({c.settings.get(h) for c in found}) > 1 for h in others):
                 block_column = header
                 break
+    level = _load_level(found, [h for h in settings if h != block_column])
     for candidate in found:
         block = candidate.settings.get(block_column, "") if block_column else ""
-        candidate.group = f"table:{candidate.ordinal}:{block}"
+        at = f"{LEVEL}{candidate.settings.get(level, '')}" if level else ""
+        candidate.group = f"table:{candidate.ordinal}:{block}{at}"
+
+
+def _load_level(found: list[Candidate], settings: list[str]) -> str | None:
+    """The setting column at whose values the rows are compared, when a table measures each
+    configuration at the same several levels (``| layout | conc |`` over TP=4 and TP=2, each at
+    concurrency 1, 4, 16, 64): a column crossed with another setting (two values of that one or
+    more, each measured at two or more of the same levels) whose values are amounts (three or more
+    numbers, every row giving one: a concurrency, a batch size, a length), and which changes more
+    often from row to row than the other. A column of knobs (a flag on or off, a quantization
+    named ``4``, ``8`` and ``Q4_K_M``) is no level. Rows are then compared at equal level: TP=2 at c64 with
+    TP=4 at c64, not with TP=4 at c1. ``None`` when no two columns cross."""
+    def varying(header: str) -> bool:
+        values = [c.settings.get(header, "") for c in found]
+        return 1 < len(set(values)) < len(values)
+
+    def changes(header: str) -> int:
+        values = [c.settings.get(header, "") for c in found]
+        return sum(1 for i in range(1, len(values)) if values[i] != values[i - 1])
+
+    def levels_of(header: str) -> bool:  # a sweep of amounts: three or more, every row giving one
+        values = [prose.plain(c.settings.get(header, "")) for c in found]
+        return all(cells.whole_number(v) or cells.decimal(v) for v in values) and len(set(values)) >= 3
+
+    columns = [h for h in settings if varying(h)]
+    best: tuple[int, str] | None = None
+    for first in columns:
+        for second in columns:
+            if first == second or not levels_of(second):
+                continue
+            levels: dict[str, set[str]] = {}
+            for c in found:
+                levels.setdefault(c.settings.get(first, ""), set()).add(c.settings.get(second, ""))
+            shared = set.intersection(*levels.values()) if len(levels) >= 2 else set()
+            if len(shared) >= 2 and changes(second) > changes(first) and (best is None or changes(second) > best[0]):
+                best = (changes(second), second)
+    return best[1] if best else None
 
 
 def _transposed(table: Table) -> bool:
