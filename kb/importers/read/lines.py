@@ -23,8 +23,8 @@ from kb.importers.read import errors, labels
 from kb.importers.read.base import NUMBER, Measure, Readout, RunReading, number
 
 TOOL = "lines"
-SOURCES: dict[str, tuple[str, ...]] = {}
-"""No documented output: the shape of a line alone decides."""
+SOURCES: dict[str, tuple[str, ...]] = {"IPython documentation, built-in magic commands (%time)": ("CPU times:",)}
+"""No documented output but IPython's ``%time`` lines: the shape of a line alone decides."""
 
 _LABEL = r"[^\W\d_][\w./ =+&-]{0,48}?"  # a name starts with a letter, any script
 _UNIT = r"(?:[A-Za-zµμ%/]+(?:/[A-Za-z]+)*|毫秒|微秒|秒)"
@@ -45,6 +45,11 @@ _QUALIFIER = re.compile(r"\s+(?:\([^()]{1,40}\)|(?:over|across|of|from|in)\s+\d+
                         r"requests?|prompts?|samples?|repeats?))\s*$")
 """What a summary line may say after its unit about how it was summarised (``82.3 tok/s (mean of
 passes 2-5)``, ``41.7 tok/s over 3 runs``); the figure is still the line's own."""
+_IN_PARENS = re.compile(rf"\(\s*({NUMBER})\s*({_UNIT})\s*\)")
+"""A figure in parentheses (``(115.915 tokens/sec)``), as a client script's status line prints several."""
+_IPYTHON_TIME = "CPU times:"
+"""The first line IPython's ``%time``/``%%time`` magic prints (``CPU times: user 91.5 ms, sys: 47 ms,
+total: 139 ms``, then ``Wall time: 14.3 s``; IPython documentation, built-in magic commands)."""
 _KEY_VALUE = re.compile(rf"(?<![\w.])([A-Za-z][A-Za-z0-9_]*)=({NUMBER})(?![\w.])")
 _PAIR = re.compile(r"(?<![\w.])([A-Za-z][A-Za-z0-9_]*)=([^\s,;=]+)")
 
@@ -195,6 +200,12 @@ def _figures(line: str) -> list[tuple[str, str, str, bool]]:
         value = number(found.group(2))
         if unit and value is not None and not found.group(1).strip()[-1:].isdigit():
             return [(labels.name_for(found.group(1), unit), value, unit, not labels.qualifies(found.group(1), unit))]
+    grouped = [(number(v), labels.unit_of(u)) for v, u in _IN_PARENS.findall(line)]
+    if len(grouped) >= 2 and not _IN_PARENS.sub("", line).strip(" .:-|")[-1:].isdigit():
+        # "<stream complete> (14.278 sec) (1655 tokens) (115.915 tokens/sec)": a status line's figures
+        return [(labels.name_for("", unit), value, unit, True) for value, unit in grouped if unit and value is not None]
+    if line.lstrip().startswith(_IPYTHON_TIME):
+        return []  # IPython's %time: the process's CPU time, not the run's latency ("Wall time" is read)
     figures = []
     parts = [p for p in re.split(r"[,;]\s+", line) if p.strip()]
     if len(parts) > 1:  # "prefill 7340.2 t/s, 3.1 req/s": several figures, each with its words

@@ -135,7 +135,8 @@ def _tables(text: str) -> Readout:
             rows.append((dict(zip(header, cells)), i + 1))
             i += 1
         build = _build_after(lines, i)
-        runs = _group(rows, lambda row: row.get("test", ""), lambda row: row.get("t/s", ""), header)
+        measures = _measure_columns(header, [row for row, _ in rows])
+        runs = _group(rows, lambda row: row.get("test", ""), lambda row: row.get("t/s", ""), header, measures)
         for run in runs:
             run.invocation = tables
             if build:
@@ -167,16 +168,51 @@ def _build_after(lines: list[str], at: int) -> str | None:
     return None
 
 
-def _group(rows: list[tuple[dict[str, str], int]], test_of, ts_of, columns: list[str]) -> list[RunReading]:
-    """One run per combination of the columns other than the test and its figures."""
+_MEASURE_HEADER = re.compile(r"(?:\bt/s|\((?:ms|s|us)\))$")
+_SPREAD_CELL = re.compile(rf"^\s*{NUMBER}\s*±\s*{NUMBER}\s*$")
+_HEADER_UNIT = re.compile(r"\s*\((ms|s|us)\)$")
+
+
+def _measure_columns(header: list[str], rows: list[dict[str, str]]) -> dict[str, str]:
+    """The columns besides ``t/s`` that hold figures, not settings, with their unit: a header that
+    ends in ``t/s`` or a time unit in parentheses, or cells that are all ``avg ± stddev`` or empty.
+    llama-benchy (a llama-bench-style tool for OpenAI-compatible servers; its README on PyPI) prints
+    ``peak t/s``, ``ttfr (ms)``, ``est_ppt (ms)`` and ``e2e_ttft (ms)`` beside ``t/s``; a run's
+    settings must not include them, or each test row would be a run of its own."""
+    found = {}
+    for column in header:
+        if column in ("test", "t/s"):
+            continue
+        values = [row.get(column, "") for row in rows if row.get(column, "")]
+        unit = _HEADER_UNIT.search(column)
+        if _MEASURE_HEADER.search(column) or (values and all(_SPREAD_CELL.match(v) for v in values)):
+            found[column] = "tok/s" if column.endswith("t/s") else (unit.group(1) if unit else "")
+    return found
+
+
+def _measure_name(column: str, metric: str) -> str:
+    """The metric name of a measure column's figure for one test (``peak t/s`` of ``tg128`` →
+    ``peak_output_throughput[test=tg128]``, ``ttfr (ms)`` → ``ttfr[test=pp2048]``)."""
+    test = metric[metric.index("["):] if "[" in metric else ""
+    if column.endswith("t/s"):
+        word = re.sub(r"\W+", "_", column[:-3].strip()).strip("_").lower()
+        return f"{word + '_' if word else ''}{metric.split('[', 1)[0]}{test}"
+    return re.sub(r"\W+", "_", _HEADER_UNIT.sub("", column)).strip("_").lower() + test
+
+
+def _group(rows: list[tuple[dict[str, str], int]], test_of, ts_of, columns: list[str],
+           measures: dict[str, str] | None = None) -> list[RunReading]:
+    """One run per combination of the columns other than the test and its figures (``measures``:
+    the columns of other figures, by :func:`_measure_columns`, kept as metrics of each test)."""
     runs: dict[tuple, RunReading] = {}
+    measures = measures or {}
     for row, line in rows:
         metric = test_metric(test_of(row))
         figure = _TS.match(ts_of(row))
         if metric is None or figure is None:
             continue
         settings = {_SETTING_NAMES.get(k, k): v for k, v in row.items()
-                    if k not in ("test", "t/s") and not _measured_key(k)}
+                    if k not in ("test", "t/s") and k not in measures and not _measured_key(k)}
         key = tuple(sorted(settings.items()))
         run = runs.get(key)
         if run is None:
@@ -186,6 +222,11 @@ def _group(rows: list[tuple[dict[str, str], int]], test_of, ts_of, columns: list
             run = runs[key] = RunReading(TOOL, settings=settings, lines=(line, line))
         run.lines = (run.lines[0], line)
         run.metrics[metric] = Measure(figure.group(1).replace(",", ""), "tok/s", spread=figure.group(2), line=line)
+        for column, unit in measures.items():
+            other = _TS.match(row.get(column, ""))
+            if other is not None and unit:
+                run.metrics[_measure_name(column, metric)] = Measure(other.group(1).replace(",", ""), unit,
+                                                                     spread=other.group(2), line=line)
     return list(runs.values())
 
 

@@ -195,6 +195,9 @@ def normalised(text: str) -> str:
 _FAILURE_WORDS = re.compile(r"\b(?:failed|fails|failure|crash(?:ed|es)?|segfault(?:ed)?|OOM|out of memory|aborted|"
                             r"hangs?|hung|timed out|does not (?:build|compile|load|start|run)|won't (?:build|start|load)|"
                             r"error(?=:))", re.I)
+_NEGATORS = frozenset({"no", "not", "without", "never", "didn't", "doesn't", "won't", "nor", "nothing", "none",
+                       "zero", "neither", "wasn't", "weren't", "isn't", "hasn't", "haven't"})
+"""Words that say what follows them, within its clause, did not happen (``nothing errored or crashed``)."""
 _LEAD_LABEL = re.compile(r"^\s*(?:[A-Za-z][\w ]{0,20}:\s+)")
 
 
@@ -210,9 +213,9 @@ def failure_clause(text: str) -> str | None:
     for line in text.splitlines():
         clean = plain(line.strip().lstrip("-*+ ").strip())
         for found in _FAILURE_WORDS.finditer(clean):
-            before = clean[:found.start()].lower().split()[-2:]
-            if any(w in ("no", "not", "without", "never", "didn't", "doesn't", "won't", "nor") for w in before):
-                continue  # "no crash": the line says it did not fail
+            clause = re.split(r"[,;:.!?]|\bbut\b|\bthen\b", clean[:found.start()].lower())[-1]
+            if any(w.strip("*_`") in _NEGATORS for w in clause.split()[-4:]):
+                continue  # "no crash", "nothing errored or crashed": the line says it did not fail
             return _LEAD_LABEL.sub("", clean).strip().rstrip(".")
     return None
 

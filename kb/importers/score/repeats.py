@@ -35,7 +35,61 @@ def merge(candidates: list[Candidate]) -> list[Candidate]:
         if len(members) >= 2:
             means[id(members[0])] = _mean(members, stem)
             dropped |= {id(other) for other in members[1:]}
+    for members in _series(candidates, dropped):
+        first = members[0]
+        units = {f.unit for f in first.figures.values()}
+        at = candidates.index(first)
+        summarised = any(_near(c.path, first.path) and id(c) not in dropped and c.evidence != "item"
+                         and units & {f.unit for f in c.figures.values()} for c in candidates[:at])
+        if summarised:  # the section's table or output, just above, gives the run: these are its samples
+            dropped |= {id(m) for m in members}
+        else:
+            means[id(first)] = _mean(members, labels.series_stem(first.entry) or "")
+            dropped |= {id(other) for other in members[1:]}
     return [means.get(id(c), c) for c in candidates if id(c) not in dropped]
+
+
+def _near(summary: tuple[str, ...], samples: tuple[str, ...]) -> bool:
+    """Whether a summary in the section ``summary`` may sum up samples listed in ``samples``: the
+    same section, one that holds it, or a sibling under the same heading (``### Results`` then
+    ``### Per-Request Latencies``)."""
+    return samples[:len(summary)] == summary or (len(summary) == len(samples) and summary[:-1] == samples[:-1])
+
+
+SERIES = 3
+"""Sibling items numbered this many times or more (``Request 1``, ``Request 2``, ``Request 3``)
+are the samples of one measurement, not runs of their own."""
+
+
+def _series(candidates: list[Candidate], dropped: set[int]) -> list[list[Candidate]]:
+    """Runs of sibling list items named by one word and consecutive numbers (``Request 1: 0.259s``,
+    ``Request 2: 0.225s``, ...), each giving figures in the same units and nothing that names a
+    configuration: the per-request or per-sample figures of one run."""
+    found: list[list[Candidate]] = []
+    current: list[Candidate] = []
+
+    def close() -> None:
+        if len(current) >= SERIES:
+            found.append(list(current))
+        current.clear()
+
+    for candidate in candidates:
+        if id(candidate) in dropped or candidate.evidence != "item" or candidate.list_at is None:
+            close()
+            continue
+        number = labels.series_number(candidate.entry)
+        stem = labels.series_stem(candidate.entry)
+        previous = current[-1] if current else None
+        if previous is not None and (stem != labels.series_stem(previous.entry) or previous.list_at != candidate.list_at
+                                     or number != (labels.series_number(previous.entry) or 0) + 1
+                                     or {f.unit for f in previous.figures.values()} != {f.unit for f in candidate.figures.values()}):
+            close()
+        if number is None or not candidate.figures:
+            close()
+            continue
+        current.append(candidate)
+    close()
+    return found
 
 
 def _mean(members: list[Candidate], stem: str) -> Candidate:
