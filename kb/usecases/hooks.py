@@ -453,7 +453,7 @@ def read_payload(stream: Any, timeout: float = PAYLOAD_WAIT_S, limit: int = PAYL
     passed (a terminal, or a pipe left open and empty). A stream without a file descriptor (an
     in-memory one) is read at once. The descriptor is read with :func:`os.read`, never through a
     buffered stream, and waited on with ``select`` (or, where ``select`` takes sockets only, by a
-    daemon thread left behind if the wait runs out)."""
+    background thread that does not hold the process open, left behind if the wait runs out)."""
     try:
         fd = stream.fileno()
     except (AttributeError, OSError, ValueError):
@@ -493,7 +493,8 @@ def _read_some(fd: int, data: bytearray, limit: int) -> bool:
 
 
 def _read_in_thread(fd: int, data: bytearray, deadline: float, limit: int) -> tuple[bytes, bool]:  # pragma: no cover
-    """:func:`read_payload`'s loop in a daemon thread, waited for until ``deadline``."""
+    """:func:`read_payload`'s loop in a background thread (one that does not keep the process alive),
+    waited for until ``deadline``."""
     import threading
 
     def loop() -> None:

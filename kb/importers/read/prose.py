@@ -136,6 +136,9 @@ def figures(text: str) -> list[ProseFigure]:
             value, spread, start = plus_minus.group(1).replace(",", ""), value, max(0, start - 40) + plus_minus.start(1)
         label = _label_before(text, start)
         kind = re.match(rf"\s*(?:\*\*)?\s*({_KIND})\s", text[match.end(1):match.start(2)] + " ", re.I)
+        after = re.match(r"\s+([A-Za-z][\w-]*)", text[match.end():])
+        if kind is None and after and unit == "tok/s" and labels.is_qualifier(after.group(1)):
+            kind = after  # "193.46 t/s prefill", "9.46 t/s tg128": the word after the unit names the figure
         words = f"{_measure_words(label)} {kind.group(1)}".strip() if kind else _measure_words(label)
         found.append(ProseFigure(labels.name_for(words, unit), value, unit, label,
                                  start, match.end(), approximate="~" in match.group(0)[:2]

@@ -53,6 +53,9 @@ from kb.importers.segment import DOCUMENT_FORMATS, RESULT_FORMATS, Segment, segm
 THRESHOLD = 0.5
 """Candidates at or above this confidence are drafted; those below are listed as possible attempts."""
 
+RESULT_NOTE = 0.55
+"""The confidence of a section's ``Result:`` paragraph that is the only result the section gives."""
+
 INFERENCE_UNITS = frozenset({"tok/s", "TFLOPS", "it/s", "GB/s"})
 """Units whose figures alone show inference or benchmarking work (a millisecond or a request per
 second may be a web server's)."""
@@ -86,6 +89,7 @@ class _State:
         self.references: set[str] = set()  # names the notes call the reference
         self.decision_section: Segment | None = None  # the heading of the decision section we are in
         self.conclusions: list[tuple[tuple[str, ...], Segment]] = []  # "Conclusion: ..." notes, by section
+        self.results: list[tuple[Segment, Candidate]] = []  # the candidates of such notes that quote figures
         self.known_flags: set[str] = set()  # --flags the log writes anywhere (a table cell's "name value" is one)
         self.families: dict[str, Candidate] = {}  # a transcript's last attempt of each program and model
         self.edits: list[str] = []  # files edited since the last run
@@ -190,6 +194,8 @@ class _State:
                     "decision", locator_text(segment.locator), short_quote(text))))
         if not self.chat and statements.conclusion(text):
             self.conclusions.append((segment.path, segment))
+            if prose.figures(text):  # "**Result: clean.** 9.46 t/s tg128": the section's result, if nothing else gives one
+                self.results.extend((segment, c) for c in note_candidates(segment, self.chat))
             return
         options = statements.rejected(text)
         if options:
@@ -320,6 +326,7 @@ def score(windows: Iterable[Session], headline: Headline | None = None) -> Extra
     _demote_side_figures(state.candidates, headline)
     _demote_recurring_references(state.candidates, headline)
     _demote_failure_mentions(state.candidates)
+    _section_results(state)
     attempts = link(repeats.merge(state.candidates), headline)
     if not state.inference:
         attempts = []
@@ -337,6 +344,23 @@ def score(windows: Iterable[Session], headline: Headline | None = None) -> Extra
     _distinct_titles(out.attempts)
     _attach_conclusions(state, drafted, out)
     return out
+
+
+def _section_results(state: _State) -> None:
+    """A ``Result:`` paragraph that quotes figures is the attempt of its section when no run, row
+    or other note of that section gave one (a campaign log's entry: what ran, then its result); it
+    stays a note of the section's attempts otherwise (:func:`_attach_conclusions`)."""
+    sections = {c.path for c in state.candidates}
+    taken = set()
+    for segment, candidate in state.results:
+        if segment.path in sections:
+            continue
+        taken.add(id(segment))
+        candidate.confidence = max(candidate.confidence, RESULT_NOTE)
+        candidate.reason = "the result paragraph of its section (no run or row there gives one)"
+        state.candidates.append(candidate)
+    state.candidates.sort(key=lambda c: (c.ordinal, c.sub))
+    state.conclusions = [(path, segment) for path, segment in state.conclusions if id(segment) not in taken]
 
 
 def _attach_conclusions(state: _State, drafted: list[Candidate], out: Extraction) -> None:

@@ -56,6 +56,9 @@ def table_candidates(segment: Segment, context_units: list[str] | None = None) -
         transposed = _arms(segment, table, context_unit)
         if transposed:
             return transposed
+    if any(role[0] == "answer" for role in roles.values()) and \
+            not any(role[0] in ("figure", "arm") for role in roles.values()):
+        return []  # "| Model size | Offload needed? | Recommended |": a guide that answers questions, no run measured
     if any(role[0] == "arm" for role in roles.values()):
         return _arm_columns(segment, table, roles)
     rows = [_row(segment, table, roles, row, position) for position, row in enumerate(table.rows)]
@@ -263,7 +266,7 @@ def _row(segment: Segment, table: Table, roles: dict, row: TableRow, position: i
         key = name if name not in figures else f"{name}[{header}]"
         figures[key] = Figure(key, number, figure_unit, Evidence(f"metrics.{key}", locator_text(where),
                                                                   short_quote(f"{header}: {value}")), spread,
-                              not labels.qualifies(header, figure_unit))
+                              not labels.qualifies(f"{header} {kind}", figure_unit))
         last = key
     first_setting = next((h for h in table.headers if roles[h][0] == "setting"), None)
     verdicts = [cells.mark(row.cells.get(h, "")) for h, r in roles.items() if r[0] in ("mark", "setting")
@@ -607,6 +610,10 @@ def _group(found: list[Candidate], table: Table, roles: dict) -> None:
                 block_column = header
                 break
     level = _load_level(found, [h for h in settings if h != block_column])
+    if block_column and level is None:
+        across = _load_level(found, settings)  # the blocks are one sweep each: compare them at equal level
+        if across is not None and across != block_column:
+            block_column, level = None, across
     for candidate in found:
         block = candidate.settings.get(block_column, "") if block_column else ""
         at = f"{LEVEL}{candidate.settings.get(level, '')}" if level else ""
