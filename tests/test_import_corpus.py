@@ -20,12 +20,12 @@ sys.modules["score_import"] = score_import
 _spec.loader.exec_module(score_import)
 
 SEALED_FLOORS = {
-    "sealed": {"precision": 0.55, "recall": 0.60, "metric": 0.70, "outcome": 0.80, "error_line": 0.40, "date": 0.90},
+    "sealed": {"precision": 0.55, "recall": 0.58, "metric": 0.80, "outcome": 0.58, "error_line": 0.40, "date": 0.30},
 }
-"""Floors of the sealed half, below the figures of its one scoring (bench/README.md, row 23: the
-fifth sealed half, 20 logs at a73352c: P 0.62, R 0.69, metric 0.78, outcome 0.87, error line 0.60 on
-5 failed attempts, date 1.00 on 21 dated attempts), rounded down. They guard against a fall and are
-never raised to a figure measured later. The dev half has no floor: it is what the importer is tuned on."""
+"""Floors of the sealed half, below the figures of its one scoring (bench/README.md, row 26: the
+sixth sealed half, 24 logs from 19 repositories at 38b15f5: P 0.62, R 0.65, metric 0.88, outcome
+0.65, error line 0.50, date 0.39), rounded down. They guard against a fall and are never raised to a
+figure measured later. The dev half has no floor: it is what the importer is tuned on."""
 
 TRUTHS = {half: score_import.load_truths(score_import.CORPORA / half) for half in score_import.HALVES}
 ALL = [truth for half in score_import.HALVES for truth in TRUTHS[half]]
