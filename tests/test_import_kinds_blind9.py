@@ -578,7 +578,6 @@ def test_k48_nothing_errored_or_crashed_bullet_after_the_table(tmp_path):
     assert outcomes(recs) == {2210.4: "baseline", 3480.9: "improved", 4622.0: "improved"}
 
 
-@pytest.mark.xfail(strict=True, reason="kb drafts `Errors: none, nothing hung` as a failed attempt and misses `Output tok/s: 4310.7` (a unit in the label, a bare number) in a list item")
 def test_k48_errors_none_nothing_hung_in_a_summary_list(tmp_path):
     f, recs = drafts(tmp_path, "k48-trtllm.md", dedent("""\
         ## TensorRT-LLM 0.21 throughput, Llama-3.1-70B-Instruct FP8, 4x H100 (TP=4) — 2026-07-05

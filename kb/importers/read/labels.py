@@ -567,6 +567,24 @@ def repetition_stem(label: str) -> str | None:
     return found.group(1).strip(" _-#.(").lower() if found else None
 
 
+_LOAD_WORDS = frozenset({"concurrency", "conc", "concurrent", "clients", "users", "rps", "qps", "rate", "parallel",
+                         "streams", "并发"})
+"""Words by which a setting names the load put on a server (vLLM's and SGLang's ``--max-concurrency``
+and ``--request-rate``, a load generator's clients or users): a level runs are measured at, unlike an
+engine knob such as a batch or micro-batch size."""
+
+
+def names_load(header: str) -> bool:
+    """Whether a column header names the load a run was measured under (``concurrency``, ``QPS``,
+    ``request rate``, ``并发 (concurrency)``), not a knob (``ubatch``, ``batch size``).
+
+    >>> names_load("Concurrency"), names_load("并发 (concurrency)"), names_load("ubatch"), names_load("bs")
+    (True, True, False, False)
+    """
+    lowered = header.lower()
+    return bool(set(_WORDS.findall(lowered)) & _LOAD_WORDS) or "并发" in lowered
+
+
 _SERIES = re.compile(r"^([^\W\d_]+)[\s#]*(\d+)$")
 
 

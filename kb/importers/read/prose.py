@@ -143,8 +143,28 @@ def figures(text: str) -> list[ProseFigure]:
         found.append(ProseFigure(labels.name_for(words, unit), value, unit, label,
                                  start, match.end(), approximate="~" in match.group(0)[:2]
                                  or _APPROXIMATE.search(text[max(0, start - 16):start]) is not None, spread=spread))
+    if not found:
+        found.extend(_unit_in_label(text))
     found.sort(key=lambda f: f.start)
     return found
+
+
+_LABEL_NUMBER = re.compile(rf"^[\s*_>-]*([^\W\d_][^:\n]{{0,40}}?)[\s*_]*:[\s*_]*({NUMBER})[\s*_]*$")
+
+
+def _unit_in_label(text: str) -> list[ProseFigure]:
+    """The figure of a one-line ``name: number`` note whose name carries the unit (``Output
+    tok/s: 4310.7``, ``TTFT (ms): 45``), as a script's result lines are pasted into a list."""
+    found = _LABEL_NUMBER.match(text.strip()) if "\n" not in text.strip() else None
+    if not found:
+        return []
+    unit = labels.unit_in_label(plain(found.group(1)))
+    if unit is None or unit in ("%", "x"):
+        return []
+    label = plain(found.group(1)).strip()
+    lead = len(text) - len(text.lstrip())
+    return [ProseFigure(labels.name_for(_measure_words(label), unit), found.group(2).replace(",", ""), unit, label,
+                        lead + found.start(2), lead + found.end(2))]
 
 
 def signed_percent(text: str) -> float | None:

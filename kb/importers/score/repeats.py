@@ -33,7 +33,7 @@ def merge(candidates: list[Candidate]) -> list[Candidate]:
     dropped: set[int] = set()  # the other repetitions
     for (_, stem), members in sets.items():
         if len(members) >= 2:
-            means[id(members[0])] = _mean(members, stem)
+            means[id(members[0])] = mean_of(members, stem)
             dropped |= {id(other) for other in members[1:]}
     for members in _series(candidates, dropped):
         first = members[0]
@@ -44,7 +44,7 @@ def merge(candidates: list[Candidate]) -> list[Candidate]:
         if summarised:  # the section's table or output, just above, gives the run: these are its samples
             dropped |= {id(m) for m in members}
         else:
-            means[id(first)] = _mean(members, labels.series_stem(first.entry) or "")
+            means[id(first)] = mean_of(members, labels.series_stem(first.entry) or "")
             dropped |= {id(other) for other in members[1:]}
     return [means.get(id(c), c) for c in candidates if id(c) not in dropped]
 
@@ -92,7 +92,9 @@ def _series(candidates: list[Candidate], dropped: set[int]) -> list[list[Candida
     return found
 
 
-def _mean(members: list[Candidate], stem: str) -> Candidate:
+def mean_of(members: list[Candidate], stem: str) -> Candidate:
+    """One candidate for repetitions ``members`` of one configuration, at the first one's place:
+    each figure they all give is their mean, its spread their sample standard deviation."""
     first, last = members[0], members[-1]
     names = [n for n in first.figures if all(n in m.figures and m.figures[n].unit == first.figures[n].unit
                                              for m in members)]

@@ -26,6 +26,10 @@ _GENERIC = frozenset({"output_throughput", "latency", "time", "bandwidth", "figu
 
 _NOTES = frozenset({"item", "note", "narration"})
 
+_LABEL_WORDS = 3
+"""A row named by one setting alone is the same run as another table's row of that name only when the
+name has this many words or more (``NCCL 2.29.2 CUDA Graph``; a bare ``vLLM`` or ``16`` is no name of one run)."""
+
 
 def link(candidates: list[Candidate], headline: Headline) -> list[Candidate]:
     """The candidates that are attempts, in log order; restatements are added to the
@@ -77,7 +81,8 @@ def _same_row(candidate: Candidate, accepted: list[Candidate]) -> Candidate | No
     another order): the tables give other measures of the same run, one attempt, unless they
     measure one figure differently."""
     values = _setting_values(candidate)
-    if candidate.evidence != "row" or len(values) < 2 or candidate.failed or candidate.merged:
+    distinctive = len(values) == 1 and len(candidate.label.split()) >= _LABEL_WORDS  # "NCCL 2.29.2 eager + symmetric"
+    if candidate.evidence != "row" or (len(values) < 2 and not distinctive) or candidate.failed or candidate.merged:
         return None  # a table that is one run's points stands for that run, whatever its first row says
     return next((a for a in accepted if a.evidence == "row" and a.ordinal != candidate.ordinal and not a.failed
                  and not a.merged

@@ -18,6 +18,7 @@ first measured row of its block, is the baseline.
 from __future__ import annotations
 
 import datetime as dt
+import re
 import statistics
 
 from kb.importers.events import Locator, Table, TableRow
@@ -25,8 +26,12 @@ from kb.importers.model import Evidence, Figure, locator_text, short_quote
 from kb.importers.read import cells, dates, labels, prose, stack, statements
 from kb.importers.read import commands as shell
 from kb.importers.read import errors as error_output
+from kb.importers.score import repeats
 from kb.importers.score.candidate import MEMORY_UNITS, Candidate, decimals
 from kb.importers.segment import Segment
+
+_TIME_OF_DAY = re.compile(r"^[T ]?\d{1,2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?$")
+"""The time after a date in a time stamp (``T04:27:59.057513``, `` 14:02``, ``T10:00:00Z``)."""
 
 LEVEL = "#at="
 """Separates a table group's name from the load level its rows are compared at (:func:`_load_level`)."""
@@ -63,6 +68,7 @@ def table_candidates(segment: Segment, context_units: list[str] | None = None) -
         return _arm_columns(segment, table, roles)
     rows = [_row(segment, table, roles, row, position) for position, row in enumerate(table.rows)]
     found = [c for c in rows if c is not None]
+    found = _request_log(found, table, roles)
     merged = _merged_rows(segment, table, roles, found)  # points of one run: no row of them is derived from the others
     if merged is not None:
         _group(merged, table, roles)
@@ -70,6 +76,52 @@ def table_candidates(segment: Segment, context_units: list[str] | None = None) -
     _drop_derived(found, roles)
     _group(found, table, roles)
     return found
+
+
+REQUESTS = 3
+"""Rows of one configuration, one a request, that a request log needs before they are one run."""
+
+
+def _request_log(found: list[Candidate], table: Table, roles: dict) -> list[Candidate]:
+    """A log of requests (a CSV or table a client wrote, one row a request, each row stamped with
+    its own date and time) holds runs, not attempts: the rows of one configuration (the first
+    setting column, in runs of :data:`REQUESTS` rows or more) are one attempt at the mean of their
+    figures. A table with another column that differs in every row (a case key, an output file)
+    names a configuration a row; it, like any other table, is returned as it is."""
+    settings = [h for h, r in roles.items() if r[0] == "setting"]
+    stamps = [h for h in settings if _stamps(table, h)]
+    if not settings or len(found) < REQUESTS or not stamps:
+        return found
+    if any(_distinct(table, h) for h in settings if h not in stamps):
+        return found  # a column that names each row apart (a case key, a file): every row a configuration
+    first = settings[0]
+    blocks: list[list[Candidate]] = []
+    for candidate in found:
+        if blocks and blocks[-1][0].settings.get(first) == candidate.settings.get(first):
+            blocks[-1].append(candidate)
+        else:
+            blocks.append([candidate])
+    if any(len(block) < REQUESTS for block in blocks):
+        return found
+    merged = []
+    for block in blocks:
+        run = repeats.mean_of(block, block[0].settings.get(first, ""))
+        run.reason = f"the mean of {len(block)} requests of one configuration (a request log)"
+        merged.append(run)
+    return merged
+
+
+def _distinct(table: Table, header: str) -> bool:
+    """Whether a column holds a different value in every row."""
+    values = [prose.plain(row.cells.get(header, "")) for row in table.rows]
+    return len(set(values)) == len(values)
+
+
+def _stamps(table: Table, header: str) -> bool:
+    """Whether a column holds a distinct date and time in every row (a request's time stamp)."""
+    values = [prose.plain(row.cells.get(header, "")) for row in table.rows]
+    return len(values) >= REQUESTS and len(set(values)) == len(values) and all(
+        dates.find_date(v) is not None and ":" in v for v in values)
 
 
 def _merged_rows(segment: Segment, table: Table, roles: dict, found: list[Candidate]) -> list[Candidate] | None:
@@ -303,7 +355,7 @@ def _row(segment: Segment, table: Table, roles: dict, row: TableRow, position: i
     candidate.said = said
     for header, value in candidate.settings.items():
         day = dates.find_date(value)
-        if day is not None and not dates.without_date(value):  # a cell that is the row's date
+        if day is not None and not _TIME_OF_DAY.sub("", dates.without_date(value)):  # a cell that is the row's date
             candidate.when = dt.datetime(day.year, day.month, day.day)
             candidate.dated_by = f"the row's \"{short_quote(header, 30)}\" cell"
             break
@@ -611,8 +663,8 @@ def _group(found: list[Candidate], table: Table, roles: dict) -> None:
                 break
     level = _load_level(found, [h for h in settings if h != block_column])
     if block_column and level is None:
-        across = _load_level(found, settings)  # the blocks are one sweep each: compare them at equal level
-        if across is not None and across != block_column:
+        across = _load_level(found, settings)  # blocks that are one load sweep each: compare them at equal load
+        if across is not None and across != block_column and labels.names_load(across):
             block_column, level = None, across
     for candidate in found:
         block = candidate.settings.get(block_column, "") if block_column else ""
