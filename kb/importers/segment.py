@@ -114,7 +114,7 @@ def segments(windows: Iterable[Session]) -> Iterator[Segment]:
     state = _ChatState()
     for window in windows:
         if window.format in DOCUMENT_FORMATS:
-            produced: Iterable[Segment] = _folded(_document(window))
+            produced: Iterable[Segment] = _measure_lists(_folded(_document(window)))
         elif window.format in RESULT_FORMATS:
             produced = _capture(window)
         else:
@@ -316,6 +316,43 @@ def _folded(produced: Iterable[Segment]) -> Iterator[Segment]:
         if depth is None:
             yield segment
     yield from _fold(pending)
+
+
+MEASURE_ITEMS = 2
+"""Figures of different measures, one an item, that make a list of ``name: value`` items one run's summary."""
+
+
+def _measure_lists(produced: Iterable[Segment]) -> Iterator[Segment]:
+    """``produced`` with each list of :data:`MEASURE_ITEMS` or more sibling items that are all
+    ``name: value`` lines of distinct measures (``- Output tok/s: 4287.6``, ``- TTFT (ms): 45.2``)
+    folded into one note: a run's summary pasted as a list, one run, not one try an item."""
+    run: list[Segment] = []
+
+    def flush() -> Iterator[Segment]:
+        names = [f.name for s in run for f in prose.figures(s.text)]
+        if len(names) >= MEASURE_ITEMS and len(names) == len(set(names)):
+            first, last = run[0], run[-1].locator
+            locator = Locator(first.locator.file, line_start=first.locator.line_start,
+                              line_end=last.line_end or last.line_start)
+            yield Segment("note", locator, text="; ".join(s.text.strip() for s in run), path=first.path,
+                          when=first.when, attrs={**first.attrs, "folded": len(run)})
+        else:
+            yield from run
+        run.clear()
+
+    for segment in produced:
+        item = segment.kind == "note" and segment.attrs.get("item") and not segment.attrs.get("folded")
+        if item and prose.metric_line(segment.text) and (not run or (
+                segment.attrs.get("depth") == run[-1].attrs.get("depth") and segment.path == run[-1].path
+                and (segment.locator.line_start or 0) == (run[-1].locator.line_end or run[-1].locator.line_start or 0) + 1)):
+            run.append(segment)
+            continue
+        yield from flush()
+        if item and prose.metric_line(segment.text):
+            run.append(segment)
+            continue
+        yield segment
+    yield from flush()
 
 
 def _fold(pending: list[Segment]) -> list[Segment]:

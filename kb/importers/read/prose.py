@@ -143,28 +143,33 @@ def figures(text: str) -> list[ProseFigure]:
         found.append(ProseFigure(labels.name_for(words, unit), value, unit, label,
                                  start, match.end(), approximate="~" in match.group(0)[:2]
                                  or _APPROXIMATE.search(text[max(0, start - 16):start]) is not None, spread=spread))
-    if not found:
-        found.extend(_unit_in_label(text))
+    found.extend(f for f in _unit_in_label(text) if not any(o.start <= f.start < o.end for o in found))
     found.sort(key=lambda f: f.start)
     return found
 
 
+_WORKED = re.compile(rf"^[\s*_>-]*([^\W\d_][^=:\n]{{0,40}}?)[\s*_]*=\s*{NUMBER}(?:\s*[*/×x+−-]\s*{NUMBER})+\s*=\s*({NUMBER})[\s*_.]*$")
+"""``Tokens per Second = 4 * 256 * 1000 / 24750.0 = 41.37``: a figure worked out in the notes, its
+name carrying the unit, the result after the last ``=``."""
 _LABEL_NUMBER = re.compile(rf"^[\s*_>-]*([^\W\d_][^:\n]{{0,40}}?)[\s*_]*:[\s*_]*({NUMBER})[\s*_]*$")
 
 
 def _unit_in_label(text: str) -> list[ProseFigure]:
-    """The figure of a one-line ``name: number`` note whose name carries the unit (``Output
-    tok/s: 4310.7``, ``TTFT (ms): 45``), as a script's result lines are pasted into a list."""
-    found = _LABEL_NUMBER.match(text.strip()) if "\n" not in text.strip() else None
-    if not found:
-        return []
-    unit = labels.unit_in_label(plain(found.group(1)))
-    if unit is None or unit in ("%", "x"):
-        return []
-    label = plain(found.group(1)).strip()
-    lead = len(text) - len(text.lstrip())
-    return [ProseFigure(labels.name_for(_measure_words(label), unit), found.group(2).replace(",", ""), unit, label,
-                        lead + found.start(2), lead + found.end(2))]
+    """The figures of ``name: number`` clauses (one a line, or separated by ``;``) whose names
+    carry the unit (``Output tok/s: 4310.7``, ``TTFT (ms): 45``), as a script's result lines are
+    pasted into a list; sizes and ratios aside, as for any figure in prose."""
+    found: list[ProseFigure] = []
+    at = 0
+    for clause in re.split(r"(;|\n)", text):
+        if clause not in (";", "\n"):
+            match = _LABEL_NUMBER.match(clause) or _WORKED.match(clause)
+            unit = labels.unit_in_label(plain(match.group(1))) if match else None
+            if match and unit and unit not in ("%", "x", "GiB", "GB", "MB"):
+                label = plain(match.group(1)).strip()
+                found.append(ProseFigure(labels.name_for(_measure_words(label), unit), match.group(2).replace(",", ""),
+                                         unit, label, at + match.start(2), at + match.end(2)))
+        at += len(clause)
+    return found
 
 
 def signed_percent(text: str) -> float | None:

@@ -187,6 +187,12 @@ def cites_thread(text: str) -> bool:
 _NAMES_REFERENCE = re.compile(r"\b(?:baseline|reference|default|stock|compared (?:to|with|against))\b", re.I)
 
 
+_ATTRIBUTIVE = re.compile(r"\b(?:default|stock)\b[*_`\s]+(?!(?:run|runs|config|configuration|setup|build|settings?)\b)"
+                          r"(?=[A-Za-z])", re.I)
+"""``default`` or ``stock`` before a noun that is no run (``default kernels``, ``stock clocks``):
+it describes the noun, it names no reference run."""
+
+
 def named_references(text: str) -> set[str]:
     """The names a note designates as the reference runs are compared with (``FlashInfer is the
     default here, so it is the reference in every table`` → ``{"flashinfer"}``): the capitalised or
@@ -197,8 +203,8 @@ def named_references(text: str) -> set[str]:
     """
     found: set[str] = set()
     for sentence in re.split(r"(?<=[.;!?])\s+", text):
-        if not _NAMES_REFERENCE.search(sentence):
-            continue
+        if not _NAMES_REFERENCE.search(_ATTRIBUTIVE.sub("", sentence)):
+            continue  # "vLLM's default kernels came out ahead", "the default recommendation": no run named the reference
         for word in re.findall(r"[A-Za-z][\w.+-]*", sentence):
             if (word[0].isupper() and len(word) > 2 and word.lower() not in _COMMON) or any(c.isdigit() for c in word):
                 found.add(word.lower().rstrip("."))
