@@ -727,6 +727,9 @@ def _arms(segment: Segment, table: Table, context_unit: str | None = None) -> li
     (``| metric | before | after |``): one candidate per arm column, one figure per measure row."""
     first = table.headers[0]
     found = []
+    output_named = any(labels.qualifies(prose.plain(row.cells.get(first, "")), "tok/s") and
+                       labels.name_for(prose.plain(row.cells.get(first, "")), "tok/s") == "output_throughput"
+                       for row in table.rows)
     for position, header in enumerate(table.headers[1:], 1):
         if cells.is_delta(header) or labels.names_spread(header):
             continue
@@ -744,6 +747,8 @@ def _arms(segment: Segment, table: Table, context_unit: str | None = None) -> li
             if unit is None:
                 continue
             name = named[0] if named and named[1] == unit else labels.name_for(label, unit)
+            if name == "output_throughput" and not labels.qualifies(label, unit) and output_named:
+                name = "total_throughput"  # "Tokens per second" beside "Output tokens per second": both kinds
             if name in figures:
                 continue
             where = Locator(segment.locator.file, line_start=row.line, line_end=row.line)
@@ -757,7 +762,8 @@ def _arms(segment: Segment, table: Table, context_unit: str | None = None) -> li
                               title=label, approach=label, quote=short_quote(f"{first} | {header}"),
                               when=segment.when, path=segment.path, key=f"{segment.text}|{header}",
                               group=f"table:{segment.ordinal}:", confidence=0.75,
-                              reason="an arm (column) of a comparison table", arm=True)
+                              reason="an arm (column) of a comparison table",
+                              arm=len(table.headers) > 2)  # | Metric | Value |: one run, no arm of a comparison
         candidate.failed = failed and not figures
         candidate.marked = statements.names_reference(label)
         found.append(candidate)
