@@ -8,9 +8,12 @@ which teammates on a shared host cannot read); a replaced file keeps its mode.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
+import signal
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 from kb.errors import RecordExists, WriteError
@@ -29,6 +32,21 @@ def current_umask() -> int:
     mask = os.umask(0o022)
     os.umask(mask)
     return mask
+
+
+@contextlib.contextmanager
+def _interrupts_held() -> Iterator[None]:
+    """Hold SIGINT and SIGTERM for the block (``pthread_sigmask``; POSIX, any thread): a signal that
+    arrives meanwhile is delivered when the block ends. Where signal masks do not exist, nothing."""
+    held = {signal.SIGINT, signal.SIGTERM}
+    if not hasattr(signal, "pthread_sigmask"):  # pragma: no cover - Windows
+        yield
+        return
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, held)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, before)
 
 
 def write_text_atomic(target: Path, text: str, *, overwrite: bool = False) -> Path:
@@ -58,8 +76,10 @@ def write_bytes_atomic(target: Path, data: bytes, *, overwrite: bool = False, du
         raise _write_error(target, exc) from None
     tmp = None
     try:
-        # created inside the try whose finally removes it: a Ctrl-C right after it exists leaves nothing
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.stem}.{os.getpid()}.", suffix=TEMP_SUFFIX, dir=target.parent)
+        # created inside the try whose finally removes it, with SIGINT held until its name is known:
+        # a Ctrl-C between the file's creation and mkstemp's return would leave it behind unnamed
+        with _interrupts_held():
+            fd, tmp = tempfile.mkstemp(prefix=f".{target.stem}.{os.getpid()}.", suffix=TEMP_SUFFIX, dir=target.parent)
         try:
             mode = target.stat().st_mode & 0o7777 if overwrite else None
         except FileNotFoundError:
