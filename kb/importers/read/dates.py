@@ -90,6 +90,26 @@ def file_date(name: str) -> dt.date | None:
 _LEADING = re.compile(r"^\s*(?:\d{4}-\d{2}-\d{2}|\d{4}/\d{2}/\d{2})\s*(?:[—–:|-]+\s*)?")
 
 
+_TIME_OF_DAY = re.compile(r"^[T ]?\d{1,2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?$")
+
+
+def only_date(cell: str) -> dt.date | None:
+    """The date of a cell that holds a date and nothing else, or a date and its time of day
+    (``2026-07-26``, ``2025/03/04``, ``2025-10-06T04:27:59.057``, ``2026-03-01 14:02:11Z``); ``None``
+    for any other cell.
+
+    >>> only_date("2025-10-06T04:27:59.057513"), only_date("2026-07-26 — reran"), only_date("v2026-07-26")
+    (datetime.date(2025, 10, 6), None, None)
+    """
+    day = find_date(cell)
+    return day if day is not None and not _TIME_OF_DAY.sub("", without_date(cell)) else None
+
+
+def is_stamp(cell: str) -> bool:
+    """Whether a cell is a date with its time of day (a request's time stamp)."""
+    return only_date(cell) is not None and ":" in cell
+
+
 def without_date(title: str) -> str:
     """A heading without the date it starts with (``2026-02-21 — EAGLE-3 speculation`` →
     ``EAGLE-3 speculation``).

@@ -18,7 +18,6 @@ first measured row of its block, is the baseline.
 from __future__ import annotations
 
 import datetime as dt
-import re
 import statistics
 
 from kb.importers.events import Locator, Table, TableRow
@@ -29,9 +28,6 @@ from kb.importers.read import errors as error_output
 from kb.importers.score import repeats
 from kb.importers.score.candidate import MEMORY_UNITS, Candidate, decimals
 from kb.importers.segment import Segment
-
-_TIME_OF_DAY = re.compile(r"^[T ]?\d{1,2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?$")
-"""The time after a date in a time stamp (``T04:27:59.057513``, `` 14:02``, ``T10:00:00Z``)."""
 
 LEVEL = "#at="
 """Separates a table group's name from the load level its rows are compared at (:func:`_load_level`)."""
@@ -121,7 +117,7 @@ def _stamps(table: Table, header: str) -> bool:
     """Whether a column holds a distinct date and time in every row (a request's time stamp)."""
     values = [prose.plain(row.cells.get(header, "")) for row in table.rows]
     return len(values) >= REQUESTS and len(set(values)) == len(values) and all(
-        dates.find_date(v) is not None and ":" in v for v in values)
+        dates.is_stamp(v) for v in values)
 
 
 def _merged_rows(segment: Segment, table: Table, roles: dict, found: list[Candidate]) -> list[Candidate] | None:
@@ -354,8 +350,8 @@ def _row(segment: Segment, table: Table, roles: dict, row: TableRow, position: i
     candidate.workload = labels.workload(candidate.settings, flags, columns=True)
     candidate.said = said
     for header, value in candidate.settings.items():
-        day = dates.find_date(value)
-        if day is not None and not _TIME_OF_DAY.sub("", dates.without_date(value)):  # a cell that is the row's date
+        day = dates.only_date(value)
+        if day is not None:  # a cell that is the row's date
             candidate.when = dt.datetime(day.year, day.month, day.day)
             candidate.dated_by = f"the row's \"{short_quote(header, 30)}\" cell"
             break
