@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 import statistics
 
-from kb.importers.read import errors, labels
+from kb.importers.read import errors, labels, prose
 from kb.importers.read.base import NUMBER, Measure, Readout, RunReading, number
 
 TOOL = "lines"
@@ -172,19 +172,14 @@ def _spreads(line: str) -> tuple[str, dict[str, str]]:
     return _SPREAD.sub(keep, line), spreads
 
 
-_WORKED = re.compile(rf"^\s*[-*>]?\s*([^\W\d_][^=:]{{0,48}}?)\s*[=:]\s*{NUMBER}(?:\s*[*/×x+−-]\s*{NUMBER})+\s*=\s*({NUMBER})\s*$")
-"""``name = a * b / c = result`` (``Tokens per Second = 198.25 * 1000 / 19634.0 * 4 = 40.39``): a
-figure the log works out from the run's output, its name carrying the unit; the result is the figure."""
-
-
 def _label_only(line: str) -> list[tuple[str, str, str, bool]]:
     """The figure of a ``name: number`` line whose name carries its unit (:data:`_LABEL_ONLY`), or
-    of a worked ``name = arithmetic = result`` line (:data:`_WORKED`)."""
-    found = _LABEL_ONLY.match(line) or _WORKED.match(line)
+    of a worked ``name = arithmetic = result`` line (:data:`kb.importers.read.prose.WORKED`)."""
+    found = _LABEL_ONLY.match(line) or prose.WORKED.match(line)
     if not found:
         return []
     unit, value = labels.unit_in_label(found.group(1)), number(found.group(2))
-    if not unit or value is None or (unit in ("x", "%") and found.re is _WORKED):
+    if not unit or value is None or (unit in ("x", "%") and found.re is prose.WORKED):
         return []
     label = found.group(1)
     return [(labels.name_for(label, unit), value, unit, not labels.qualifies(label, unit))]

@@ -148,7 +148,7 @@ def figures(text: str) -> list[ProseFigure]:
     return found
 
 
-_WORKED = re.compile(rf"^[\s*_>-]*([^\W\d_][^=:\n]{{0,40}}?)[\s*_]*=\s*{NUMBER}(?:\s*[*/×x+−-]\s*{NUMBER})+\s*=\s*({NUMBER})[\s*_.]*$")
+WORKED = re.compile(rf"^[\s*_>-]*([^\W\d_][^=:\n]{{0,40}}?)[\s*_]*=\s*{NUMBER}(?:\s*[*/×x+−-]\s*{NUMBER})+\s*=\s*({NUMBER})[\s*_.]*$")
 """``Tokens per Second = 4 * 256 * 1000 / 24750.0 = 41.37``: a figure worked out in the notes, its
 name carrying the unit, the result after the last ``=``."""
 _LABEL_NUMBER = re.compile(rf"^[\s*_>-]*([^\W\d_][^:\n]{{0,40}}?)[\s*_]*:[\s*_]*({NUMBER})[\s*_]*$")
@@ -162,7 +162,7 @@ def _unit_in_label(text: str) -> list[ProseFigure]:
     at = 0
     for clause in re.split(r"(;|\n)", text):
         if clause not in (";", "\n"):
-            match = _LABEL_NUMBER.match(clause) or _WORKED.match(clause)
+            match = _LABEL_NUMBER.match(clause) or WORKED.match(clause)
             unit = labels.unit_in_label(plain(match.group(1))) if match else None
             if match and unit and unit not in ("%", "x", "GiB", "GB", "MB"):
                 label = plain(match.group(1)).strip()
