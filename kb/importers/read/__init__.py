@@ -18,6 +18,7 @@ again by a later one):
 - :mod:`.trtllm_bench`: TensorRT-LLM ``trtllm-bench`` reports;
 - :mod:`.aiperf`: NVIDIA aiperf and genai-perf (console tables, JSON and CSV exports);
 - :mod:`.go_bench`: Go benchmark results (``go test -bench``: medians of ``-count`` repetitions);
+- :mod:`.torch_profiler`: PyTorch profiler summaries (``key_averages().table()``: one run a table);
 - :mod:`.errors`: a failed run's own output (Python tracebacks, CUDA, NCCL and compiler errors);
 - :mod:`.lines`: output no reader knows: ``name value unit`` lines only, at lower confidence.
 

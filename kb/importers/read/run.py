@@ -20,6 +20,7 @@ def read_output(text: str, *, generic: bool = True) -> Readout:
         nccl_tests,
         printed,
         sglang_bench,
+        torch_profiler,
         trtllm_bench,
         vllm_bench,
     )
@@ -28,7 +29,7 @@ def read_output(text: str, *, generic: bool = True) -> Readout:
     grouped = (llama_bench.read, nccl_tests.read, go_bench.read)  # readers that say which runs one invocation gave
     offset = 0
     lowered = text.lower()
-    for module in (vllm_bench, sglang_bench, llama_bench, nccl_tests, trtllm_bench, aiperf, go_bench):
+    for module in (vllm_bench, sglang_bench, llama_bench, nccl_tests, trtllm_bench, aiperf, go_bench, torch_profiler):
         if not any(marker in lowered for marker in module.MARKERS):
             continue  # none of the words its output always holds: nothing for it to read
         reader = module.read
@@ -86,10 +87,19 @@ def _detailed(run: RunReading, tables: Readout) -> Readout:
 def recognises(text: str) -> str | None:
     """The tool whose documented output ``text`` holds (``"nccl-tests"``, ...), or ``None``: how
     a file of raw output is told from a Markdown notebook."""
-    from kb.importers.read import aiperf, go_bench, llama_bench, nccl_tests, sglang_bench, trtllm_bench, vllm_bench
+    from kb.importers.read import (
+        aiperf,
+        go_bench,
+        llama_bench,
+        nccl_tests,
+        sglang_bench,
+        torch_profiler,
+        trtllm_bench,
+        vllm_bench,
+    )
 
     lowered = text.lower()
-    for module in (vllm_bench, sglang_bench, llama_bench, nccl_tests, trtllm_bench, aiperf, go_bench):
+    for module in (vllm_bench, sglang_bench, llama_bench, nccl_tests, trtllm_bench, aiperf, go_bench, torch_profiler):
         try:
             if any(marker in lowered for marker in module.MARKERS) and module.read(text).runs:
                 return str(module.TOOL)
