@@ -370,7 +370,6 @@ def test_k46_chinese_two_gpus_same_concurrencies(tmp_path):
     }
 
 
-@pytest.mark.xfail(strict=True, reason="kb reads the second flag's runs of repeated values (off, off, on, on) as blocks compared within themselves, so the `off, on` row (1555.0) is a second baseline instead of improved against the first row")
 def test_k46_counter_flags_on_off_compare_with_the_first_row(tmp_path):
     f, recs = drafts(tmp_path, "k46-flags.md", dedent("""\
         # Prefix caching x chunked prefill — Llama-3.1-8B-Instruct, one A100 80GB, vLLM 0.9.2

@@ -246,6 +246,21 @@ def decimal(cell: str) -> bool:
     return bool(re.fullmatch(r"[*_~]*\d+[.,]\d+[*_]*(?:\s*\(.*\))?", cell.strip()))
 
 
+_SWITCH_WORDS = frozenset({"on", "off", "true", "false", "yes", "no", "enabled", "disabled", "enable", "disable"})
+
+
+def switch_state(cell: str) -> bool:
+    """Whether a cell is a knob's state: on or off (``on``, ``off``, ``true``, ``disabled``, a pass
+    or fail mark standing for yes and no) or a bare number (``0``, ``2``, ``2048``), as a flag's
+    or a threshold's column of a factorial table holds them; never a name (``Qwen3-8B``, ``fp16``).
+
+    >>> [switch_state(c) for c in ("off", "**on**", "2", "✅", "Qwen3-8B", "fp16")]
+    [True, True, True, True, False, False]
+    """
+    plain = cell.strip().strip("*_`").strip().lower()
+    return plain in _SWITCH_WORDS or whole_number(plain) or decimal(plain) or plain in _FAIL_MARKS or plain in _PASS_MARKS
+
+
 def file_name(cell: str) -> bool:
     """Whether a cell is a file's name (``rapport.txt``, ``jfk.wav``, ``prompts/a.jsonl``): what a
     run was measured on, not a setting.

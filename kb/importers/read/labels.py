@@ -46,6 +46,7 @@ record, such as Gbps, which is bits)."""
 
 _UNIT_IN_LABEL = re.compile(r"[\(\[]\s*([^()\[\]]{1,20}?)\s*[\)\]]\s*$")
 _TEST = re.compile(r"^(pp|tg)\s*(\d+)$", re.I)
+_PHASE_RATE = re.compile(r"^(pp|tg)\s*/\s*s(?:ec)?$", re.I)
 _WORDS = re.compile(r"[a-z0-9]+")
 _STAT = {"mean": "mean", "avg": "mean", "average": "mean", "median": "median", "med": "median", "p50": "p50",
          "p90": "p90", "p95": "p95", "p99": "p99", "p999": "p999", "max": "max", "min": "min", "std": "std",
@@ -299,6 +300,9 @@ def header_figure(header: str) -> tuple[str, str] | None:
     per = _PER_STEP.match(label.strip())
     if unit is None and per and unit_of(per.group(1)) in ("ms", "us", "s"):  # ms/step, ms/token, s/it
         return f"{per.group(2).lower().rstrip('s')}_latency", unit_of(per.group(1)) or ""
+    phase = _PHASE_RATE.match(label.strip())
+    if unit is None and phase:  # "PP/s", "TG/s": llama.cpp's prompt-processing and text-generation phases, per second
+        return ("input_throughput" if phase.group(1).lower() == "pp" else "output_throughput"), "tok/s"
     test = _TEST.match(label.strip())
     if unit is None and test:
         return ("input_throughput" if test.group(1).lower() == "pp" else "output_throughput"), "tok/s"

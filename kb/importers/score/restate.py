@@ -102,8 +102,11 @@ def _setting_values(candidate: Candidate) -> frozenset[str]:
 
 
 def _compatible(a: str, b: str) -> bool:
+    """Whether two figure names can name one figure: the same name, one named only by its unit, or
+    one the other with its statistic (``ttft`` in a sentence, ``mean_ttft`` in the table it sums up)."""
     base_a, base_b = a.split("[", 1)[0], b.split("[", 1)[0]
-    return base_a == base_b or base_a in _GENERIC or base_b in _GENERIC
+    return (base_a == base_b or base_a in _GENERIC or base_b in _GENERIC
+            or base_a.endswith("_" + base_b) or base_b.endswith("_" + base_a))
 
 
 def _repeats(figure: Figure, other: Candidate) -> bool:

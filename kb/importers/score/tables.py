@@ -46,6 +46,7 @@ def table_candidates(segment: Segment, context_units: list[str] | None = None) -
     table = segment.table
     if table is None or not table.rows or not table.headers:
         return []
+    table = _filled_down(table)
     if not context_units and any(all(labels.unit_of_test(prose.plain(row.cells.get(h, ""))) for row in table.rows)
                                  for h in table.headers):
         context_units = ["tok/s"]  # a column of llama-bench tests (pp512, tg128 @ d4096): its numbers are t/s
@@ -72,6 +73,28 @@ def table_candidates(segment: Segment, context_units: list[str] | None = None) -
     _drop_derived(found, roles)
     _group(found, table, roles)
     return found
+
+
+def _filled_down(table: Table) -> Table:
+    """The table with the empty cells of its first column filled from the row above, when that
+    column names groups of rows that way (``| **Qwen3-8B** | Baseline |`` then ``| | Offloaded |``:
+    a merged cell, as Markdown cannot span rows). The first row must name its group and at least
+    two rows must name one; other columns are left as written."""
+    first = table.headers[0]
+    values = [row.cells.get(first, "") for row in table.rows]
+    named = [v for v in values if v.strip()]
+    if len(table.headers) < 3 or not values[0].strip() or len(named) < 2 or len(named) == len(values):
+        return table
+    rows: list[TableRow] = []
+    above = values[0]
+    for row in table.rows:
+        value = row.cells.get(first, "")
+        if value.strip():
+            above = value
+            rows.append(row)
+        else:
+            rows.append(TableRow({**row.cells, first: above}, row.line))
+    return Table(table.headers, rows)
 
 
 REQUESTS = 3
@@ -268,6 +291,7 @@ def _roles(table: Table, context_unit: str | None) -> dict[str, tuple[str, str |
             roles[header] = ("text", None, None)  # the first column names the row, however long
         else:
             roles[header] = ("setting", None, None)
+    _summary_columns(table, roles)
     by_unit: dict[str | None, list[str]] = {}
     for header, role in roles.items():
         if role[0] == "figure" and not labels.names_measure(labels.split_unit(prose.plain(header))[0]):
@@ -277,6 +301,28 @@ def _roles(table: Table, context_unit: str | None) -> dict[str, tuple[str, str |
             for header in headers:
                 roles[header] = ("arm", labels.name_for("", unit or ""), unit)
     return roles
+
+
+def _summary_columns(table: Table, roles: dict[str, tuple[str, str | None, str | None]]) -> None:
+    """A column headed by a central statistic (``Average``, ``Median``) whose numbers carry no
+    unit summarises the samples of the column beside it that names one (``Run sums (tok/s)`` over
+    ``113.3, 109.6, 114.1``): it is the row's figure, in that column's unit and name; the samples
+    column stays the row's detail. Changes ``roles`` in place."""
+    sources = [h for h, role in roles.items() if role[0] not in ("figure", "arm", "spread")
+               and labels.header_figure(prose.plain(h)) is not None]
+    units = {labels.header_figure(prose.plain(h))[1] for h in sources}  # type: ignore[index]
+    if len(units) != 1:
+        return
+    source = sources[0]
+    unit = units.pop()
+    for header, role in roles.items():
+        if role[0] != "setting" or not labels.central_statistic(prose.plain(header)):
+            continue
+        filled = [v for v in (row.cells.get(header, "") for row in table.rows) if not cells.is_blank(v)]
+        figures = [cells.cell_figure(v) for v in filled]
+        if filled and all(f is not None and not f[1] for f in figures):
+            roles[header] = ("figure", labels.name_for(prose.plain(labels.split_unit(source)[0]), unit or ""), unit)
+            roles[source] = ("samples", None, None)
 
 
 def _row(segment: Segment, table: Table, roles: dict, row: TableRow, position: int) -> Candidate | None:
@@ -645,7 +691,9 @@ def _is_derived(name: str, value: float, others: list[Candidate]) -> bool:
 def _group(found: list[Candidate], table: Table, roles: dict) -> None:
     """Name each row's comparison group: the table, and the block of a setting column whose values
     come in runs of repeated values (one model's rows, then the next's) when another setting
-    varies within the blocks."""
+    varies within the blocks. A column of knob states (``off, off, on, on``; ``2, 2, 0, 0``)
+    crossed with other knobs is a grid of one configuration's variants, not blocks: every row is
+    compared with the table's first."""
     settings = [h for h, r in roles.items() if r[0] == "setting"]
     block_column = None
     for header in settings:
@@ -662,10 +710,24 @@ def _group(found: list[Candidate], table: Table, roles: dict) -> None:
         across = _load_level(found, settings)  # blocks that are one load sweep each: compare them at equal load
         if across is not None and across != block_column and labels.names_load(across):
             block_column, level = None, across
+        elif across is None and not labels.names_load(block_column) and _switch(
+                [c.settings.get(block_column, "") for c in found]):
+            block_column = None  # a flag's off, off, on, on in a grid of knobs: every row against the first
     for candidate in found:
         block = candidate.settings.get(block_column, "") if block_column else ""
         at = f"{LEVEL}{candidate.settings.get(level, '')}" if level else ""
         candidate.group = f"table:{candidate.ordinal}:{block}{at}"
+
+
+def _switch(values: list[str]) -> bool:
+    """Whether a column's values are one knob's two states (``off``/``on``, ``true``/``false``,
+    ``0``/``2``: a number beside 0 or 1), not amounts (batch 1, 8, 32; 1,200 and 2,400 prompts)
+    nor names."""
+    states = {prose.plain(v).strip().lower() for v in values}
+    if len(states) != 2 or not all(cells.switch_state(v) for v in states):
+        return False
+    numbers = [v for v in states if cells.whole_number(v) or cells.decimal(v)]
+    return not numbers or (len(numbers) == 2 and bool(states & {"0", "1"}))  # 0/1, 0/2: off and on; 1200/2400 are amounts
 
 
 def _load_level(found: list[Candidate], settings: list[str]) -> str | None:
