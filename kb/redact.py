@@ -75,11 +75,12 @@ _SYSTEM_USERS = frozenset({"root", "ubuntu", "admin", "user", "runner", "nobody"
 _URL_CREDENTIALS = re.compile(r"\b([a-zA-Z][a-zA-Z0-9+.-]*://)([^/\s:@'\"<>]+):([^/\s@'\"<>]+)@")
 _EMAIL = re.compile(r"\b[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b")
 _USER_AT_HOST = re.compile(
-    r"(?<![/\w.-])[A-Za-z_][A-Za-z0-9_.-]*@(?:\d{1,3}(?:\.\d{1,3}){3}\b|[A-Za-z0-9][A-Za-z0-9-]*(?:\.[A-Za-z0-9-]+)+\b"
+    r"(?<![/\w.-])[A-Za-z_][A-Za-z0-9_.-]*@(?:\d{1,3}(?:\.\d{1,3}){3}\b|[A-Za-z0-9][A-Za-z0-9-]*(?:\.[A-Za-z0-9-]+)*\.[A-Za-z][A-Za-z0-9-]*\b"
     r"|[A-Za-z0-9][A-Za-z0-9-]*(?=:))")
 """``user@host``: the host an IP address, a dotted name, or a name followed by ``:`` (a shell
 prompt, an scp target). Not ``owner/repo@<sha>`` (a repository at a commit: preceded by ``/``)
-nor ``name@word`` in other text (``pp512@d4096``, ``metric@dimension``)."""
+nor ``name@word`` in other text (``pp512@d4096``, ``metric@dimension``), nor ``name@number``
+(guidellm's ``asynchronous@8.00 req/sec``: a dotted name ends in a label that starts with a letter)."""
 _HOST_MENTION = re.compile(
     r"\b(?:on\s+host|host(?:name)?\s*[:=]|hostname\s+is|host|node|server|machine|box)\s+`?([A-Za-z][A-Za-z0-9-]*\d[A-Za-z0-9-]*)\b"
     r"|^\s*([A-Za-z][\w-]*\d[\w-]*):\d+:\d+\s+\[\d+\]"

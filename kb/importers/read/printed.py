@@ -1,7 +1,7 @@
 """Result tables an unknown program prints: a header line naming the columns, then rows of
 numbers aligned under it (pandas' ``DataFrame`` print, which ``triton.testing.perf_report`` uses,
-with its integer index first; a script's own ``print`` of padded columns, of Markdown pipes or of
-comma-separated values), and labelled rows of
+with its integer index first; a script's own ``print`` of padded columns, of Markdown pipes, of
+box-drawn cells as rich and tabulate draw them, or of comma-separated values), and labelled rows of
 figures (``FLASH_ATTN : 0.56ms avg, 6677821 tokens/sec avg``).
 
 Units come from the header (``avg_pred_t/s``, ``TFLOPS``, ``latency (ms)``), from the cells
@@ -38,6 +38,9 @@ SOURCES = {"pandas DataFrame.to_string (as triton.testing.perf_report prints it)
 """The shapes read."""
 
 _SPLIT = re.compile(r"\s{2,}|\t")
+_BOX = str.maketrans({**dict.fromkeys("│┃║╎┆┇┊┋", "|"), **dict.fromkeys("─━═┄┅┈┉╌╍┏┓┗┛┌┐└┘┡┩┢┪╇╈┣┫┠┨├┤┬┴┼┯┷┿┳┻╋╤╧╪╔╗╚╝╠╣╦╩╬╒╕╘╛╞╡╓╖╙╜╟╢╥╨╫", "-")})
+"""Box-drawing characters as terminal table printers draw them (Python's rich, tabulate's
+``fancy_grid``): vertical bars become column pipes, the rest rule lines."""
 _RULE = re.compile(r"^[\s=+|:-]+$")
 _CELL = re.compile(rf"^\s*({NUMBER})\s*([A-Za-zµμ/%]+(?:/[A-Za-z]+)?)?\s*$")
 _ROW = re.compile(rf"^\s*([A-Za-z][\w .()/+-]*?)\s*[:|]\s*((?:{NUMBER})\s*[A-Za-zµμ/%]+(?:/[A-Za-z]+)?.*)$")
@@ -47,7 +50,7 @@ _FIGURE = re.compile(rf"({NUMBER})\s*([A-Za-zµμ/%]+(?:/[A-Za-z]+)*)")
 def read(text: str) -> Readout:
     """The runs of the printed tables and labelled rows in ``text`` (see the module docstring)."""
     out = Readout()
-    lines = text.splitlines()
+    lines = text.translate(_BOX).splitlines() if any(c in text for c in "│┃║") else text.splitlines()
     i = 0
     title_unit: str | None = None
     invocation = 0

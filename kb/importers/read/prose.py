@@ -214,6 +214,18 @@ def words(text: str) -> list[str]:
     return re.findall(r"[a-z0-9][a-z0-9+.-]*", text.lower())
 
 
+def shape(text: str) -> str:
+    """``text`` with each number that stands apart from letters written as ``#``: two names of one
+    shape differ only in the amounts they were run at (``asynchronous@1.00 req/sec`` and
+    ``asynchronous@8.00 req/sec``; ``bs=8``, ``bs=64``); a number inside a name (``fp8``, ``Qwen3-8B``)
+    stays.
+
+    >>> shape("asynchronous@1.00 req/sec") == shape("asynchronous@16.00 req/sec"), shape("fp8") == shape("fp16")
+    (True, False)
+    """
+    return re.sub(r"(?<![a-z])\d+(?:[.,]\d+)*(?![a-z])", "#", text.strip().lower())
+
+
 def normalised(text: str) -> str:
     """``text`` lower-cased without spaces or punctuation, for matching names as people write
     them (``Kimi K2.5`` and ``Kimi-K2.5`` are ``kimik25``)."""

@@ -199,6 +199,8 @@ def _arms(runs: list[RunReading], command: str | None) -> list[list[RunReading]]
         distinct = list(dict.fromkeys(values))
         if len(distinct) < 2 or all(number(v) is not None or cells.measured(v) for v in distinct if v):
             continue
+        if len({prose.shape(v) for v in distinct}) == 1 and "#" in prose.shape(distinct[0]):
+            continue  # "asynchronous@1.00 req/sec" ... "@8.00 req/sec": one name over the numbers swept
         if labels.workload_key(key) or all(set(prose.words(v)) <= asked for v in distinct if v):
             continue  # a workload the run was measured over (a dataset's categories), not configurations
         return [[run for run in runs if run.settings.get(key, "") == value] for value in distinct]
