@@ -99,6 +99,19 @@ def test_repository_at_commit_is_no_user_at_host():
     assert redactor.redact("ran as bench@gpu-box-00b4.lab.example.org") == "ran as <email>"  # e-mail shaped
 
 
+@pytest.mark.parametrize("text", ["asynchronous@1.00 req/sec", "synchronous@2.5 req/s", "sweep rate@16 and rate@64.0",
+                                  "constant@0.75 req/sec"])
+def test_name_at_a_number_is_no_user_at_host(text):
+    assert Redactor().redact(text) == text  # guidellm's benchmark names: a rate, not a host
+
+
+@pytest.mark.parametrize("text, want", [("login as ops@gpu01.cluster:", "login as <email>:"),
+                                        ("scp out.json root@10.20.30.40:/tmp", "scp out.json <host>:/tmp"),
+                                        ("ops@node-7.hpc then ran", "<email> then ran")])
+def test_user_at_a_dotted_or_numeric_host_is_still_redacted(text, want):
+    assert Redactor().redact(text) == want
+
+
 def test_bare_host_names_the_log_shows_as_hosts_are_redacted_everywhere():
     redactor = Redactor()
     text = ("fork on host gpu-box-00b4, then ran as bench@gpu-box-00b4.lab.example.org\n"
