@@ -128,6 +128,7 @@ def _comparable(candidate: Candidate, headline: Headline, keep_model: bool = Tru
     concurrency, lengths, dataset)."""
     name = headline_name(candidate.figures, headline) if candidate.figures else None
     unit = candidate.figures[name].unit if name else ""
+    unit = "time" if unit in TIME_UNITS else unit  # 1.2 s and 873 ms are one kind of figure
     workload = dict(candidate.workload)
     model = workload.pop("model", candidate.settings.get("model", ""))
     model = model if labels.names_model(model) else ""  # a "model" column holding a scenario's label
@@ -167,6 +168,21 @@ def _group_of(candidate: Candidate, table_sizes: dict[str, int], headline: Headl
     return "doc"
 
 
+TIME_UNITS = {"s": 1.0, "ms": 1e-3, "us": 1e-6}
+"""Seconds per unit of the time units kb records: a profiler prints ``1.199s`` for one run and
+``873.512ms`` for the next (PyTorch's ``_format_time`` picks the unit by size)."""
+
+
+def in_unit(value: float, unit: str, wanted: str) -> float | None:
+    """``value`` in ``unit`` expressed in ``wanted`` (time units convert: 1.2 s is 1200 ms), or
+    ``None`` when the units measure different things."""
+    if unit == wanted:
+        return value
+    if unit in TIME_UNITS and wanted in TIME_UNITS:
+        return value * TIME_UNITS[unit] / TIME_UNITS[wanted]
+    return None
+
+
 SCALE = 5.0
 """A figure more than this many times larger or smaller than the campaign's baseline measures
 something else (a kernel's throughput beside a server's, a batch of 64 beside one request): it is
@@ -204,11 +220,11 @@ def _verdict(attempts: list[Candidate], position: int, base: int | None, headlin
     if pointwise is not None:
         return pointwise, base
     reference = attempts[base].figures.get(name)
-    if reference is None or reference.unit != figure.unit:
+    if reference is None or in_unit(reference.value, reference.unit, figure.unit) is None:
         if candidate.change is not None:
             return _signed(candidate.change, direction), None
         return "inconclusive", None
-    return _compare(figure.value, reference.value, direction, _spread(candidate, name), _spread(attempts[base], name),
+    return _compare(figure.value, in_unit(reference.value, reference.unit, figure.unit) or 0.0, direction, _spread(candidate, name), _spread(attempts[base], name),
                     headline), base
 
 
