@@ -77,7 +77,7 @@ def table_candidates(segment: Segment, context_units: list[str] | None = None) -
 
 def _filled_down(table: Table) -> Table:
     """The table with the empty cells of its first column filled from the row above, when that
-    column names groups of rows that way (``| **Qwen3-8B** | Baseline |`` then ``| | Offloaded |``:
+    column names groups of rows that way (``| **model A** | default |`` then ``| | patched |``:
     a merged cell, as Markdown cannot span rows). The first row must name its group and at least
     two rows must name one; other columns are left as written."""
     first = table.headers[0]
@@ -305,8 +305,8 @@ def _roles(table: Table, context_unit: str | None) -> dict[str, tuple[str, str |
 
 def _summary_columns(table: Table, roles: dict[str, tuple[str, str | None, str | None]]) -> None:
     """A column headed by a central statistic (``Average``, ``Median``) whose numbers carry no
-    unit summarises the samples of the column beside it that names one (``Run sums (tok/s)`` over
-    ``113.3, 109.6, 114.1``): it is the row's figure, in that column's unit and name; the samples
+    unit summarises the samples of the column beside it that names one (``Samples (ms)`` over
+    ``41.2, 40.8, 41.5``): it is the row's figure, in that column's unit and name; the samples
     column stays the row's detail. Changes ``roles`` in place."""
     sources = [h for h, role in roles.items() if role[0] not in ("figure", "arm", "spread")
                and labels.header_figure(prose.plain(h)) is not None]
