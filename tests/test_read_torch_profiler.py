@@ -30,9 +30,9 @@ PIPES = dedent("""\
     | model_forward | 12.00% | 2.400s | 100.00% | 20.100s | 0.000us | 18.900s | 1 |
     | aten::mm | 3.00% | 610.000ms | 9.00% | 1.800s | 11.200s | 11.200s | 4000 |
 
-    **Self CPU time total: 20.100s**  
+    **Self CPU time total: 20.100s**
     **Self CUDA time total: 18.874s**
-    """)
+    """).replace("s**\n**", "s**  \n**")  # a Markdown line break: two spaces at the end of the line
 
 CPU_ONLY = dedent(f"""\
     {RULE}
