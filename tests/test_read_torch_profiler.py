@@ -1,7 +1,8 @@
 """The PyTorch profiler reader (kb.importers.read.torch_profiler) on the shapes ``_build_table``
 prints (torch/autograd/profiler_util.py): as printed, pasted into a Markdown pipe table, CPU only,
 with memory columns, two tables in one output, and a table cut off before its totals. Written
-here from the documented format; a table of published outputs is not collected yet."""
+here from the documented format; published outputs are in tests/fixtures/readers/torch-profiler
+(tests/test_readers.py)."""
 
 from __future__ import annotations
 

@@ -19,7 +19,11 @@ the operator the table was sorted to put first) and ``device`` (the device the t
 case). A run spans the table's first line (its separator or header) to its last totals line;
 totals printed without a table are a run of their own.
 
-Warnings: a header row that no totals line follows (the output was cut off): left out.
+A header row is ``Name`` and at least one of those columns (tables printed with some columns left
+out are read too).
+
+Warnings: a header row that no totals line follows (the output was cut off): left out; a total
+whose unit is not one ``_format_time`` prints (``57.549m``): the run is kept without that figure.
 
 >>> out = read('''---------------  ------------  ------------  ------------  ------------  ------------
 ...            Name    Self CPU %      Self CPU   CPU total %     CPU total    # of Calls
@@ -52,13 +56,18 @@ SOURCES = {
 MARKERS = ("self cpu time total", "# of calls")
 """Words (lower case) one of which any output this reader knows holds: a cheap test before it reads."""
 
-_TOTAL = re.compile(rf"^[\s*_|>]*Self\s+([A-Za-z0-9]+)\s+time\s+total:\s*({NUMBER})\s*(us|ms|s)\b")
+_TOTAL = re.compile(rf"^[\s*_|>]*Self\s+([A-Za-z0-9]+)\s+time\s+total:\s*({NUMBER})\s*([A-Za-z]*)")
+_UNITS = ("us", "ms", "s")
+"""What ``_format_time`` prints after a time."""
+_COLUMN = re.compile(r"^(?:Self\s+)?[A-Za-z0-9]+\s+(?:total(?:\s+%)?|time\s+avg|Mem|%)$|^#\s+of\s+Calls$|^Input\s+Shapes$", re.I)
 _SEPARATOR = re.compile(r"^[\s|:=-]*-{3,}[\s|:=-]*$")
 
 
 def _is_header(line: str) -> bool:
-    lowered = line.lower()
-    return "self cpu" in lowered and "cpu total" in lowered and ("# of calls" in lowered or "name" in lowered)
+    """A header row: ``Name`` first, then at least one column ``_build_table`` prints (a table
+    printed with some columns left out, ``Name | CPU total | Input Shapes``, is one too)."""
+    cells = _cells(line)
+    return len(cells) >= 2 and cells[0].strip("*_ ").lower() == "name" and any(_COLUMN.match(c.strip("*_ ")) for c in cells[1:])
 
 
 def _cells(line: str) -> list[str]:
@@ -94,7 +103,11 @@ def read(text: str) -> Readout:
             device = found.group(1).lower()
             if device in totals:  # a second totals block without a table between: another run
                 close()
-            totals[device] = (found.group(2).replace(",", ""), found.group(3), at)
+            unit = found.group(3)
+            if unit not in _UNITS:
+                out.warnings.append(f"line {at}: the {found.group(1)} time total {found.group(2)}{unit} has no unit "
+                                    f"of {', '.join(_UNITS)}: left out of the run's figures")
+            totals[device] = (found.group(2).replace(",", ""), unit if unit in _UNITS else "", at)
             last_total = at
             continue
         if totals and line.strip():
@@ -119,15 +132,11 @@ def _run(totals: dict[str, tuple[str, str, int]], top: str | None, lines: tuple[
     """One profiled run from its totals (device → (number, unit, line))."""
     run = RunReading(TOOL, lines=lines)
     devices = [name for name in totals if name != "cpu"]
-    if devices:
-        value, unit, at = totals[devices[0]]
-        run.metrics["time"] = Measure(value, unit, line=at)
-        if "cpu" in totals:
-            value, unit, at = totals["cpu"]
-            run.metrics["cpu_time"] = Measure(value, unit, line=at)
-    else:
-        value, unit, at = totals["cpu"]
-        run.metrics["time"] = Measure(value, unit, line=at)
+    names = {devices[0]: "time", "cpu": "cpu_time"} if devices else {"cpu": "time"}
+    for device, name in names.items():
+        value, unit, at = totals.get(device, ("", "", 0))
+        if unit:  # a total printed without a unit _format_time writes is no figure
+            run.metrics[name] = Measure(value, unit, line=at)
     if top:
         run.settings["top_op"] = top
     if devices:
