@@ -133,6 +133,10 @@ def same_figure(a: Figure, b: Figure) -> bool:
     return x.quantize(quantum) == y.quantize(quantum) and (x != 0 or y == 0)
 
 
+TIME_UNITS = {"s": 1.0, "ms": 1e-3, "us": 1e-6}
+"""Seconds per unit of the time units kb records: a profiler prints ``1.199s`` for one run and
+``873.512ms`` for the next (PyTorch's ``_format_time`` picks the unit by size)."""
+
 MEMORY_UNITS = frozenset({"GiB", "GB", "MB", "KB"})
 """Units of memory sizes: kept as metrics, never a run's headline (a model's weights in GiB say
 what it needed, not how well it ran)."""

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from kb.importers.model import Headline
 from kb.importers.read import cells, labels, prose
-from kb.importers.score.candidate import Candidate, better, headline_name
+from kb.importers.score.candidate import TIME_UNITS, Candidate, better, headline_name
 from kb.importers.score.tables import LEVEL
 
 _GROUPS = ("table:", "list:", "arms:")
@@ -166,11 +166,6 @@ def _group_of(candidate: Candidate, table_sizes: dict[str, int], headline: Headl
             and candidate.command:
         return f"family:{candidate.family}"
     return "doc"
-
-
-TIME_UNITS = {"s": 1.0, "ms": 1e-3, "us": 1e-6}
-"""Seconds per unit of the time units kb records: a profiler prints ``1.199s`` for one run and
-``873.512ms`` for the next (PyTorch's ``_format_time`` picks the unit by size)."""
 
 
 def in_unit(value: float, unit: str, wanted: str) -> float | None:

@@ -26,7 +26,7 @@ from kb.importers.read import cells, dates, labels, prose, stack, statements
 from kb.importers.read import commands as shell
 from kb.importers.read import errors as error_output
 from kb.importers.score import repeats
-from kb.importers.score.candidate import MEMORY_UNITS, Candidate, decimals
+from kb.importers.score.candidate import MEMORY_UNITS, TIME_UNITS, Candidate, decimals
 from kb.importers.segment import Segment
 
 LEVEL = "#at="
@@ -277,7 +277,8 @@ def _roles(table: Table, context_unit: str | None) -> dict[str, tuple[str, str |
         elif named and numeric and len(numeric) >= max(1, len(filled) // 2):
             roles[header] = ("figure", named[0], named[1])
         elif filled and len(with_unit) >= max(1, (2 * len(filled)) // 3):
-            unit = max({f[1] for f in with_unit}, key=lambda u: sum(1 for f in with_unit if f[1] == u))
+            units = list(dict.fromkeys(f[1] for f in with_unit))  # in order of appearance: a tie goes to the first
+            unit = max(units, key=lambda u: sum(1 for f in with_unit if f[1] == u))
             roles[header] = ("figure", labels.name_for(header, unit or ""), unit)
         elif filled and sum(1 for v in filled if cells.is_delta(v)) >= max(1, (2 * len(filled)) // 3):
             roles[header] = ("delta", None, None)
@@ -776,8 +777,32 @@ def _transposed(table: Table) -> bool:
     others = table.headers[1:]
     if others and all(labels.is_statistic(prose.plain(row.cells.get(first, ""))) for row in table.rows):
         return True  # | Percentile | Latency |: one distribution
-    return bool(others) and sum(named) >= max(1, (len(named) + 1) // 2) and \
-        not any(labels.names_measure(prose.plain(h)) for h in others)
+    if bool(others) and sum(named) >= max(1, (len(named) + 1) // 2) and \
+            not any(labels.names_measure(prose.plain(h)) for h in others):
+        return True
+    return _units_by_row(table)
+
+
+def _units_by_row(table: Table) -> bool:
+    """Whether each row's cells share one unit and the rows' units differ (``37.37 TPS | 25.98
+    TPS`` above ``130GB | 243GB``): every row measures one thing in every column, so the rows are
+    the measures and the columns the configurations, whatever language the first column is in."""
+    row_units: list[str] = []
+    for row in table.rows:
+        units = {_dimension(figure[1]) for h in table.headers[1:]
+                 if (figure := cells.cell_figure(row.cells.get(h, ""))) is not None and figure[1]
+                 and not cells.is_delta(row.cells.get(h, ""))}
+        if len(units) > 1:
+            return False
+        row_units.extend(units)
+    return len(table.headers) >= 3 and len(set(row_units)) >= 2 and len(row_units) >= 2
+
+
+def _dimension(unit: str) -> str:
+    """What a unit measures, so that ``120 ms`` above ``1.2 s`` is one measure in two scales."""
+    if unit in TIME_UNITS:
+        return "time"
+    return "memory" if unit in MEMORY_UNITS else unit
 
 
 def _arms(segment: Segment, table: Table, context_unit: str | None = None) -> list[Candidate]:
