@@ -44,7 +44,7 @@ def _load() -> dict[str, dict]:
     records = {}
     for path in sorted(BLOCKERS.glob("*.yaml")):
         with path.open(encoding="utf-8") as fh:
-            records[path.stem] = yaml.safe_load(fh)
+            records[path.stem] = yaml.load(fh, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
     return records
 
 

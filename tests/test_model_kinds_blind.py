@@ -26,6 +26,7 @@ from kb.queries.fixes import fix_phrase
 ROOT = Path(__file__).resolve().parents[1]
 LIVE_RECORDS = ROOT / "records"
 CATALOG_DIR = ROOT / "kb" / "catalogs" / "blackwell" / "blockers"
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 METRIC = {"name": "output_throughput", "unit": "tok/s"}
 
@@ -635,7 +636,7 @@ def _check(root: Path, today: str, *args: str) -> Any:
     return CliRunner().invoke(cli, ["--records", str(root), "check", *args], env={"KB_TODAY": today})
 
 
-CHECKED = {p.stem: yaml.safe_load(p.read_text(encoding="utf-8"))["checked"] for p in CATALOG_DIR.glob("*.yaml")}
+CHECKED = {p.stem: yaml.load(p.read_text(encoding="utf-8"), Loader=_LOADER)["checked"] for p in CATALOG_DIR.glob("*.yaml")}
 EARLIEST, LATEST = min(CHECKED.values()), max(CHECKED.values())
 
 
@@ -733,7 +734,7 @@ def _text(path: Path) -> str:
     return re.sub(r"\s+", " ", path.read_text(encoding="utf-8"))
 
 
-TITLES = {p.stem: yaml.safe_load(p.read_text(encoding="utf-8"))["title"] for p in CATALOG_DIR.glob("*.yaml")}
+TITLES = {p.stem: yaml.load(p.read_text(encoding="utf-8"), Loader=_LOADER)["title"] for p in CATALOG_DIR.glob("*.yaml")}
 
 
 def _row(html: str, rid: str) -> str:

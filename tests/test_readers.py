@@ -27,7 +27,7 @@ def _cases() -> list[tuple[str, dict]]:
     found = []
     for tool in sorted(MODULES):
         path = FIXTURES / tool / "cases.yaml"
-        for case in yaml.safe_load(path.read_text(encoding="utf-8")) or []:
+        for case in yaml.load(path.read_text(encoding="utf-8"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)) or []:
             found.append((tool, case))
     return found
 
