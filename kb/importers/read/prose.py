@@ -223,7 +223,19 @@ def shape(text: str) -> str:
     >>> shape("asynchronous@1.00 req/sec") == shape("asynchronous@16.00 req/sec"), shape("fp8") == shape("fp16")
     (True, False)
     """
-    return re.sub(r"(?<![a-z])\d+(?:[.,]\d+)*(?![a-z])", "#", text.strip().lower())
+    return _AMOUNT.sub("#", text.strip().lower())
+
+
+_AMOUNT = re.compile(r"(?<![a-z])\d+(?:[.,]\d+)*(?![a-z])")
+
+
+def amounts(text: str) -> list[str]:
+    """The numbers of ``text`` that stand apart from letters (what :func:`shape` writes as ``#``).
+
+    >>> amounts("max 32 tokens"), amounts("Qwen3-8B bs 16")
+    (['32'], ['16'])
+    """
+    return _AMOUNT.findall(text.strip().lower())
 
 
 def normalised(text: str) -> str:

@@ -13,6 +13,12 @@ rows whose every figure is the sum, mean or difference of other rows' (totals, a
 differences). Rows are compared within their table, and within the blocks of a setting column
 whose values repeat (one model's rows, then another's): a row marked as the reference, else the
 first measured row of its block, is the baseline.
+
+A table whose rows are the measures is read by column (each column one configuration): its first
+column names measures, or every row gives one unit in each of two or more columns while the rows'
+units differ (tok/s, then GB, then s). Number columns whose headers differ only in an amount
+(``bs 1 | bs 8 | bs 32``, ``c=2 | c=4``) are the points of one sweep of each row; a unit named in
+the corner header (``Throughput (token/s) vs. length``) is their cells' unit.
 """
 
 from __future__ import annotations
@@ -50,6 +56,8 @@ def table_candidates(segment: Segment, context_units: list[str] | None = None) -
     if not context_units and any(all(labels.unit_of_test(prose.plain(row.cells.get(h, ""))) for row in table.rows)
                                  for h in table.headers):
         context_units = ["tok/s"]  # a column of llama-bench tests (pp512, tg128 @ d4096): its numbers are t/s
+    if not context_units:  # | Throughput (token/s) vs. length | max 32 | max 128 |: the corner names the cells' unit
+        context_units = labels.units_named(prose.plain(table.headers[0]))
     context_unit = context_units[0] if context_units else None
     roles = _roles(table, context_unit)
     if any(cells.is_formula(value) for row in table.rows for value in row.cells.values()):
@@ -514,6 +522,12 @@ def _swept_columns(segment: Segment, table: Table, roles: dict, arms: list[str],
     name. ``None`` when the columns are not of that shape."""
     points = [prose.plain(h).replace(" ", "").partition("=") for h in arms]
     keys = {key for key, eq, _ in points}
+    shapes = {prose.shape(prose.plain(h)) for h in arms}
+    if len(arms) >= 3 and len(shapes) == 1 and next(iter(shapes)).count("#") == 1 and len(keys) != 1:
+        # | bs 1 | bs 8 | bs 32 |, | max 32 tokens | max 128 tokens |: one name over the amounts it was run at
+        name = " ".join(next(iter(shapes)).replace("#", " ").split())
+        points = [(name, "=", prose.amounts(prose.plain(h))[0]) for h in arms]
+        keys = {name}
     if len(arms) < 3 or len(keys) != 1 or any(not eq or cells.cell_figure(value) is None for _, eq, value in points):
         return None
     key = keys.pop()
@@ -795,7 +809,9 @@ def _units_by_row(table: Table) -> bool:
         if len(units) > 1:
             return False
         row_units.extend(units)
-    return len(table.headers) >= 3 and len(set(row_units)) >= 2 and len(row_units) >= 2
+    measured = [h for h in table.headers[1:] if sum(cells.cell_figure(row.cells.get(h, "")) is not None
+                                                   for row in table.rows) * 2 > len(table.rows)]
+    return len(measured) >= 2 and len(set(row_units)) >= 2 and len(row_units) >= 2  # two configurations at least
 
 
 def _dimension(unit: str) -> str:
