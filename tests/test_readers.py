@@ -19,7 +19,7 @@ import yaml
 FIXTURES = Path(__file__).parent / "fixtures" / "readers"
 MODULES = {"vllm-bench": "vllm_bench", "sglang-bench": "sglang_bench", "llama-bench": "llama_bench",
            "nccl-tests": "nccl_tests", "trtllm-bench": "trtllm_bench", "aiperf": "aiperf", "go-bench": "go_bench",
-           "torch-profiler": "torch_profiler"}
+           "torch-profiler": "torch_profiler", "perf-analyzer": "perf_analyzer"}
 TOLERANCE = 0.005
 
 

@@ -19,6 +19,7 @@ again by a later one):
 - :mod:`.aiperf`: NVIDIA aiperf and genai-perf (console tables, JSON and CSV exports);
 - :mod:`.go_bench`: Go benchmark results (``go test -bench``: medians of ``-count`` repetitions);
 - :mod:`.torch_profiler`: PyTorch profiler summaries (``key_averages().table()``: one run a table);
+- :mod:`.perf_analyzer`: Triton's ``perf_analyzer`` (its report and ``-f`` CSV: one run an invocation);
 - :mod:`.errors`: a failed run's own output (Python tracebacks, CUDA, NCCL and compiler errors);
 - :mod:`.lines`: output no reader knows: ``name value unit`` lines only, at lower confidence.
 

@@ -18,6 +18,7 @@ def read_output(text: str, *, generic: bool = True) -> Readout:
         lines,
         llama_bench,
         nccl_tests,
+        perf_analyzer,
         printed,
         sglang_bench,
         torch_profiler,
@@ -29,7 +30,8 @@ def read_output(text: str, *, generic: bool = True) -> Readout:
     grouped = (llama_bench.read, nccl_tests.read, go_bench.read)  # readers that say which runs one invocation gave
     offset = 0
     lowered = text.lower()
-    for module in (vllm_bench, sglang_bench, llama_bench, nccl_tests, trtllm_bench, aiperf, go_bench, torch_profiler):
+    for module in (vllm_bench, sglang_bench, llama_bench, nccl_tests, trtllm_bench, aiperf, go_bench, torch_profiler,
+                   perf_analyzer):
         if not any(marker in lowered for marker in module.MARKERS):
             continue  # none of the words its output always holds: nothing for it to read
         reader = module.read
@@ -92,6 +94,7 @@ def recognises(text: str) -> str | None:
         go_bench,
         llama_bench,
         nccl_tests,
+        perf_analyzer,
         sglang_bench,
         torch_profiler,
         trtllm_bench,
@@ -99,7 +102,8 @@ def recognises(text: str) -> str | None:
     )
 
     lowered = text.lower()
-    for module in (vllm_bench, sglang_bench, llama_bench, nccl_tests, trtllm_bench, aiperf, go_bench, torch_profiler):
+    for module in (vllm_bench, sglang_bench, llama_bench, nccl_tests, trtllm_bench, aiperf, go_bench, torch_profiler,
+                   perf_analyzer):
         try:
             if any(marker in lowered for marker in module.MARKERS) and module.read(text).runs:
                 return str(module.TOOL)

@@ -225,8 +225,11 @@ def _passes(segment: Segment, headline: Headline, warn) -> list[Candidate]:
         return []
     lines = text.splitlines()
     whole = read_output(text)
-    if len({run.invocation for run in whole.runs if run.documented and run.metrics}) >= len(pieces):
+    documented = [run for run in whole.runs if run.documented and run.metrics]
+    if len({run.invocation for run in documented}) >= len(pieces):
         return []
+    if any(sum(1 for first, _last in pieces if run.lines[0] <= first <= run.lines[1]) >= 2 for run in documented):
+        return []  # a tool's one run whose levels look like passes (perf_analyzer's `Request concurrency: N`)
     found: list[Candidate] = []
     for first, last in pieces:
         start = (segment.output_at or 1) + first - 1
