@@ -78,8 +78,8 @@ def test_k57_counter_one_measure_in_two_scales_keeps_its_rows(tmp_path):
         | tiny | 120 ms | 130 ms | 125 ms |
         | large-v3 | 1.2 s | 1.3 s | 1.25 s |
         """))
-    assert recs and all("tiny" in r.title or "large-v3" in r.title for r in recs)
-    assert sorted({r.metrics["latency"].unit for r in recs}) == ["ms", "s"]
+    assert [r.title for r in recs] == ["tiny", "large-v3"]  # the runs of a row are its points, not other rows' measures
+    assert [sorted({m.unit for m in r.metrics.values()}) for r in recs] == [["ms"], ["s"]]
 
 
 TIED = dedent("""\
@@ -119,3 +119,83 @@ def test_k58_the_same_drafts_under_every_hash_seed(text):
         seen.add(proc.stdout)
     assert len(seen) == 1, seen
     assert json.loads(seen.pop())  # drafts were made, the same each time
+
+
+def test_k59_a_corner_header_names_the_unit_of_a_sweep_table(tmp_path):
+    f, recs = drafts(tmp_path, "k59-corner.md", dedent("""\
+        # Three servers, one H100, 2026-06-01
+
+        | Output tok/s by batch size | bs 1 | bs 8 | bs 32 |
+        |:--|:--|:--|:--|
+        | engine-a | 91.5 | 402.3 | 910.0 |
+        | engine-b | 88.0 | 455.1 | 1203.7 |
+        """))
+    assert [r.title.split(" (")[0] for r in recs] == ["engine-a", "engine-b"]
+    assert [value(r) for r in recs] == [910.0, 1203.7]  # the largest batch size is the row's headline
+    assert all(len([n for n in r.metrics if n.startswith("output_throughput[")]) == 3 for r in recs)
+    assert {m.unit for r in recs for m in r.metrics.values()} == {"tok/s"}
+
+
+def test_k59_counter_a_corner_without_a_unit_gives_the_cells_none(tmp_path):
+    f, recs = drafts(tmp_path, "k59-plain.md", dedent("""\
+        # Which server handled the prompt set, 2026-06-01
+
+        | Prompt set | engine-a | engine-b |
+        |:--|:--|:--|
+        | short | 12 | 14 |
+        | long | 3 | 2 |
+        """))
+    assert recs == []
+
+
+PERF_CSV = dedent("""\
+    engine,instances,Concurrency,Inferences/Second,Client Send,Network+Server Send/Recv,Server Queue,Server Compute Input,Server Compute Infer,Server Compute Output,Client Recv,p50 latency,p90 latency,p95 latency,p99 latency
+    onnx,1,1,210.4,20,300,10,15,4100,12,3,4620,4700,4760,4900
+    onnx,1,4,455.0,22,310,3900,15,4120,12,3,8700,8900,9000,9300
+    onnx,2,1,212.0,21,305,11,16,4080,12,3,4600,4690,4750,4880
+    onnx,2,4,801.9,23,320,400,16,4100,12,3,4990,5100,5200,5400
+    """)
+
+
+def test_k60_perf_analyzer_csv_rows_sharing_a_users_columns_are_one_sweep(tmp_path):
+    f, recs = drafts(tmp_path, "k60-perf.csv", PERF_CSV)
+    assert len(recs) == 2
+    assert [value(r, "inferences_per_second") for r in recs] == [455.0, 801.9]  # the largest concurrency of each
+    assert [value(r, "inferences_per_second[concurrency=1]") for r in recs] == [210.4, 212.0]
+    assert outcomes(recs, "inferences_per_second") == {455.0: "baseline", 801.9: "improved"}
+
+
+def test_k60_perf_analyzer_reports_are_one_attempt_an_invocation(tmp_path):
+    report = dedent("""\
+        *** Measurement Settings ***
+          Batch size: {batch}
+          Using "time_windows" mode for stabilization
+          Measurement window: 5000 msec
+          Using synchronous calls for inference
+          Stabilizing using average latency
+
+        Request concurrency: 1
+          Client:
+            Request count: 900
+            Throughput: {low} infer/sec
+            Avg latency: 5500 usec (standard deviation 210 usec)
+            p50 latency: 5400 usec
+            p99 latency: 6900 usec
+          Server:
+            Inference count: 900
+        Request concurrency: 2
+          Client:
+            Request count: 1500
+            Throughput: {high} infer/sec
+            Avg latency: 6600 usec (standard deviation 300 usec)
+            p99 latency: 8100 usec
+        Inferences/Second vs. Client Average Batch Latency
+        Concurrency: 1, throughput: {low} infer/sec, latency 5500 usec
+        Concurrency: 2, throughput: {high} infer/sec, latency 6600 usec
+        """)
+    text = ("# resnet50 on one L4, 2026-04-11\n\n## batch 1\n\n```\n" + report.format(batch=1, low=180.2, high=301.5)
+            + "```\n\n## batch 4\n\n```\n" + report.format(batch=4, low=520.0, high=844.4) + "```\n")
+    f, recs = drafts(tmp_path, "k60-report.md", text)
+    assert [value(r, "inferences_per_second") for r in recs] == [301.5, 844.4]
+    assert [r.metrics["p99_latency"].value for r in recs] == [8100.0, 8100.0]
+    assert recs[0].metrics["latency"].unit == "us"
