@@ -72,7 +72,7 @@ SOURCES = {
 }
 """The documentation of the output this reader knows."""
 
-MARKERS = ("infer/sec", "inferences/second")
+MARKERS = ("infer/sec", "inferences/second", "*** measurement settings ***")
 """Words (lower case) one of which any output this reader knows holds: a cheap test before it reads."""
 
 _SETTINGS = re.compile(r"^\s*\*{3}\s*Measurement Settings\s*\*{3}")
