@@ -129,6 +129,8 @@ class Table:
 
     headers: list[str]
     rows: list[TableRow]
+    written_by_program: bool = False
+    """A CSV file a script wrote (its loops are in its rows), not a table a person typed."""
 
 
 @dataclass

@@ -46,4 +46,4 @@ def _table(text: str) -> Table | None:
     headers = [cell.strip() or f"column {i}" for i, cell in enumerate(rows[0], 1)]
     body = [TableRow(dict(zip(headers, (cell.strip() for cell in row))), line)
             for line, row in enumerate(rows[1:], 2) if any(cell.strip() for cell in row)]
-    return Table(headers, body)
+    return Table(headers, body, written_by_program=True)

@@ -385,6 +385,23 @@ def units_named(text: str) -> list[str]:
     return found
 
 
+def bracketed_unit(text: str) -> str | None:
+    """The unit written in parentheses in a header (``E2E latency (s) by prompt length`` → ``s``), in
+    kb's spelling; ``None`` when no parenthesised part is a unit.
+
+    >>> bracketed_unit("E2E latency (s) by prompt length"), bracketed_unit("Model (8B)")
+    ('s', None)
+    """
+    for inner in _BRACKETED.findall(text):
+        unit = unit_of(inner.strip())
+        if unit:
+            return unit
+    return None
+
+
+_BRACKETED = re.compile(r"\(([^()]{1,12})\)")
+
+
 _METRIC_TERMS = frozenset({"throughput", "latency", "speed", "ttft", "tpot", "itl", "tbt", "time", "bandwidth", "busbw",
                            "algbw", "tflops", "rate", "tok", "tokens", "toks", "prefill", "decode", "generation", "gen",
                            "prompt", "e2e", "e2el", "duration", "qps", "rps", "tps", "fps", "its", "perf", "performance",
@@ -587,6 +604,20 @@ def names_load(header: str) -> bool:
     """
     lowered = header.lower()
     return bool(set(_WORDS.findall(lowered)) & _LOAD_WORDS) or "并发" in lowered
+
+
+def names_workload_axis(header: str) -> bool:
+    """Whether a column of numbers a script swept names what each run was measured under (a load, or
+    a length: ``promptlen``, ``ctx``, ``seq_len``, ``message size``, ``depth``), not a knob of the
+    configuration being tuned (``ubatch``, ``threads``).
+
+    >>> [names_workload_axis(h) for h in ("promptlen", "ctx", "Concurrency", "ubatch", "threads")]
+    [True, True, True, False, False]
+    """
+    return names_load(header) or bool(_AXIS.search(header.lower()))
+
+
+_AXIS = re.compile(r"len|ctx|context|prompt|seq|depth|size|token")
 
 
 _SERIES = re.compile(r"^([^\W\d_]+)[\s#]*(\d+)$")

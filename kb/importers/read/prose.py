@@ -222,11 +222,27 @@ def shape(text: str) -> str:
 
     >>> shape("asynchronous@1.00 req/sec") == shape("asynchronous@16.00 req/sec"), shape("fp8") == shape("fp16")
     (True, False)
+    >>> shape("1 user") == shape("16 users"), shape("4k ctx") == shape("32k ctx")
+    (True, True)
     """
-    return _AMOUNT.sub("#", text.strip().lower())
+    return _PLURAL.sub(r"\1", _AMOUNT.sub("#", text.strip().lower()))
 
 
-_AMOUNT = re.compile(r"(?<![a-z])\d+(?:[.,]\d+)*(?![a-z])")
+_PLURAL = re.compile(r"(# [a-z]{2,}?)s\b")
+"""A plural ``s`` on the word right after an amount (``1 user``, ``16 users``: one word)."""
+
+_AMOUNT = re.compile(r"(?<![a-z])\d+(?:[.,]\d+)*k?(?![a-z])")
+"""A number standing apart from letters, a thousands ``k`` after it allowed (``4k ctx``)."""
+
+
+def amount_value(amount: str) -> float:
+    """An amount of :func:`amounts` as a number (``"2k"`` is 2000, ``"1,024"`` 1024).
+
+    >>> amount_value("2k"), amount_value("1,024"), amount_value("0.5")
+    (2000.0, 1024.0, 0.5)
+    """
+    scale = 1000.0 if amount.endswith("k") else 1.0
+    return float(amount.rstrip("k").replace(",", "")) * scale
 
 
 def amounts(text: str) -> list[str]:

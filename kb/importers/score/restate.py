@@ -72,7 +72,15 @@ def _same_arm(candidate: Candidate, accepted: list[Candidate]) -> Candidate | No
     if not candidate.arm or not candidate.label:
         return None
     return next((a for a in accepted if a.arm and a.ordinal != candidate.ordinal and a.label == candidate.label
-                 and a.path[:1] == candidate.path[:1] and not (a.failed or candidate.failed)), None)
+                 and a.path[:1] == candidate.path[:1] and not (a.failed or candidate.failed)
+                 and not _disagree_on_a_measure(a, candidate)), None)
+
+
+def _disagree_on_a_measure(a: Candidate, b: Candidate) -> bool:
+    """Whether two candidates give one measure (the same figure name) different values: two runs of
+    one configuration (a 13B and a 70B table of the same engines), not one run's other measures."""
+    return any(name in b.figures and not same_figure(figure, b.figures[name])
+               for name, figure in a.figures.items() if "[" not in name)
 
 
 def _same_row(candidate: Candidate, accepted: list[Candidate]) -> Candidate | None:

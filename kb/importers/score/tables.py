@@ -57,7 +57,8 @@ def table_candidates(segment: Segment, context_units: list[str] | None = None) -
                                  for h in table.headers):
         context_units = ["tok/s"]  # a column of llama-bench tests (pp512, tg128 @ d4096): its numbers are t/s
     if not context_units:  # | Throughput (token/s) vs. length | max 32 | max 128 |: the corner names the cells' unit
-        context_units = labels.units_named(prose.plain(table.headers[0]))
+        corner = prose.plain(table.headers[0])
+        context_units = labels.units_named(corner) or [u for u in [labels.bracketed_unit(corner)] if u]
     context_unit = context_units[0] if context_units else None
     roles = _roles(table, context_unit)
     if any(cells.is_formula(value) for row in table.rows for value in row.cells.values()):
@@ -161,13 +162,16 @@ def _merged_rows(segment: Segment, table: Table, roles: dict, found: list[Candid
     dim = _swept(table, settings, found)
     if dim is None:
         return None
-    others = [h for h in settings if h != dim and not all(cells.measured(c.settings.get(h, "")) for c in found)]
+    others = [h for h in settings if h != dim and not all(cells.measured(c.settings.get(h, "")) for c in found)
+              and not _row_numbers(found, h)]
     blocks: dict[tuple, list[Candidate]] = {}
     for candidate in found:
         blocks.setdefault(tuple(candidate.settings.get(h, "") for h in others), []).append(candidate)
     if all(len(block) < 2 for block in blocks.values()):
         return None
     name = prose.plain(dim).strip()
+    swept_numbers = table.written_by_program and _same_sweep([[c.settings.get(dim, "") for c in block]
+                                                              for block in blocks.values()])
     out = []
     for block in blocks.values():
         if len(block) < 2 or any(c.failed for c in block) or len({c.marked for c in block}) > 1:
@@ -177,6 +181,8 @@ def _merged_rows(segment: Segment, table: Table, roles: dict, found: list[Candid
         passes = [c for c in block if c is not central]  # the passes' own mean is no point of them
         repeated = labels.counts_passes(dim) and labels.repetitions(dim, [c.settings.get(dim, "") for c in block])
         head = passes[0]
+        largest = max(passes, key=lambda c: float(c.settings.get(dim, "0").replace(",", ""))) \
+            if swept_numbers and not repeated else None  # a sweep's headline is its largest point, as for swept columns
         points = {}
         for candidate in passes:
             for key, figure in candidate.figures.items():
@@ -185,13 +191,16 @@ def _merged_rows(segment: Segment, table: Table, roles: dict, found: list[Candid
                     points[point] = Figure(point, figure.text, figure.unit, figure.evidence, figure.spread, figure.generic)
         if central is not None:  # the mean the log prints is the attempt's figure
             head.figures = {k: f for k, f in central.figures.items() if "[" not in k}
+        elif largest is not None:
+            head.figures = {k: f for k, f in largest.figures.items() if "[" not in k}
         elif repeated:
             head.figures = _means(passes)
         head.figures.update(points)
         head.series = head.series and not repeated  # passes of one setting: the mean decides, not pass by pass
         last = max(c.locator.line_end or c.locator.line_start or 0 for c in block)
         head.locator = Locator(segment.locator.file, line_start=block[0].locator.line_start, line_end=last)
-        rest = ", ".join(v for v in (head.settings.get(h, "") for h in others) if v)
+        rest = ", ".join(f"{prose.plain(h).strip()}={v}" if cells.switch_state(v) else v  # flash_attn=True, not True
+                         for h, v in ((h, head.settings.get(h, "")) for h in others) if v)
         section = prose.plain(segment.path[-1]).strip() if segment.path else ""
         head.title = head.label = head.approach = (f"{rest} ({section})" if rest and section else rest or section
                                                    or f"{name} sweep")
@@ -224,9 +233,9 @@ def _means(block: list[Candidate]) -> dict[str, Figure]:
 def _swept(table: Table, settings: list[str], found: list[Candidate]) -> str | None:
     """The setting column the rows run over, when they run over one, within each block of the
     other settings: a column that names workloads (headed ``Sample``, ``Prompt``, ``Case``, or
-    holding file names), or a column of pass numbers (1, 2, 3 in each block). (A column of swept
-    numbers is left alone: a table's rows over batch sizes are as often the configurations tried
-    as one sweep.)"""
+    holding file names), or a column of pass numbers (1, 2, 3 in each block). A column of swept
+    numbers is left alone in a table a person typed (its rows over batch sizes are as often the
+    configurations tried as one sweep), but not in a CSV file a script wrote (:func:`_same_sweep`)."""
     if len(found) < 2:
         return None
     for header in settings:
@@ -237,12 +246,39 @@ def _swept(table: Table, settings: list[str], found: list[Candidate]) -> str | N
             return header
         if all(labels.repetitions(header, block) for block in blocks) and any(len(b) >= 2 for b in blocks):
             return header
+    for header in settings if table.written_by_program else ():  # a typed table's rows are as often runs
+        blocks = _blocks_of(found, settings, header)
+        if labels.names_workload_axis(prose.plain(header)) and _same_sweep(blocks):
+            return header
     return None
+
+
+def _same_sweep(blocks: list[list[str]]) -> bool:
+    """Whether every block of the other settings runs the same three or more numbers in the same
+    order (``128, 1024, 2048`` under each of four knob settings). In a CSV file a script wrote, over a
+    column that names a workload (:func:`kb.importers.read.labels.names_workload_axis`: a prompt
+    length, not a knob such as ``ubatch`` being tuned), that is one loop run once per configuration,
+    so each block is one sweep; in a table a person typed, each row is as often a run of its own
+    (crossed load levels)."""
+    if len(blocks) < 2 or any(not all(cells.whole_number(v) or cells.decimal(v) for v in block) for block in blocks):
+        return False
+    return len(set(blocks[0])) >= 3 and all(block == blocks[0] for block in blocks)
+
+
+def _row_numbers(found: list[Candidate], header: str) -> bool:
+    """Whether a column numbers the rows (0, 1, 2, ... or 1, 2, 3, ... down the table: a pandas
+    index), saying nothing of what was run."""
+    values = [found_.settings.get(header, "") for found_ in found]
+    if len(values) < 3 or not all(v.isdigit() for v in values):
+        return False
+    start = int(values[0])
+    return start in (0, 1) and [int(v) for v in values] == list(range(start, start + len(values)))
 
 
 def _blocks_of(found: list[Candidate], settings: list[str], header: str) -> list[list[str]]:
     """The values of column ``header`` in each block of the other (non-numeric) settings."""
-    others = [h for h in settings if h != header and not all(cells.measured(c.settings.get(h, "")) for c in found)]
+    others = [h for h in settings if h != header and not all(cells.measured(c.settings.get(h, "")) for c in found)
+              and not _row_numbers(found, h)]
     blocks: dict[tuple, list[str]] = {}
     for candidate in found:
         blocks.setdefault(tuple(candidate.settings.get(h, "") for h in others), []).append(candidate.settings.get(header, ""))
@@ -255,6 +291,7 @@ def _roles(table: Table, context_unit: str | None) -> dict[str, tuple[str, str |
     a run), ``("mark", None, None)``, ``("delta", ...)``, ``("text", ...)`` or ``("setting", ...)``."""
     roles: dict[str, tuple[str, str | None, str | None]] = {}
     knobs = _leading_knobs(table) if context_unit else set()
+    sweep = _sweep_headers(table.headers[1:])
     for header in table.headers:
         if header in knobs:
             roles[header] = ("setting", None, None)  # the settings each row ran with
@@ -292,7 +329,7 @@ def _roles(table: Table, context_unit: str | None) -> dict[str, tuple[str, str |
             roles[header] = ("delta", None, None)
         elif context_unit and numeric and len(numeric) >= max(1, (2 * len(filled)) // 3) and header != table.headers[0] \
                 and not (len(filled) >= 4 and not with_unit and len(set(filled)) <= len(filled) // 2):  # repeated values: a knob
-            kind = "figure" if labels.names_measure(header) else "arm"
+            kind = "figure" if labels.names_measure(header) and not sweep else "arm"  # `512 tok`: a sweep's point
             roles[header] = (kind, labels.name_for(header, context_unit), context_unit)
         elif filled and sum(1 for m in marks if m) >= max(1, len(filled) // 2):
             roles[header] = ("mark", None, None)
@@ -470,6 +507,8 @@ def _arm_columns(segment: Segment, table: Table, roles: dict) -> list[Candidate]
     varying = [h for h in labels_ if len({row.cells.get(h, "").strip() for row in table.rows}) > 1]
     if len(labels_) > 1 and len(varying) == 1:
         labels_ = varying  # model, size, params the same on every row: they describe the table, the test names the row
+    if _sweep_headers(arms) and (swept := _swept_columns(segment, table, roles, arms, labels_, unit)) is not None:
+        return swept  # the columns are one sweep's points, whatever the rows are named
     if len(labels_) == 1 and len(table.rows) >= 2 and all(
             cells.cell_figure(row.cells.get(labels_[0], "")) is not None or cells.measured(prose.plain(row.cells.get(labels_[0], "")))
             or labels.names_measure(prose.plain(row.cells.get(labels_[0], ""))) for row in table.rows):
@@ -522,16 +561,17 @@ def _swept_columns(segment: Segment, table: Table, roles: dict, arms: list[str],
     name. ``None`` when the columns are not of that shape."""
     points = [prose.plain(h).replace(" ", "").partition("=") for h in arms]
     keys = {key for key, eq, _ in points}
-    shapes = {prose.shape(prose.plain(h)) for h in arms}
-    if len(arms) >= 3 and len(shapes) == 1 and next(iter(shapes)).count("#") == 1 and len(keys) != 1:
+    if _sweep_headers(arms) and len(keys) != 1:
         # | bs 1 | bs 8 | bs 32 |, | max 32 tokens | max 128 tokens |: one name over the amounts it was run at
-        name = " ".join(next(iter(shapes)).replace("#", " ").split())
+        name = " ".join(prose.shape(prose.plain(arms[0])).replace("#", " ").split())
         points = [(name, "=", prose.amounts(prose.plain(h))[0]) for h in arms]
         keys = {name}
-    if len(arms) < 3 or len(keys) != 1 or any(not eq or cells.cell_figure(value) is None for _, eq, value in points):
+    if len(arms) < 3 or len(keys) != 1 or any(not eq or not _amount(value) for _, eq, value in points):
         return None
     key = keys.pop()
-    largest = max(range(len(arms)), key=lambda i: float((cells.cell_figure(points[i][2]) or ("0",))[0]))
+    largest = max(range(len(arms)), key=lambda i: prose.amount_value(_amount(points[i][2])))
+    corner = prose.plain(table.headers[0])  # | TTFT (ms) | 1 user | 4 users |: the corner names the measure
+    measure = corner if labels.names_measure(corner) else prose.plain(segment.path[-1]) if segment.path else ""
     found = []
     for position, row in enumerate(table.rows):
         row_label = ", ".join(prose.plain(row.cells.get(h, "")) for h in labels_ if row.cells.get(h, "").strip())
@@ -541,7 +581,7 @@ def _swept_columns(segment: Segment, table: Table, roles: dict, arms: list[str],
             figure = cells.cell_figure(row.cells.get(header, ""))
             if figure is None or not (figure[1] or unit):
                 continue
-            name = labels.name_for(prose.plain(segment.path[-1]) if segment.path else "", figure[1] or unit or "")
+            name = labels.name_for(measure, figure[1] or unit or "")
             point = f"{name}[{key}={points[column][2]}]"
             evidence = Evidence(f"metrics.{point}", locator_text(where), short_quote(f"{header}: {row.cells.get(header)}"))
             figures[point] = Figure(point, figure[0], figure[1] or unit or "", evidence, figure[2])
@@ -559,6 +599,18 @@ def _swept_columns(segment: Segment, table: Table, roles: dict, arms: list[str],
         candidate.marked = statements.names_reference(row_label)
         found.append(candidate)
     return found
+
+
+def _amount(value: str) -> str:
+    """A swept column's amount (``8``, ``2k``), or ``""`` when the header's value is no amount."""
+    found = prose.amounts(value)
+    return found[0] if len(found) == 1 and cells.cell_figure(value.replace(found[0], "1")) is not None else ""
+
+
+def _sweep_headers(headers: list[str]) -> bool:
+    """Whether three or more headers are one name over amounts (``bs 1 | bs 8 | bs 32``)."""
+    shapes = {prose.shape(prose.plain(h)) for h in headers}
+    return len(headers) >= 3 and len(shapes) == 1 and next(iter(shapes)).count("#") == 1
 
 
 def _grid_rows(segment: Segment, table: Table, roles: dict, arms: list[str], knobs: list[str],
@@ -789,6 +841,8 @@ def _transposed(table: Table) -> bool:
         return False  # 1 MiB, 16 MiB: sizes a run swept, not the names of measures
     named = [labels.names_measure(prose.plain(row.cells.get(first, ""))) for row in table.rows]
     others = table.headers[1:]
+    if _sweep_headers(others):
+        return False  # | TTFT (ms) | 1 user | 4 users |: the columns are a sweep's points, the rows its runs
     if others and all(labels.is_statistic(prose.plain(row.cells.get(first, ""))) for row in table.rows):
         return True  # | Percentile | Latency |: one distribution
     if bool(others) and sum(named) >= max(1, (len(named) + 1) // 2) and \
