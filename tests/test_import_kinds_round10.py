@@ -1,4 +1,4 @@
-"""Variants of our own (written with the fix), kinds k57 and k58.
+"""Variants of our own (written with the fix), kinds k57 to k61.
 
 k57 a comparison table whose rows are the measures and whose columns are the configurations is
 read column by column whatever language its first column is in: each row holds one unit in every
@@ -199,3 +199,60 @@ def test_k60_perf_analyzer_reports_are_one_attempt_an_invocation(tmp_path):
     assert [value(r, "inferences_per_second") for r in recs] == [301.5, 844.4]
     assert [r.metrics["p99_latency"].value for r in recs] == [8100.0, 8100.0]
     assert recs[0].metrics["latency"].unit == "us"
+
+
+GRID_CSV = dedent("""\
+    ,kv_fp8,graphs,ctx,gen_tps,prefill_tps
+    0,False,False,512,61.0,2100.5
+    1,False,False,4096,55.2,3900.1
+    2,False,False,16384,41.7,3500.0
+    3,True,False,512,63.5,2150.2
+    4,True,False,4096,58.9,4010.7
+    5,True,False,16384,47.3,3620.4
+    6,True,True,512,70.2,2180.0
+    7,True,True,4096,66.1,4100.3
+    8,True,True,16384,52.8,3700.9
+    """)
+
+
+def test_k61_each_knob_setting_running_the_same_sweep_is_one_attempt(tmp_path):
+    f, recs = drafts(tmp_path, "k61-grid.csv", GRID_CSV)
+    assert [r.title for r in recs] == ["kv_fp8=False, graphs=False", "kv_fp8=True, graphs=False", "kv_fp8=True, graphs=True"]
+    assert [value(r) for r in recs] == [41.7, 47.3, 52.8]  # each sweep's largest context is its headline
+    assert [value(r, "output_throughput[ctx=512]") for r in recs] == [61.0, 63.5, 70.2]
+    assert outcomes(recs) == {41.7: "baseline", 47.3: "improved", 52.8: "improved"}
+
+
+def test_k61_counter_the_same_grid_typed_as_a_markdown_table_keeps_its_rows(tmp_path):
+    rows = [line.split(",") for line in GRID_CSV.splitlines()[1:]]
+    table = "| kv fp8 | graphs | ctx | gen tok/s |\n|---|---|---|---|\n" + "".join(
+        f"| {kv} | {graphs} | {ctx} | {gen} |\n" for _i, kv, graphs, ctx, gen, _p in rows)
+    f, recs = drafts(tmp_path, "k61-grid.md", "# Decode speed over context, one RTX 4090, 2026-06-02\n\n" + table)
+    assert len(recs) == 9  # a person's table of crossed levels: each row a run, compared at equal ctx (blind9 k46)
+
+
+def test_k61_counter_rows_whose_numbers_differ_by_configuration_stay_rows(tmp_path):
+    f, recs = drafts(tmp_path, "k61-rows.md", dedent("""\
+        # Batch per engine, one H100, 2026-06-02
+
+        | engine | graphs | batch | gen tok/s |
+        |---|---|---|---|
+        | a | off | 8 | 610.0 |
+        | a | on | 16 | 700.5 |
+        | b | off | 32 | 805.1 |
+        | b | on | 64 | 990.4 |
+        """))
+    assert len(recs) == 4
+
+
+def test_k61_counter_a_knob_swept_per_build_in_a_csv_keeps_its_rows(tmp_path):
+    f, recs = drafts(tmp_path, "k61-knob.csv", dedent("""\
+        build,threads,avg_ts,stddev_ts
+        cpu-avx2,4,11.2,0.1
+        cpu-avx2,8,19.8,0.2
+        cpu-avx2,16,23.1,0.3
+        cpu-avx512,4,12.0,0.1
+        cpu-avx512,8,21.5,0.2
+        cpu-avx512,16,26.4,0.2
+        """))
+    assert len(recs) == 6  # the threads tried are configurations being tuned, each row one run
