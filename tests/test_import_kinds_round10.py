@@ -256,3 +256,18 @@ def test_k61_counter_a_knob_swept_per_build_in_a_csv_keeps_its_rows(tmp_path):
         cpu-avx512,16,26.4,0.2
         """))
     assert len(recs) == 6  # the threads tried are configurations being tuned, each row one run
+
+
+def test_k62_run_columns_are_repetitions_whose_figure_is_their_mean(tmp_path):
+    f, recs = drafts(tmp_path, "k62-runs.md", dedent("""\
+        # Decode speed, three runs each, one RTX 4090, 2026-06-03
+
+        | Decode tok/s | Run 1 | Run 2 | Run 3 |
+        |---|---|---|---|
+        | fp16 | 100.0 | 110.0 | 130.0 |
+        | awq | 150.0 | 148.0 | 152.0 |
+        """))
+    assert [r.title for r in recs] == ["fp16", "awq"]
+    assert [value(r) for r in recs] == [113.3, 150.0]  # the mean of the passes, not the last one
+    assert [r.metrics["output_throughput"].spread for r in recs] == [15.3, 2.0]
+    assert outcomes(recs) == {113.3: "baseline", 150.0: "improved"}

@@ -570,6 +570,7 @@ def _swept_columns(segment: Segment, table: Table, roles: dict, arms: list[str],
         return None
     key = keys.pop()
     largest = max(range(len(arms)), key=lambda i: prose.amount_value(_amount(points[i][2])))
+    passes = labels.counts_passes(key)  # Run 1, Run 2: the same run repeated, not a sweep
     corner = prose.plain(table.headers[0])  # | TTFT (ms) | 1 user | 4 users |: the corner names the measure
     measure = corner if labels.names_measure(corner) else prose.plain(segment.path[-1]) if segment.path else ""
     found = []
@@ -585,10 +586,18 @@ def _swept_columns(segment: Segment, table: Table, roles: dict, arms: list[str],
             point = f"{name}[{key}={points[column][2]}]"
             evidence = Evidence(f"metrics.{point}", locator_text(where), short_quote(f"{header}: {row.cells.get(header)}"))
             figures[point] = Figure(point, figure[0], figure[1] or unit or "", evidence, figure[2])
-            if column == largest:
+            if column == largest and not passes:
                 figures[name] = Figure(name, figure[0], figure[1] or unit or "", evidence, figure[2])
         if not figures:
             continue
+        if passes:  # | Run 1 | Run 2 | Run 3 |: repetitions of one run, whose figure is their mean
+            samples = [f for n, f in figures.items() if "[" in n]
+            if len({f.unit for f in samples}) == 1 and len(samples) >= 2:
+                places = max(decimals(f.text) for f in samples)
+                values = [f.value for f in samples]
+                name = samples[0].name.split("[")[0]
+                figures[name] = Figure(name, f"{statistics.fmean(values):.{places}f}", samples[0].unit,
+                                       samples[0].evidence, f"{statistics.stdev(values):.{places}f}")
         candidate = Candidate("row", where, segment.ordinal, sub=position, figures=figures, label=row_label,
                               title=row_label or f"{key} sweep", approach=f"{row_label} over {key}",
                               quote=short_quote(row_label),
