@@ -555,10 +555,13 @@ def _arm_columns(segment: Segment, table: Table, roles: dict) -> list[Candidate]
 
 def _swept_columns(segment: Segment, table: Table, roles: dict, arms: list[str], labels_: list[str],
                    unit: str | None) -> list[Candidate] | None:
-    """Arm columns headed ``key=value`` with one key and numbers (``c=2 | c=4 | ... | c=128``):
-    the columns are the points of one sweep, and each row (a model, a build) is one attempt whose
-    cells are its points (``output_throughput[c=8]``), the largest swept value also under the plain
-    name. ``None`` when the columns are not of that shape."""
+    """Arm columns headed ``key=value`` with one key and numbers (``c=2 | c=4 | ... | c=128``), or one
+    name over amounts (``bs 1 | bs 8 | bs 32``, ``4k ctx | 32k ctx``): the columns are the points of
+    one sweep, and each row (a model, a build) is one attempt whose cells are its points
+    (``output_throughput[c=8]``), the largest swept value also under the plain name; columns over
+    passes (``Run 1 | Run 2 | Run 3``) give their mean instead, with their sample standard deviation
+    as its spread. The measure is named by the corner header when it names one, else by the
+    section. ``None`` when the columns are not of that shape."""
     points = [prose.plain(h).replace(" ", "").partition("=") for h in arms]
     keys = {key for key, eq, _ in points}
     if _sweep_headers(arms) and len(keys) != 1:
