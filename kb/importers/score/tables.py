@@ -609,6 +609,7 @@ def _swept_columns(segment: Segment, table: Table, roles: dict, arms: list[str],
                               reason=f"a row of a table whose columns sweep {key} (one attempt a row)", arm=True)
         candidate.settings = {h: prose.plain(row.cells.get(h, "")) for h in labels_ if row.cells.get(h, "").strip()}
         candidate.marked = statements.names_reference(row_label)
+        candidate.series = not passes  # passes of one run: the mean decides, not pass by pass
         found.append(candidate)
     return found
 
