@@ -104,6 +104,18 @@ def pytest_configure(config: pytest.Config) -> None:
         compileall.compile_dir(ROOT / "kb", quiet=1)
 
 
+SLOW_FIRST = ("test_import_mlflow.py", "test_site_ecosystem.py", "test_publish.py", "test_break_round3.py",
+              "test_browser.py", "test_browser_engineer.py", "test_policy_round_blind.py", "test_serve.py",
+              "test_properties.py", "test_truth_properties.py", "test_site_shell.py", "test_bench.py")
+"""Modules whose tests take 10 s or more each (``--durations`` of the suite): run first, so that
+under pytest-xdist no worker starts one of them when the others have run out of work."""
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Put the tests of :data:`SLOW_FIRST` first (a stable sort: the order within each part stays)."""
+    items.sort(key=lambda item: item.path.name not in SLOW_FIRST)
+
+
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     """Workers for ``-n auto``: two a core, at most eight. Many tests wait on processes they
     started (builds, servers, a browser), so a core keeps two workers busy; measured on two
