@@ -532,8 +532,12 @@ def test_two_hooks_firing_at_once_import_the_transcript_once(project, tmp_path):
     before = set(tree(project / "records"))
     procs = [subprocess.Popen(argv, stdin=subprocess.PIPE, stderr=subprocess.PIPE, cwd=project, env=env)
              for _ in range(2)]
-    errs = [p.communicate(stdin, timeout=120)[1].decode() for p in procs]
-    assert [p.returncode for p in procs] == [0, 0]
+    for p in procs:  # both payloads written before either is waited on: a hook waits 3 s for its stdin
+        assert p.stdin is not None
+        p.stdin.write(stdin)
+        p.stdin.close()
+    errs = [p.stderr.read().decode() for p in procs if p.stderr is not None]  # a few lines each
+    assert [p.wait(timeout=120) for p in procs] == [0, 0]
     assert sorted(e.split(": imported: ")[1].split(" (log")[0] for e in errs) == [
         "0 draft(s) written, 3 already imported", "3 draft(s) written, 0 already imported"]
     assert len(set(tree(project / "records")) - before) == 3
