@@ -223,11 +223,17 @@ def _means(block: list[Candidate]) -> dict[str, Figure]:
         if "[" in name or any(f is None or f.unit != figure.unit for f in mine):
             means[name] = figure
             continue
-        values = [f.value for f in mine if f is not None]
-        places = max(decimals(f.text) for f in mine if f is not None)
-        means[name] = Figure(name, f"{statistics.fmean(values):.{places}f}", figure.unit, figure.evidence,
-                             f"{statistics.stdev(values):.{places}f}", figure.generic)
+        means[name] = _mean_figure(name, [f for f in mine if f is not None])
     return means
+
+
+def _mean_figure(name: str, samples: list[Figure]) -> Figure:
+    """Two or more passes' figures (one unit) as their mean, with their sample standard deviation
+    as its spread, both to the decimals of the most precise pass; the first pass's evidence."""
+    places = max(decimals(f.text) for f in samples)
+    values = [f.value for f in samples]
+    return Figure(name, f"{statistics.fmean(values):.{places}f}", samples[0].unit, samples[0].evidence,
+                  f"{statistics.stdev(values):.{places}f}", samples[0].generic)
 
 
 def _swept(table: Table, settings: list[str], found: list[Candidate]) -> str | None:
@@ -596,11 +602,8 @@ def _swept_columns(segment: Segment, table: Table, roles: dict, arms: list[str],
         if passes:  # | Run 1 | Run 2 | Run 3 |: repetitions of one run, whose figure is their mean
             samples = [f for n, f in figures.items() if "[" in n]
             if len({f.unit for f in samples}) == 1 and len(samples) >= 2:
-                places = max(decimals(f.text) for f in samples)
-                values = [f.value for f in samples]
                 name = samples[0].name.split("[")[0]
-                figures[name] = Figure(name, f"{statistics.fmean(values):.{places}f}", samples[0].unit,
-                                       samples[0].evidence, f"{statistics.stdev(values):.{places}f}")
+                figures[name] = _mean_figure(name, samples)
         candidate = Candidate("row", where, segment.ordinal, sub=position, figures=figures, label=row_label,
                               title=row_label or f"{key} sweep", approach=f"{row_label} over {key}",
                               quote=short_quote(row_label),
