@@ -247,17 +247,17 @@ def scores_answers(name: str) -> bool:
     return name.split("[", 1)[0] in ANSWER_SCORES
 
 
-_SPREAD_WORDS = frozenset({"std", "stddev", "stdev", "sd", "sigma", "deviation", "err", "error"})
+_SPREAD_WORDS = frozenset({"std", "stddev", "stdev", "sd", "sigma", "deviation", "err", "error", "variance", "jitter"})
 
 
 def names_spread(header: str) -> bool:
     """Whether a column header names the spread of a figure (``stddev_ts``, ``Std (ms)``, ``±``).
 
-    >>> names_spread("stddev_ts"), names_spread("avg_ts"), names_spread("±")
-    (True, False, True)
+    >>> names_spread("stddev_ts"), names_spread("avg_ts"), names_spread("±"), names_spread("Decode (\N{GREEK SMALL LETTER SIGMA})")
+    (True, False, True, True)
     """
     words = set(_WORDS.findall(header.lower().replace("_", " ")))
-    return bool(words & _SPREAD_WORDS) or header.strip() in ("±", "+/-", "+-")
+    return bool(words & _SPREAD_WORDS) or header.strip() in ("±", "+/-", "+-") or "\N{GREEK SMALL LETTER SIGMA}" in header
 
 
 def qualifies(label: str, unit: str) -> bool:
@@ -618,6 +618,21 @@ def names_workload_axis(header: str) -> bool:
 
 
 _AXIS = re.compile(r"len|ctx|context|prompt|seq|depth|size|token")
+
+
+_MEASURE_AXIS = frozenset({"metric", "metrics", "measure", "measures", "measurement", "measurements", "quantity",
+                           "kpi", "kpis", "statistic", "statistics", "indicator"})
+
+
+def names_measure_axis(header: str) -> bool:
+    """Whether a first column's header says that its rows are measures (``| Metric | Before | After |``,
+    ``| Measurement | Value |``): the table is read by column, each other column one configuration.
+
+    >>> [names_measure_axis(h) for h in ("Metric", "**Measurement**", "Metric name", "Model", "Source")]
+    [True, True, True, False, False]
+    """
+    words = _WORDS.findall(header.lower())
+    return bool(words) and words[0] in _MEASURE_AXIS and len(words) <= 2
 
 
 _SERIES = re.compile(r"^([^\W\d_]+)[\s#]*(\d+)$")

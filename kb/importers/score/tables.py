@@ -859,6 +859,8 @@ def _transposed(table: Table) -> bool:
     others = table.headers[1:]
     if _sweep_headers(others):
         return False  # | TTFT (ms) | 1 user | 4 users |: the columns are a sweep's points, the rows its runs
+    if others and labels.names_measure_axis(prose.plain(first)):
+        return True  # | Metric | Before | After |: the header says the rows are measures
     if others and all(labels.is_statistic(prose.plain(row.cells.get(first, ""))) for row in table.rows):
         return True  # | Percentile | Latency |: one distribution
     if bool(others) and sum(named) >= max(1, (len(named) + 1) // 2) and \
@@ -911,6 +913,8 @@ def _arms(segment: Segment, table: Table, context_unit: str | None = None) -> li
             if figure is None:
                 failed = failed or cells.mark(value) == "fail"
                 continue
+            if labels.names_spread(label):
+                continue  # | Decode sigma | 0.5 tok/s |: the spread of a figure, not a figure of the arm
             named = labels.header_figure(label)
             unit = figure[1] or (named[1] if named else None) or context_unit
             if unit is None:
