@@ -286,7 +286,7 @@ def header_figure(header: str) -> tuple[str, str] | None:
     label, unit = split_unit(header.replace("**", "").replace("`", "").strip().rstrip(":").strip())
     if unit is None and "_" in label and " " not in label.strip():
         parts = label.strip().split("_")
-        if len(parts) >= 3 and unit_of(f"{parts[-2]}/{parts[-1]}"):  # output_tok_s
+        if len(parts) >= 2 and unit_of(f"{parts[-2]}/{parts[-1]}"):  # output_tok_s, tok_s
             rate = unit_of(f"{parts[-2]}/{parts[-1]}") or ""
             return name_for(" ".join(parts[:-2]), rate), rate
         head, _, tail = label.strip().rpartition("_")
@@ -336,8 +336,8 @@ def key_figure(key: str) -> tuple[str, str] | None:
 
     >>> key_figure("median_us"), key_figure("tokens_per_second"), key_figure("prefill_tok_per_s"), key_figure("count")
     (('median_us', 'us'), ('output_throughput', 'tok/s'), ('input_throughput', 'tok/s'), None)
-    >>> key_figure("gentps"), key_figure("prompttps")
-    (('output_throughput', 'tok/s'), ('input_throughput', 'tok/s'))
+    >>> key_figure("gentps"), key_figure("prompttps"), key_figure("tok_s"), key_figure("req_s")
+    (('output_throughput', 'tok/s'), ('input_throughput', 'tok/s'), ('output_throughput', 'tok/s'), ('request_throughput', 'req/s'))
     """
     original = [p for p in re.split(r"[_\-.\s/]+", key) if p]
     parts = [p.lower() for p in original]
@@ -352,6 +352,9 @@ def key_figure(key: str) -> tuple[str, str] | None:
     if len(parts) >= 3 and parts[-2] == "per" and parts[-1] in _SECOND and parts[-3] in _PER:
         unit = _PER[parts[-3]]
         return name_for(" ".join(parts[:-3] + [parts[-3]]), unit), unit
+    if len(parts) >= 2 and parts[-1] in _SECOND and parts[-2] in _PER:  # tok_s, gen_tok_s: a count per second
+        unit = _PER[parts[-2]]
+        return name_for(" ".join(parts[:-1]), unit), unit
     if parts[-1] in _RATE_KEYS:
         rate = _RATE_KEYS[parts[-1]]
         return (name_for(" ".join(parts[:-1]), rate), rate) if rate else None

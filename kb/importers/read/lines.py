@@ -185,9 +185,41 @@ def _label_only(line: str) -> list[tuple[str, str, str, bool]]:
     return [(labels.name_for(label, unit), value, unit, not labels.qualifies(label, unit))]
 
 
+_PAIR = re.compile(r"(?<![\w.-])([A-Za-z][\w.-]*)=(\S+)")
+_VALUE_WITH_UNIT = re.compile(rf"^({NUMBER})([A-Za-z/µ]+)$")
+
+
+def _keyed_line(line: str) -> list[tuple[str, str, str, bool]]:
+    """The figures of a line of ``key=value`` pairs (``pp_tok_s=5312.44 tg_tok_s=112.61
+    dur=2.37s``), each pair read alone: a bare number by the unit its key carries
+    (:func:`kb.importers.read.labels.key_figure`), a number with a unit by that unit and its key.
+    ``[]`` for a line with fewer than two pairs (it is read as a sentence is)."""
+    pairs = _PAIR.findall(line)
+    if len(pairs) < 2:
+        return []
+    figures: list[tuple[str, str, str, bool]] = []
+    for key, raw in pairs:
+        raw = raw.rstrip(",;")
+        value = number(raw)
+        named = labels.key_figure(key) if value is not None else None
+        if named and value is not None:
+            figures.append((named[0], value, named[1], not labels.qualifies(key.replace("_", " "), named[1])))
+            continue
+        suffixed = _VALUE_WITH_UNIT.match(raw)
+        unit = labels.unit_of(suffixed.group(2)) if suffixed else None
+        if suffixed and unit and unit not in ("%", "x"):
+            label = key.replace("_", " ")
+            figures.append((labels.name_for(label, unit), number(suffixed.group(1)) or suffixed.group(1), unit,
+                            not labels.qualifies(label, unit)))
+    return figures
+
+
 def _figures(line: str) -> list[tuple[str, str, str, bool]]:
     """``(name, value, unit, generic)`` of each figure a line gives (``± spread`` set aside: see
     :func:`_spreads`)."""
+    keyed = _keyed_line(line)
+    if keyed:
+        return keyed
     found = _NAME_UNIT_VALUE.match(line)
     if found:
         unit = labels.unit_of(found.group(2))

@@ -144,7 +144,26 @@ def figures(text: str) -> list[ProseFigure]:
                                  start, match.end(), approximate="~" in match.group(0)[:2]
                                  or _APPROXIMATE.search(text[max(0, start - 16):start]) is not None, spread=spread))
     found.extend(f for f in _unit_in_label(text) if not any(o.start <= f.start < o.end for o in found))
+    found.extend(f for f in _keyed(text) if not any(o.start <= f.start < o.end for o in found))
     found.sort(key=lambda f: f.start)
+    return found
+
+
+_KEYED = re.compile(rf"(?<![\w-])([A-Za-z][\w.]*)=({NUMBER})(?![\w.%/])")
+_KEYED_RATES = frozenset({"tok/s", "req/s", "it/s", "TFLOPS", "GB/s"})
+
+
+def _keyed(text: str) -> list[ProseFigure]:
+    """The rates of ``key=value`` pairs whose keys carry the unit (``tok_s=115.18``,
+    ``out_tok_s=611.4``, ``req_s=2.35``: :func:`kb.importers.read.labels.key_figure`), as a script's
+    result line prints them; other keys (``dur=``, ``timeout_s=``, ``--max-num-seqs=``) are settings
+    as often as measures and are left to the figure's own unit."""
+    found: list[ProseFigure] = []
+    for match in _KEYED.finditer(text):
+        named = labels.key_figure(match.group(1))
+        if named and named[1] in _KEYED_RATES:
+            found.append(ProseFigure(named[0], match.group(2).replace(",", ""), named[1], match.group(1),
+                                     match.start(2), match.end()))
     return found
 
 
