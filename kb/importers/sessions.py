@@ -183,10 +183,12 @@ def _raw_tool_output(head: str) -> bool:
 
 def _looks_like_markdown(head: str) -> bool:
     """Whether a text is a Markdown document rather than a console capture: an ATX heading with
-    words (``## Results``; nccl-tests' ``# nThread 1 nGpus 8`` is a comment of its output), a table
+    words (``## Results``; nccl-tests' ``# nThread 1 nGpus 8`` is a comment of its output, and
+    ``##### arm 2 #####``, framed on both sides, a script's banner), a table
     rule line (``|---|``) or a fenced block."""
     lines = head.splitlines()[:400]
-    headings = [ln for ln in lines if re.match(r"^#{1,6} [A-Za-z]", ln) and not recognises(ln)]
+    headings = [ln for ln in lines if re.match(r"^#{1,6} [A-Za-z]", ln) and not recognises(ln)
+                and not re.search(r"\s#{3,}\s*$", ln)]  # "##### run 3: tp=2 #####" is a script's banner
     fences = [ln for ln in lines if re.match(r"^\s*(```|~~~)", ln)]
     rules = [ln for ln in lines if re.match(r"^\s*\|?\s*:?-{3,}:?\s*\|", ln)]
     return bool(fences) or (bool(headings) and (bool(rules) or len(headings) >= 2))

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import itertools
 import re
+from collections import Counter
 from dataclasses import dataclass
 
 SHELL_LANGUAGES = frozenset({"bash", "sh", "shell", "zsh", "console", "shell-session", "shellsession", "powershell",
@@ -124,8 +125,22 @@ _DIGITS = re.compile(r"\d+")
 _RULE_LINE = re.compile(r"^[\s=#*_~+|-]*$")
 
 
+_BANNER = re.compile(r"^\s*([^\w\s])\1+\s*(\S.*?\w.*?)\s*([^\w\s])\3+\s*$")
+"""A banner a script prints to open a pass: a run of one mark, words, a run of one mark
+(``=== exp-off | cfg=base.yaml ===``, ``--- batch 8 ---``, ``>>> tp2 <<<``, ``:::: warmup ::::``)."""
 _LABELLED = re.compile(r"^([A-Za-z_][\w .-]{0,30}?)\s*([=:])\s*\S.*$")
 """A ``name = value`` or ``name: value`` line: its shape is its name (the value is what each pass sets)."""
+
+
+def banner(line: str) -> str | None:
+    """What a banner line says between its frames (``=== base | cfg=a.yaml ===`` → ``base | cfg=a.yaml``),
+    or ``None`` for another line.
+
+    >>> banner("=== base | cfg=a.yaml ==="), banner(">>> tp2 <<<"), banner("a == b"), banner("[tp2] ok=5 (x)")
+    ('base | cfg=a.yaml', 'tp2', None, None)
+    """
+    found = _BANNER.match(line)
+    return found.group(2) if found else None
 
 
 def iterations(text: str, min_gap: int = 3) -> list[tuple[int, int]]:
@@ -142,10 +157,17 @@ def iterations(text: str, min_gap: int = 3) -> list[tuple[int, int]]:
     lines = text.splitlines()
     places: dict[str, list[int]] = {}
     values: dict[str, set[str]] = {}  # the values a "name = value" shape takes: one value names no pass
+    counts = Counter(line.strip() for line in lines)
+    banners: set[str] = set()
     for number, line in enumerate(lines, 1):
         if len(line.strip()) < 8 or _RULE_LINE.match(line) or line.lstrip().startswith("|") or _LOG_LINE.match(line.strip()):
             continue  # a logger's lines repeat in any output: they mark no pass
+        banner = _BANNER.match(line)
         labelled = _LABELLED.match(line.strip())  # "model_name = mistral:7b": the same header, whatever it names
+        if banner and counts[line.strip()] == 1:  # "=== exp-off | cfg=a.yaml ===": one shape, whatever each pass is called
+            framed = f"{banner.group(1) * 3} * {banner.group(3) * 3}"  # (a banner printed alike each time, "=== DONE ===", is not a pass's name)
+            banners.add(framed)
+            places.setdefault(framed, []).append(number)  # and its own shape too ("== run 0 =="), whichever repeats more
         shape = f"{labelled.group(1)}{labelled.group(2)}*" if labelled else _DIGITS.sub("0", line.strip())
         places.setdefault(shape, []).append(number)
         if labelled:
@@ -153,7 +175,10 @@ def iterations(text: str, min_gap: int = 3) -> list[tuple[int, int]]:
     best: list[int] = []
     best_key: tuple[int, bool, int] = (0, False, 0)
     for shape, found in places.items():
-        if len(found) < 2 or any(b - a < min_gap for a, b in itertools.pairwise(found)) or \
+        gap = 2 if shape in banners else min_gap  # a banner and one result line make a pass
+        if shape in banners and len(found) < 3:
+            continue  # two banners of different words may be one program's two sections: three make a loop
+        if len(found) < 2 or any(b - a < gap for a, b in itertools.pairwise(found)) or \
                 (shape in values and len(values[shape]) < 2):
             continue
         names_pass = len({lines[n - 1].strip() for n in found}) > 1  # "=== batch 8 ===", not the same loop line each time

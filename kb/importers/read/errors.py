@@ -110,13 +110,15 @@ def clean_lines(output: str) -> list[str]:
     return lines
 
 
-def error_headline(output: str) -> str:
+def error_headline(output: str, printed_only: bool = False) -> str:
     """The one line that says what went wrong in ``output`` (see the module docstring);
-    ``"(no output)"`` when there is nothing to quote."""
+    ``"(no output)"`` when there is nothing to quote. With ``printed_only``, only a line that is
+    an error (a known failure, an exception, a logger's ERROR line), else ``""``: no line that
+    merely mentions failing, nor the last line for want of one."""
     lines = [line.strip() for line in clean_lines(output)]
     lines = [line for line in lines if not line.startswith(("File \"", "^", "~"))]
     if not lines:
-        return "(no output)"
+        return "" if printed_only else "(no output)"
     for line in lines:
         if _SPECIFIC.search(line) and not line.lower().startswith(("warning", "hint")):
             return _cap(line)
@@ -126,6 +128,8 @@ def error_headline(output: str) -> str:
     logged = [_PREFIX.sub("", line, count=1).strip() for line in output.splitlines() if _ERROR_LEVEL.match(line)]
     if logged and logged[0]:
         return _cap(logged[0])
+    if printed_only:
+        return ""
     for line in lines:
         if _ERRORISH.search(line):
             return _cap(line)

@@ -233,3 +233,16 @@ def calls_baseline(text: str) -> str | None:
     """
     found = _CALLS_BASELINE.search(text.strip())
     return found.group(0).strip() if found else None
+
+
+_WARMUP = re.compile(r"\bwarm[\s_-]?up\b", re.I)
+
+
+def names_warmup(text: str) -> bool:
+    """Whether a pass's name says it is a warm-up (``=== WARMUP (10 users) ===``, ``warm-up``): a
+    pass run to be thrown away, not measured.
+
+    >>> names_warmup("=== WARMUP (10 users) ==="), names_warmup(":: warm_up ::"), names_warmup("run 2")
+    (True, True, False)
+    """
+    return bool(_WARMUP.search(text))

@@ -42,7 +42,7 @@ from kb.importers.read import cells, dates, labels, prose, stack, statements
 from kb.importers.read import commands as shell
 from kb.importers.read import errors as error_output
 from kb.importers.score import repeats
-from kb.importers.score.candidate import Candidate, family_key, headline_name
+from kb.importers.score.candidate import Candidate, fail_if_served_nothing, family_key, headline_name
 from kb.importers.score.notes import note_candidates
 from kb.importers.score.outcomes import decide
 from kb.importers.score.restate import link
@@ -264,6 +264,7 @@ class _State:
         if zero is not None and not candidate.failed:  # "gsm8k accuracy 0 %": fast, but every answer wrong
             candidate.failed = True
             candidate.notes.append(f"Its {zero.name} is {zero.text} {zero.unit}: no answer right.")
+        fail_if_served_nothing(candidate)  # "tok_s=0.00": no token came out
         if candidate.figures and any(f.unit in INFERENCE_UNITS or f.name.split("[")[0].endswith(INFERENCE_FIGURES)
                                      for f in candidate.figures.values()):
             self.inference = True
@@ -621,7 +622,8 @@ def _fill_errors(state: _State) -> None:
             candidate.error = error
             candidate.notes.append(f"Error: the one the log prints at {where}, in the same section.")
         else:
-            candidate.error = candidate.fallback_error or prose.plain(candidate.quote) or "failed (the log prints no error)"
+            candidate.error = candidate.fallback_error or candidate.failure_note or prose.plain(candidate.quote) or \
+                "failed (the log prints no error)"
 
 
 def _facts_for(c: Candidate, state: _State, date: dt.date | None) -> list[Fact]:

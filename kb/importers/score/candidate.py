@@ -83,6 +83,9 @@ other)."""
     workload: dict[str, str] = field(default_factory=dict)
     said: str | None = None
     fallback_error: str | None = None
+    failure_note: str | None = None
+    """What failed, in kb's words, for a failed run whose log prints no error (``output_throughput
+    0.00 tok/s: nothing was served``); used only when no error is printed near it."""
     arm: bool = False
     merged: bool = False
     """The rows of one table that are one run's points (:func:`kb.importers.score.tables._merged_rows`)."""
@@ -112,6 +115,30 @@ other)."""
     def strength(self) -> int:
         """The weight of this candidate's kind of evidence (:data:`STRENGTH`)."""
         return STRENGTH[self.evidence]
+
+
+SERVED_UNITS = ("tok/s", "req/s", "it/s")
+"""Rates of work served: a run that printed every one of them as zero produced nothing."""
+
+
+def served_nothing(candidate: Candidate) -> Figure | None:
+    """The first of a candidate's own rates (tok/s, req/s, it/s; a sweep's points ``name[dim=v]``
+    aside) when every one of them is zero (``tok_s=0.00 req_s=0.00``: no request was served, so
+    the run failed, whatever else it printed), else ``None``."""
+    rates = [f for n, f in candidate.figures.items() if "[" not in n and f.unit in SERVED_UNITS]
+    return rates[0] if rates and all(f.value == 0 for f in rates) else None
+
+
+def fail_if_served_nothing(candidate: Candidate, error: str | None = None) -> None:
+    """Fail ``candidate`` when :func:`served_nothing` says so: ``error`` the line its output printed
+    about it, if any, else :attr:`Candidate.failure_note` says which rate was zero."""
+    nothing = served_nothing(candidate)
+    if nothing is None or candidate.failed:
+        return
+    candidate.failed = True
+    candidate.error = candidate.error or error
+    candidate.failure_note = f"{nothing.name} {nothing.text} {nothing.unit}: nothing was served"
+    candidate.notes.append(f"Its {nothing.name} is {nothing.text} {nothing.unit}: nothing was served.")
 
 
 def decimals(text: str) -> int:

@@ -24,7 +24,7 @@ from kb.importers.read import RunReading, cells, labels, prose, read_output, sta
 from kb.importers.read import commands as shell
 from kb.importers.read import errors as error_output
 from kb.importers.read.base import number
-from kb.importers.score.candidate import Candidate, better, family_key, headline_name
+from kb.importers.score.candidate import Candidate, better, fail_if_served_nothing, family_key, headline_name, served_nothing
 from kb.importers.segment import Segment
 
 INSTALL_FAILED = 0.55
@@ -148,6 +148,8 @@ def run_candidates(segment: Segment, headline: Headline, warn, passes: bool = Tr
         candidate.confidence = 0.6 if (program or tool or segment.kind == "output") else 0.45
         candidate.reason = "figures printed as name value unit lines (no tool reader knows this output)"
         _take_runs(candidate, generic, segment, headline)
+        if served_nothing(candidate) is not None:  # "tok_s=0.00" after a traceback: that is its error
+            fail_if_served_nothing(candidate, error_output.error_headline(text, printed_only=True) or None)
         return [candidate]
     if tool and segment.kind == "run" and text.strip():
         candidate = base
@@ -230,13 +232,17 @@ def _passes(segment: Segment, headline: Headline, warn) -> list[Candidate]:
         return []
     if any(sum(1 for first, _last in pieces if run.lines[0] <= first <= run.lines[1]) >= 2 for run in documented):
         return []  # a tool's one run whose levels look like passes (perf_analyzer's `Request concurrency: N`)
+    if any(len({run.invocation for run in documented if first <= run.lines[0] <= last}) >= 2 for first, last in pieces):
+        return []  # a "pass" holding two of a tool's runs: the banners are sections of the capture, not its runs
     found: list[Candidate] = []
     for first, last in pieces:
         start = (segment.output_at or 1) + first - 1
         piece = replace(segment, output="\n".join(lines[first - 1:last]), output_at=start,
                         locator=Locator(segment.locator.file, line_start=start, line_end=start + last - first))
-        made = run_candidates(piece, headline, warn, passes=False)
         head = lines[first - 1]
+        if statements.names_warmup(head):
+            continue  # "=== WARMUP (10 users) ===": a pass run to be thrown away, not measured
+        made = run_candidates(piece, headline, warn, passes=False)
         inner = shell.command_in(head)  # "Running: python3 bench.py --arch x": the pass's own command
         for candidate in made:
             candidate.locator = piece.locator
@@ -249,14 +255,31 @@ def _passes(segment: Segment, headline: Headline, warn) -> list[Candidate]:
                 known = {f.split(" ")[0] for f in candidate.flags}
                 candidate.flags = candidate.flags + [f for f in flags if f.split(" ")[0] not in known]
                 candidate.env = {**env, **candidate.env}
-            candidate.title = (shell.command_title(inner) if inner else prose.plain(head).strip()[:80]) or candidate.title
+            named_pass = console.banner(head) or prose.plain(head).strip()  # "=== base | cfg=a.yaml ===": the pass's name
+            candidate.title = (shell.command_title(inner) if inner else named_pass[:80]) or candidate.title
+            candidate.marked = candidate.marked or statements.names_reference(named_pass, first=3)
             candidate.key = candidate.key or piece.output or ""
             candidate.quote = short_quote(head)
             candidate.reason += " (one pass of a script's loop)"
         found.extend(made)
     if sum(1 for c in found if c.figures) >= 2:  # a pass that measured nothing and did not fail is no run
         found = [c for c in found if c.figures or c.failed]
+    found = _without_restatements(found)
     return found if len(found) >= 2 else []
+
+
+def _without_restatements(found: list[Candidate]) -> list[Candidate]:
+    """The passes less those whose every figure an earlier pass already printed (a closing
+    ``=== summary ===`` pass that tabulates the runs above): a summary, not a run. It takes two
+    figures other than zero, all printed before, to tell a summary from a run that came out alike."""
+    kept: list[Candidate] = []
+    seen: set[tuple[str, float]] = set()
+    for candidate in found:
+        own = {(f.unit, f.value) for f in candidate.figures.values()}
+        if not (len({v for v in own if v[1]}) >= 2 and own <= seen and not candidate.failed):
+            kept.append(candidate)
+        seen |= own
+    return kept
 
 
 def _base(segment: Segment, command: str | None, flags: list[str], env: dict[str, str], tool: str | None,
