@@ -906,15 +906,20 @@ def _arms(segment: Segment, table: Table, context_unit: str | None = None) -> li
             continue
         figures: dict[str, Figure] = {}
         failed = False
+        above: Figure | None = None  # the figure of the row just above
         for row in table.rows:
             label = prose.plain(row.cells.get(first, ""))
             value = row.cells.get(header, "")
             figure = cells.cell_figure(value)
             if figure is None:
                 failed = failed or cells.mark(value) == "fail"
+                above = None
                 continue
             if labels.names_spread(label):
-                continue  # | Decode sigma | 0.5 tok/s |: the spread of a figure, not a figure of the arm
+                if above is not None and above.spread is None:
+                    above.spread = figure[0]  # | Decode | 61 | then | Decode sigma | 0.5 |: the spread of the figure above
+                continue  # (not a figure of the arm)
+            above = None
             named = labels.header_figure(label)
             unit = figure[1] or (named[1] if named else None) or context_unit
             if unit is None:
@@ -928,6 +933,7 @@ def _arms(segment: Segment, table: Table, context_unit: str | None = None) -> li
             figures[name] = Figure(name, figure[0], unit, Evidence(f"metrics.{name}", locator_text(where),
                                                                    short_quote(f"{label} | {header}: {value}")),
                                    figure[2], not labels.qualifies(label, unit))
+            above = figures[name]
         if not figures and (not failed or cells.annotates(prose.plain(header))):
             continue  # a column of marks beside each row (``Status: 🔴``) is no failed arm
         label = prose.plain(header)
