@@ -17,7 +17,9 @@ pid=3121) ERROR 03-22 10:31:52 [multiproc_executor.py:470]``), picked in this or
 
 1. the most specific cause: an out-of-memory line, an NCCL error or failure line, a CUDA error
    line, a compiler's ``fatal`` line; the first one printed (a later ``RuntimeError: Engine core
-   initialization failed`` only reports it);
+   initialization failed`` only reports it), an exception's own line before a logger's line that
+   reports the same cause (``torch.OutOfMemoryError: CUDA out of memory ...`` over ``ERROR ...
+   CUDA out of memory``);
 2. the last exception line of a traceback (``KeyError: 12``);
 3. the first line logged at error level (``ERROR``, ``CRITICAL``, ``FATAL``), its log prefix removed;
 4. the first line with ``Error``/``error:``/``ERROR``/``failed``/``FAILED``;
@@ -119,9 +121,9 @@ def error_headline(output: str, printed_only: bool = False) -> str:
     lines = [line for line in lines if not line.startswith(("File \"", "^", "~"))]
     if not lines:
         return "" if printed_only else "(no output)"
-    for line in lines:
-        if _SPECIFIC.search(line) and not line.lower().startswith(("warning", "hint")):
-            return _cap(line)
+    specific = [line for line in lines if _SPECIFIC.search(line) and not line.lower().startswith(("warning", "hint"))]
+    if specific:  # the exception's own line over a logger's line that reports the same cause
+        return _cap(next((line for line in specific if _EXCEPTION.match(line) and not _ERROR_LEVEL.match(line)), specific[0]))
     exceptions = [line for line in lines if _EXCEPTION.match(line) and ":" in line]
     if exceptions:
         return _cap(exceptions[-1])
