@@ -215,3 +215,18 @@ def test_k64_a_sigma_row_is_the_noise_of_the_figure_above_it(tmp_path):
     assert [value(r) for r in recs] == [910.0, 1040.0, 935.0]
     # +2.7 % for chunked prefill is more than 2 % but less than its σ of 31 tok/s: within the noise
     assert outcomes(recs) == {910.0: "baseline", 1040.0: "improved", 935.0: "neutral"}
+
+
+def test_k65_the_exception_line_is_the_error_over_a_logger_line_of_the_same_cause():
+    from kb.importers.read import errors
+
+    output = dedent("""\
+        INFO 11-08 02:21:30 model_runner.py:1115] Loading model weights took 17.2 GB
+        ERROR 11-08 02:21:36 engine.py:389] CUDA out of memory while capturing graphs
+        Traceback (most recent call last):
+          File "/srv/vllm/worker.py", line 88, in capture
+        torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.12 GiB.
+        """)
+    assert errors.error_headline(output) == "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.12 GiB."
+    alone = "(EngineCore pid=12) ERROR 11-08 02:21:36 [core.py:70] CUDA out of memory\n"
+    assert errors.error_headline(alone) == "CUDA out of memory"  # no exception line: the logger's, its prefix dropped
