@@ -41,7 +41,7 @@ from pathlib import Path
 from typing import Callable
 
 from kb.importers.events import FORMATS, Event, LogFormatError, Session, link_tool_results
-from kb.importers.formats import aider, claude, claude_export, codex, gemini, markdown, opencode, results, specstory
+from kb.importers.formats import aider, claude, claude_export, codex, console, gemini, markdown, opencode, results, specstory
 from kb.importers.formats._common import (
     MAX_DOCUMENT_BYTES,
     MAX_LINE_BYTES,
@@ -188,7 +188,7 @@ def _looks_like_markdown(head: str) -> bool:
     rule line (``|---|``) or a fenced block."""
     lines = head.splitlines()[:400]
     headings = [ln for ln in lines if re.match(r"^#{1,6} [A-Za-z]", ln) and not recognises(ln)
-                and not re.search(r"\s#{3,}\s*$", ln)]  # "##### run 3: tp=2 #####" is a script's banner
+                and console.banner(ln) is None]  # "##### run 3: tp=2 #####" is a script's banner
     fences = [ln for ln in lines if re.match(r"^\s*(```|~~~)", ln)]
     rules = [ln for ln in lines if re.match(r"^\s*\|?\s*:?-{3,}:?\s*\|", ln)]
     return bool(fences) or (bool(headings) and (bool(rules) or len(headings) >= 2))

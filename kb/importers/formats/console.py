@@ -162,10 +162,10 @@ def iterations(text: str, min_gap: int = 3) -> list[tuple[int, int]]:
     for number, line in enumerate(lines, 1):
         if len(line.strip()) < 8 or _RULE_LINE.match(line) or line.lstrip().startswith("|") or _LOG_LINE.match(line.strip()):
             continue  # a logger's lines repeat in any output: they mark no pass
-        banner = _BANNER.match(line)
+        frames = _BANNER.match(line)
         labelled = _LABELLED.match(line.strip())  # "model_name = mistral:7b": the same header, whatever it names
-        if banner and counts[line.strip()] == 1:  # "=== exp-off | cfg=a.yaml ===": one shape, whatever each pass is called
-            framed = f"{banner.group(1) * 3} * {banner.group(3) * 3}"  # (a banner printed alike each time, "=== DONE ===", is not a pass's name)
+        if frames and counts[line.strip()] == 1:  # "=== exp-off | cfg=a.yaml ===": one shape, whatever each pass is called
+            framed = f"{frames.group(1) * 3} * {frames.group(3) * 3}"  # (a banner printed alike each time, "=== DONE ===", is not a pass's name)
             banners.add(framed)
             places.setdefault(framed, []).append(number)  # and its own shape too ("== run 0 =="), whichever repeats more
         shape = f"{labelled.group(1)}{labelled.group(2)}*" if labelled else _DIGITS.sub("0", line.strip())

@@ -138,7 +138,7 @@ def fail_if_served_nothing(candidate: Candidate, error: str | None = None) -> No
     candidate.failed = True
     candidate.error = candidate.error or error
     candidate.failure_note = f"{nothing.name} {nothing.text} {nothing.unit}: nothing was served"
-    candidate.notes.append(f"Its {nothing.name} is {nothing.text} {nothing.unit}: nothing was served.")
+    candidate.notes.append(f"Its {candidate.failure_note}.")
 
 
 def decimals(text: str) -> int:

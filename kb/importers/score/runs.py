@@ -244,6 +244,7 @@ def _passes(segment: Segment, headline: Headline, warn) -> list[Candidate]:
             continue  # "=== WARMUP (10 users) ===": a pass run to be thrown away, not measured
         made = run_candidates(piece, headline, warn, passes=False)
         inner = shell.command_in(head)  # "Running: python3 bench.py --arch x": the pass's own command
+        named_pass = console.banner(head) or prose.plain(head).strip()  # "=== base | cfg=a.yaml ===": the pass's name
         for candidate in made:
             candidate.locator = piece.locator
             candidate.settings = {**dict(shell.pairs(head)), **candidate.settings}
@@ -255,7 +256,6 @@ def _passes(segment: Segment, headline: Headline, warn) -> list[Candidate]:
                 known = {f.split(" ")[0] for f in candidate.flags}
                 candidate.flags = candidate.flags + [f for f in flags if f.split(" ")[0] not in known]
                 candidate.env = {**env, **candidate.env}
-            named_pass = console.banner(head) or prose.plain(head).strip()  # "=== base | cfg=a.yaml ===": the pass's name
             candidate.title = (shell.command_title(inner) if inner else named_pass[:80]) or candidate.title
             candidate.marked = candidate.marked or statements.names_reference(named_pass, first=3)
             candidate.key = candidate.key or piece.output or ""
