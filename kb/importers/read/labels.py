@@ -173,6 +173,18 @@ def is_qualifier(word: str) -> bool:
         or bool(_TEST.match(word))
 
 
+def names_phase(label: str) -> bool:
+    """Whether ``label`` names a phase or a kind of one run's figure (``prefill``, ``Gen``,
+    ``total``, ``TTFT``, ``tg128``) rather than a configuration: columns qualified by such words
+    (``Latency (prefill) | Latency (decode)``) are figures of one run.
+
+    >>> names_phase("decode"), names_phase("Gen"), names_phase("Std"), names_phase("patched")
+    (True, True, False, False)
+    """
+    words = _WORDS.findall(label.lower())
+    return len(words) == 1 and is_qualifier(words[0]) and words[0] not in _STAT
+
+
 def unit_of(text: str) -> str | None:
     """The kb spelling of a unit as written, or ``None`` when kb records no such unit."""
     return UNITS.get(text.strip().strip("()[]").strip().lower())
@@ -316,6 +328,68 @@ def header_figure(header: str) -> tuple[str, str] | None:
     if unit in ("%", "x"):
         return None  # a share or a ratio compares runs; it measures none
     return name_for(label, unit), unit
+
+
+def qualified_figure(header: str, statistics: bool = False) -> tuple[str, str, str] | None:
+    """``(name, unit, qualifier)`` of a header that names a figure and then, in brackets, what it
+    was measured under (``Prompt tok/s (Std)`` → ``("input_throughput", "tok/s", "Std")``,
+    ``TTFT ms [eager]``); ``None`` when the bracketed part is a unit, or a statistic (``TTFT (p99)``
+    names another figure) unless ``statistics``, or the rest names no figure.
+
+    >>> qualified_figure("Gen tok/s (patched)"), qualified_figure("TTFT ms [eager]")
+    (('output_throughput', 'tok/s', 'patched'), ('ttft', 'ms', 'eager'))
+    >>> qualified_figure("TTFT (ms)"), qualified_figure("Latency (p99)"), qualified_figure("Model (8B)")
+    (None, None, None)
+    """
+    found = _UNIT_IN_LABEL.search(header.replace("**", "").strip())
+    if not found or unit_of(found.group(1)) or not _WORDS.search(found.group(1).lower()) or \
+            (is_statistic(found.group(1)) and not statistics):
+        return None
+    figure = header_figure(header.replace("**", "").strip()[:found.start()])
+    return (figure[0], figure[1], found.group(1).strip()) if figure else None
+
+
+_RATIO_WORDS = frozenset({"ratio", "speedup", "gain", "delta", "diff", "difference", "change", "uplift", "improvement",
+                          "relative", "vs", "δ"})
+
+
+def names_ratio(header: str) -> bool:
+    """Whether a column header names a comparison of other columns (``Gen ratio``, ``Speedup``,
+    ``Δ``, ``vs base``): its numbers, written with or without an ``x``, are derived, not measured.
+
+    >>> names_ratio("Gen ratio"), names_ratio("Δ TPOT"), names_ratio("Gen tok/s")
+    (True, True, False)
+    """
+    return any(w in _RATIO_WORDS for w in re.findall(r"[a-zδ]+", header.lower().replace("-", "")))
+
+
+_DEPLOYMENT = frozenset({"gpu", "gpus", "tp", "pp", "ep", "dp", "node", "nodes", "card", "cards", "device", "devices",
+                         "shard", "shards", "rank", "ranks", "chip", "chips", "xpu", "npu", "npus", "instances",
+                         "replicas", "world"})
+
+
+def header_words(header: str) -> list[str]:
+    """A header's words as written, split at spaces and underscores, brackets taken off
+    (``Prompt tok/s (Std)`` → ``["Prompt", "tok/s", "Std"]``, ``prompt_seconds`` → two words).
+
+    >>> header_words("TTFT before (ms)"), header_words("gen_seconds")
+    (['TTFT', 'before', 'ms'], ['gen', 'seconds'])
+    """
+    return [w for w in (part.strip("()[]") for part in re.split(r"[\s_]+", header)) if w]
+
+
+def names_deployment(name: str) -> bool:
+    """Whether a swept name counts what a run was deployed on (``GPU``, ``TP``, ``nodes``,
+    ``shards``): each amount is a separate launch of the server or job, so a table over such
+    amounts holds a run per cell, where one over a load (concurrency, batch, length) holds the
+    points of one run.
+
+    >>> names_deployment("GPUs"), names_deployment("tp"), names_deployment("bs"), names_deployment("c")
+    (True, True, False, False)
+    >>> names_deployment("TP1"), names_deployment("8xGPU"), names_deployment("conc4")
+    (True, True, False)
+    """
+    return any(w.strip("x") in _DEPLOYMENT for w in _WORDS.findall(re.sub(r"\d+", " ", name.lower())))
 
 
 _PER = {"tokens": "tok/s", "token": "tok/s", "tok": "tok/s", "toks": "tok/s", "requests": "req/s", "request": "req/s",

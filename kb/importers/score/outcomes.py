@@ -41,7 +41,8 @@ def decide(attempts: list[Candidate], headline: Headline, campaign_value: float 
     baseline, ``None`` for none."""
     table_sizes: dict[str, int] = {}
     for candidate in attempts:
-        if candidate.group.startswith(_GROUPS) and candidate.figures:
+        if candidate.group.startswith(_GROUPS) and (candidate.figures or (candidate.failed and candidate.arm)):
+            # a failed configuration of a table's row still makes the row a group of its own
             table = candidate.group.split(LEVEL, 1)[0]  # a level measured once is still the table's
             table_sizes[table] = table_sizes.get(table, 0) + 1
     keys = [_group_of(c, table_sizes, headline) for c in attempts]

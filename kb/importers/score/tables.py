@@ -60,9 +60,12 @@ def table_candidates(segment: Segment, context_units: list[str] | None = None) -
         corner = prose.plain(table.headers[0])
         context_units = labels.units_named(corner) or [u for u in [labels.bracketed_unit(corner)] if u]
     context_unit = context_units[0] if context_units else None
-    roles = _roles(table, context_unit)
+    paired = _paired(table)
+    roles = _roles(table, context_unit, paired)
     if any(cells.is_formula(value) for row in table.rows for value in row.cells.values()):
         return []  # a worked calculation (``5.4 × 14.0 = 75 ms``): derived figures, no run
+    if paired:
+        return _qualified_arms(segment, table, roles, paired)
     if _transposed(table):
         transposed = _arms(segment, table, context_unit)
         if transposed:
@@ -291,14 +294,19 @@ def _blocks_of(found: list[Candidate], settings: list[str], header: str) -> list
     return list(blocks.values())
 
 
-def _roles(table: Table, context_unit: str | None) -> dict[str, tuple[str, str | None, str | None]]:
+def _roles(table: Table, context_unit: str | None, paired: dict[str, tuple[str, str, str]] | None = None,
+           ) -> dict[str, tuple[str, str | None, str | None]]:
     """Each column's role: ``("figure", name, unit)``, ``("arm", name, unit)`` (number columns
     whose headers name configurations, not measures, in a unit the text above gives: each cell is
-    a run), ``("mark", None, None)``, ``("delta", ...)``, ``("text", ...)`` or ``("setting", ...)``."""
+    a run), ``("mark", None, None)``, ``("delta", ...)``, ``("text", ...)`` or ``("setting", ...)``.
+    ``paired``: the columns :func:`_paired` found, figures of their measure."""
     roles: dict[str, tuple[str, str | None, str | None]] = {}
     knobs = _leading_knobs(table) if context_unit else set()
     sweep = _sweep_headers(table.headers[1:])
     for header in table.headers:
+        if paired and header in paired:
+            roles[header] = ("figure", paired[header][0], paired[header][1])
+            continue
         if header in knobs:
             roles[header] = ("setting", None, None)  # the settings each row ran with
             continue
@@ -317,7 +325,7 @@ def _roles(table: Table, context_unit: str | None) -> dict[str, tuple[str, str |
         if header.rstrip(" *_").endswith("?"):
             roles[header] = ("answer", None, None)  # "Offload needed?" over ✅/❌: answers, not results of runs
             continue
-        named = labels.header_figure(header)
+        named = labels.header_figure(header) or _kind_qualified(header)
         figures = [cells.cell_figure(v) for v in filled]
         with_unit = [f for f in figures if f is not None and f[1]]
         numeric = [f for f in figures if f is not None]
@@ -325,6 +333,9 @@ def _roles(table: Table, context_unit: str | None) -> dict[str, tuple[str, str |
         if numeric and len(numeric) >= max(1, len(filled) // 2) and labels.names_spread(header) and \
                 any(r[0] == "figure" for r in roles.values()):
             roles[header] = ("spread", None, None)
+        elif not named and numeric and len(numeric) >= max(1, len(filled) // 2) and not with_unit and \
+                labels.names_ratio(prose.plain(header)) and header != table.headers[0]:
+            roles[header] = ("delta", None, None)  # | Gen ratio | 1.08 |: a comparison of the columns beside it
         elif named and numeric and len(numeric) >= max(1, len(filled) // 2):
             roles[header] = ("figure", named[0], named[1])
         elif filled and len(with_unit) >= max(1, (2 * len(filled)) // 3):
@@ -353,6 +364,19 @@ def _roles(table: Table, context_unit: str | None) -> dict[str, tuple[str, str |
             for header in headers:
                 roles[header] = ("arm", labels.name_for("", unit or ""), unit)
     return roles
+
+
+def _kind_qualified(header: str) -> tuple[str, str] | None:
+    """``(name, unit)`` of a header that names a figure and, in brackets after it, its phase or
+    statistic (``Latency ms (prefill)`` → ``prefill_latency``, ``TTFT ms (p99)`` → ``p99_ttft``):
+    one of a run's figures, where a configuration in the brackets would make the column an arm
+    (:func:`_paired`)."""
+    qualified = labels.qualified_figure(prose.plain(header), statistics=True)
+    if qualified is None or not (labels.is_statistic(qualified[2]) or labels.names_phase(qualified[2])):
+        return None
+    name, unit, qualifier = qualified
+    named = labels.name_for(f"{qualifier} {prose.plain(header)}", unit)
+    return (named if named != name else f"{prose.normalised(qualifier)}_{name}"), unit
 
 
 def _summary_columns(table: Table, roles: dict[str, tuple[str, str | None, str | None]]) -> None:
@@ -506,7 +530,8 @@ def _arm_columns(segment: Segment, table: Table, roles: dict) -> list[Candidate]
     """A table whose number columns are the configurations compared (``| Pipeline | torch 2.0 |
     nightly, eager | nightly + compile |``): each cell of an arm column (and of a mark column beside
     them) is a run; the runs of one row are compared with each other, unless the columns are devices
-    (``5090 @ 400W | A100``): then each column's runs are compared with each other, on their device."""
+    (``5090 @ 400W | A100``) or count what the runs were deployed on (``1 GPU | 2 GPUs``, ``TP=4``):
+    then each column's runs are compared with each other, on the same hardware."""
     arms = [h for h, r in roles.items() if r[0] == "arm" or (r[0] == "mark" and h != table.headers[0])]
     unit = next(r[2] for r in roles.values() if r[0] == "arm")
     labels_ = [h for h, r in roles.items() if r[0] == "setting"]
@@ -525,7 +550,8 @@ def _arm_columns(segment: Segment, table: Table, roles: dict) -> list[Candidate]
     swept = _swept_columns(segment, table, roles, arms, labels_, unit)
     if swept is not None:
         return swept
-    by_device = all(stack.names_device(prose.plain(h)) for h in arms if roles[h][0] == "arm")
+    by_device = all(stack.names_device(prose.plain(h)) or labels.names_deployment(labels.split_unit(prose.plain(h))[0])
+                    for h in arms if roles[h][0] == "arm")  # | H100 | A100 |, | 1 GPU | 2 GPUs |: compared on the same hardware
     found = []
     for position, row in enumerate(table.rows):
         where = Locator(segment.locator.file, line_start=row.line, line_end=row.line)
@@ -538,7 +564,8 @@ def _arm_columns(segment: Segment, table: Table, roles: dict) -> list[Candidate]
             verdict = cells.mark(value)
             if figure is None and verdict != "fail":
                 continue
-            label = f"{prose.plain(header)} ({row_label})" if row_label else prose.plain(header)
+            arm = labels.split_unit(prose.plain(header))[0] or prose.plain(header)  # | TP=2 (tok/s) |: the unit names no arm
+            label = f"{arm} ({row_label})" if row_label else arm
             name = roles[header][1] or labels.name_for(header, unit or "")
             figures = {}
             if figure is not None and unit:
@@ -555,6 +582,157 @@ def _arm_columns(segment: Segment, table: Table, roles: dict) -> list[Candidate]
             candidate.failed = verdict == "fail"
             candidate.marked = statements.names_reference(row_label if by_device else header)
             candidate.settings = {h: prose.plain(row.cells.get(h, "")) for h in labels_ if row.cells.get(h, "").strip()}
+            found.append(candidate)
+    return found
+
+
+def _paired(table: Table) -> dict[str, tuple[str, str, str]]:
+    """``{header: (name, unit, configuration)}`` for a table whose columns pair measures with the
+    configurations they were taken under (``Prompt tok/s (Std) | Prompt tok/s (Mmap) | Gen tok/s
+    (Std) | ...``, ``TTFT before (ms) | TTFT after (ms) | TPOT before (ms) | ...``, ``Mem A (GiB) |
+    Mem B (GiB) | tok/s A | tok/s B``); ``{}`` for other tables.
+
+    Two headers of one unit whose words (the unit left out) differ in one place name two
+    configurations there, unless one of the two words is a phase or kind of figure (``Prompt
+    tok/s | Gen tok/s``, ``TTFT | TPOT``) or both are statistics (``p50 | p99``): those are figures
+    of one run. A column's configuration is the one such word it holds, its measure the rest. The
+    table is paired when two or more configurations are each taken on one measure, and either
+    two or more measures are so taken or a configuration is written in brackets after its measure
+    (``Throughput tok/s (base) | Throughput tok/s (patched)``); one unbracketed measure over
+    configurations is a table of arm columns (:func:`_arm_columns`). Configurations that are
+    amounts (``c=1 | c=8``, ``conc4 | conc64``) are the points of one sweep, not paired, unless
+    they count what a run was deployed on (``tp1 | tp2``: a launch each)."""
+    parsed: dict[str, tuple[str, list[str], bool]] = {}  # header → (unit, words without the unit, bracketed)
+    for header in table.headers[1:]:
+        text = prose.plain(header)
+        qualified = labels.qualified_figure(text, statistics=True)
+        figure = labels.header_figure(text)
+        unit = qualified[1] if qualified else figure[1] if figure else \
+            next((u for w in text.split() if (u := labels.unit_of(w))), None)  # | tok/s A |: the unit leads
+        if unit:
+            words = [w for w in labels.header_words(text) if not labels.unit_of(w)]
+            parsed[header] = (unit, [w for w in words if w], qualified is not None)
+    arms: dict[str, bool] = {}  # configuration word → written in brackets
+    items = list(parsed.items())
+    for position, (first, (unit, words, _)) in enumerate(items):
+        for second, (other_unit, other_words, _) in items[position + 1:]:
+            if unit != other_unit or len(words) != len(other_words):
+                continue
+            differ = [i for i, (a, b) in enumerate(zip(words, other_words, strict=True)) if a.lower() != b.lower()]
+            if len(differ) != 1:
+                continue
+            a, b = words[differ[0]], other_words[differ[0]]
+            if labels.names_phase(a) or labels.names_phase(b) or (labels.is_statistic(a) and labels.is_statistic(b)):
+                continue
+            for word, header in ((a, first), (b, second)):
+                arms[word] = arms.get(word, False) or (parsed[header][2] and _bracketed(header, word))
+    found: dict[str, tuple[str, str, str]] = {}
+    measures: dict[tuple[str, tuple[str, ...]], list[str]] = {}
+    for header, (unit, words, _) in parsed.items():
+        named = [w for w in words if w in arms]
+        if len(named) != 1:
+            continue
+        rest = [w for w in labels.header_words(prose.plain(header)) if w != named[0]]
+        figure = labels.header_figure(" ".join(rest)) or (labels.name_for(" ".join(rest), unit), unit)
+        found[header] = (figure[0], unit, named[0])
+        measures.setdefault((unit, tuple(w.lower() for w in words if w != named[0])), []).append(named[0])
+    taken = {key: names for key, names in measures.items() if len(names) >= 2 and len(set(names)) == len(names)}
+    used = list(dict.fromkeys(name for names in taken.values() for name in names))
+    if len(used) < 2 or not (len(taken) >= 2 or any(arms[a] for a in used)):
+        return {}
+    stems = {labels.series_stem(a) for a in used}
+    numbered = None not in stems and len(stems) == 1  # conc4 | conc64, bs1 | bs8: one word over amounts
+    if all(labels.is_statistic(a) for a in used) or \
+            ((numbered or all(prose.amounts(a) for a in used)) and not any(labels.names_deployment(a) for a in used)):
+        return {}  # p50 | p99, c=1 | c=8, conc4 | conc64: figures or points of one run
+    return {h: q for h, q in found.items() if q[2] in used}
+
+
+def _loaded_pairs(segment: Segment, table: Table, paired: dict[str, tuple[str, str, str]], arms: list[str],
+                  load: str) -> list[Candidate]:
+    """A paired table (:func:`_qualified_arms`) whose rows are the levels of a load put on each
+    configuration (``| Concurrency | vLLM RPS | SGLang RPS | vLLM TPS | ...``): each configuration
+    is one attempt, a server swept over the load, its cells the points of a series
+    (``output_throughput[Concurrency=8]``), the highest level's figure also under the plain name."""
+    dim = prose.plain(load).strip()
+    levels = [float((cells.cell_figure(row.cells.get(load, "")) or ("0",))[0]) for row in table.rows]
+    top = max(range(len(levels)), key=levels.__getitem__)
+    found = []
+    for column, arm in enumerate(arms):
+        figures: dict[str, Figure] = {}
+        failed = False
+        for position, row in enumerate(table.rows):
+            where = Locator(segment.locator.file, line_start=row.line, line_end=row.line)
+            level = prose.plain(row.cells.get(load, "")).strip()
+            for header in (h for h, q in paired.items() if q[2] == arm):
+                value = row.cells.get(header, "")
+                figure = cells.cell_figure(value)
+                if figure is None:
+                    failed = failed or cells.mark(value) == "fail"
+                    continue
+                name, unit = paired[header][0], figure[1] or paired[header][1]
+                evidence = Evidence(f"metrics.{name}[{dim}={level}]", locator_text(where), short_quote(f"{header}: {value}"))
+                figures[f"{name}[{dim}={level}]"] = Figure(f"{name}[{dim}={level}]", figure[0], unit, evidence, figure[2])
+                if position == top:
+                    figures[name] = Figure(name, figure[0], unit, evidence, figure[2])
+        if not figures and not failed:
+            continue
+        candidate = Candidate("row", segment.locator, segment.ordinal, sub=column, figures=figures, label=arm, title=arm,
+                              approach=f"{arm} over {dim}", quote=short_quote(arm), when=segment.when, path=segment.path,
+                              key=f"{segment.text}|{arm}", group=f"table:{segment.ordinal}:", confidence=0.75,
+                              reason=f"a configuration of a table that pairs measures with configurations, swept over {dim}",
+                              arm=True)
+        candidate.failed = failed and not figures
+        candidate.marked = statements.names_reference(arm)
+        found.append(candidate)
+    return found
+
+
+def _bracketed(header: str, word: str) -> bool:
+    """Whether ``word`` is written in brackets in ``header`` (``Gen tok/s (patched)``)."""
+    text = prose.plain(header)
+    return f"({word})" in text or f"[{word}]" in text
+
+
+def _qualified_arms(segment: Segment, table: Table, roles: dict, paired: dict[str, tuple[str, str, str]],
+                    ) -> list[Candidate]:
+    """The runs of a table whose columns pair measures with configurations (:func:`_paired`):
+    each row and configuration is one attempt, whose figures are that configuration's columns;
+    the configurations of one row are compared with each other, the first (or the one named as the
+    reference) being the baseline."""
+    arms = list(dict.fromkeys(q[2] for q in paired.values()))
+    settings = [h for h, r in roles.items() if r[0] == "setting"]
+    if len(settings) == 1 and len(table.rows) >= 2 and labels.names_load(prose.plain(settings[0])) and all(
+            cells.cell_figure(row.cells.get(settings[0], "")) is not None for row in table.rows):
+        return _loaded_pairs(segment, table, paired, arms, settings[0])
+    found = []
+    for position, row in enumerate(table.rows):
+        where = Locator(segment.locator.file, line_start=row.line, line_end=row.line)
+        row_label = ", ".join(prose.plain(row.cells.get(h, "")) for h in settings if row.cells.get(h, "").strip())
+        for column, arm in enumerate(arms):
+            figures: dict[str, Figure] = {}
+            failed = False
+            for header in (h for h, q in paired.items() if q[2] == arm):
+                value = row.cells.get(header, "")
+                figure = cells.cell_figure(value)
+                if figure is None:
+                    failed = failed or cells.mark(value) == "fail"
+                    continue
+                name, unit = roles[header][1], figure[1] or roles[header][2] or ""
+                figures[name] = Figure(name, figure[0], unit, Evidence(
+                    f"metrics.{name}", locator_text(where), short_quote(f"{header}: {value}")), figure[2])
+            if not figures and not failed:
+                continue
+            label = f"{arm} ({row_label})" if row_label else arm
+            candidate = Candidate("row", where, segment.ordinal, sub=position * 100 + column, figures=figures,
+                                  label=label, title=label, approach=label, quote=short_quote(f"{row_label} | {arm}"),
+                                  when=segment.when, path=segment.path, key=f"{segment.text}|{row_label}|{arm}",
+                                  group=f"table:{segment.ordinal}:{row_label}", confidence=0.75 if figures else 0.65,
+                                  reason="a configuration's columns in a row of a table that pairs measures with "
+                                         "configurations", arm=True)
+            candidate.failed = failed and not figures
+            candidate.marked = statements.names_reference(arm)
+            candidate.settings = {h: prose.plain(row.cells.get(h, "")) for h in settings if row.cells.get(h, "").strip()}
             found.append(candidate)
     return found
 
@@ -578,6 +756,8 @@ def _swept_columns(segment: Segment, table: Table, roles: dict, arms: list[str],
     if len(arms) < 3 or len(keys) != 1 or any(not eq or not _amount(value) for _, eq, value in points):
         return None
     key = keys.pop()
+    if labels.names_deployment(key):
+        return None  # | 1 GPU | 2 GPUs | 4 GPUs |, | tp1 | tp2 |: a launch per column, so a run per cell
     largest = max(range(len(arms)), key=lambda i: prose.amount_value(_amount(points[i][2])))
     passes = labels.counts_passes(key)  # Run 1, Run 2: the same run repeated, not a sweep
     corner = prose.plain(table.headers[0])  # | TTFT (ms) | 1 user | 4 users |: the corner names the measure
