@@ -70,6 +70,9 @@ def qualifier(cell: str) -> str:
     return found[2] if found else ""
 
 
+_SPACE_GROUPED = re.compile(r"^[*_]*\d{1,3}(?:[ \u00a0\u202f]\d{3})+(?![\d.,])")
+
+
 def cell_figure(cell: str) -> tuple[str, str | None, str | None] | None:
     """``(number, unit or None, spread or None)`` when the cell *is* a figure (a number, maybe
     bold, with a unit and a ``±`` spread, maybe followed by a note in parentheses, maybe with
@@ -78,12 +81,17 @@ def cell_figure(cell: str) -> tuple[str, str | None, str | None] | None:
 
     >>> cell_figure("69.26 output tok/s"), cell_figure("212 ms TTFT"), cell_figure("4 GPUs used")
     (('69.26', 'tok/s', None), ('212', 'ms', None), None)
+    >>> cell_figure("6 840"), cell_figure("12\u202f345 tok/s")
+    (('6840', None, None), ('12345', 'tok/s', None))
     """
     if is_delta(cell) and not _FIGURE.match(cell.replace("+", "", 0)):
         return None
     text = cell.strip()
     if text[:1] in "+−" or (text[:1] == "-" and text[1:2].isdigit()):
         return None
+    grouped = _SPACE_GROUPED.match(text)
+    if grouped:  # "6 840", "12 345 tok/s": thousands grouped by spaces, as French and SI write them
+        text = re.sub(r"[ \u00a0\u202f]", "", grouped.group(0)) + text[grouped.end():]
     qualified = _qualified(text)
     if qualified is not None:
         return (qualified[0], qualified[1], None) if qualified[1] not in ("%", "x") else None

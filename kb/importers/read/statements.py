@@ -102,7 +102,8 @@ _REFERENCE_LEAD = re.compile(r"\b(?:reference\s+(?:points?|numbers|figures|resul
 _ATTRIBUTED = re.compile(r"(?:'s|’s)\s+(?:[\w-]+\s+){0,2}(?:blog|paper|report|docs|documentation|article|announcement|"
                          r"numbers|figures|results|model\s+card|leaderboard|slides|talk)\b|"
                          r"\b(?:paper|report|blog|docs|documentation|article|model\s+card)\s+(?:quotes|reports|claims|says|"
-                         r"lists|shows|cites)\b|\b(?:quotes|claims|advertises|cites)\b", re.I)
+                         r"lists|shows|cites)\b|\b(?:quotes|claims|advertises|cites)\b|"
+                         r"\b(?:data\s?sheets?|spec\s?sheets?|not\s+measured|unmeasured)\b", re.I)
 
 
 REFERENCE_WORDS = frozenset({"baseline", "base", "default", "defaults", "stock", "before", "reference", "vanilla",
@@ -127,9 +128,9 @@ def names_reference(text: str, first: int | None = None) -> bool:
     return any(w in REFERENCE_WORDS for w in words(text)[:first]) or any(mark in head for mark in REFERENCE_MARKS)
 
 
-_AGAINST = frozenset({"vs", "versus", "than", "over", "against", "to", "relative", "from", "beyond", "and", "then"})
+_AGAINST = frozenset({"vs", "versus", "than", "over", "against", "to", "relative", "from", "beyond", "and", "then", "after"})
 """Words by which a heading's reference word is what the section is compared with (``Speed-up over
-baseline``) or one of several things it holds (``baseline and graph batch size``)."""
+baseline``) or one of several things it holds (``baseline and graph batch size``, ``before/after``)."""
 
 
 def reference_heading(heading: str) -> bool:
@@ -140,6 +141,8 @@ def reference_heading(heading: str) -> bool:
 
     >>> reference_heading("Direct MLX Library Performance (Baseline)"), reference_heading("Gain over the baseline")
     (True, False)
+    >>> reference_heading("Decode patch: before/after on the A6000")
+    False
     """
     from kb.importers.read.prose import words
 
@@ -163,10 +166,13 @@ def introduces_references(lead: str | None) -> bool:
 
 def attributed(text: str) -> bool:
     """Whether a note gives its figure as someone else's (``SGLang's blog: 1,850 tok/s``, ``the
-    tech report quotes 20 tok/s``): a publication named with a possessive, or a verb of quoting.
+    tech report quotes 20 tok/s``): a publication named with a possessive, or a verb of quoting;
+    or as no measurement at all (a datasheet's figures, ``not measured``).
 
     >>> attributed("The DeepSeek-V3 tech report quotes 20 tok/s per user."), attributed("FA on: 41 tok/s")
     (True, False)
+    >>> attributed("The card, from its datasheet (not measured):")
+    True
     """
     return bool(_ATTRIBUTED.search(text))
 

@@ -65,8 +65,13 @@ INFERENCE_FIGURES = ("ttft", "tpot", "itl", "acceptance_length", "wer", "cer", "
 per output token, inter-token latency, speculative acceptance length, and the quality a model's
 outputs are scored by (word and character error rate, accuracy, exact match, BLEU)."""
 
+_ABOVE = 4
+"""Notes kept as the text above the next table: those of its own section name the unit of its
+number columns when the header does not (``Number = aggregate output tok/s``), nearest first."""
+
 _DATED_LINE_WORDS = 12
-"""A note of at most this many words that holds a date dates what follows it (``Date: 2025-12-11``)."""
+"""A note line (or a line's first sentence) of at most this many words that holds a date dates what
+follows it (``Date: 2025-12-11``, ``Week of 2024-10-07. Procurement wants ...``)."""
 
 
 class _State:
@@ -85,7 +90,7 @@ class _State:
         self.failures: list[Candidate] = []
         self.inference = False
         self.errors: list[tuple[int, tuple[str, ...], str, str]] = []  # (ordinal, path, headline, locator)
-        self.recent: list[tuple[tuple[str, ...], str]] = []  # the last notes: (path, text)
+        self.recent: list[tuple[tuple[str, ...], str]] = []  # the last notes: (path, text), at most _ABOVE
         self.references: set[str] = set()  # names the notes call the reference
         self.decision_section: Segment | None = None  # the heading of the decision section we are in
         self.conclusions: list[tuple[tuple[str, ...], Segment]] = []  # "Conclusion: ..." notes, by section
@@ -148,7 +153,7 @@ class _State:
             if stack.mentions_gpu((segment.command or "") + "\n" + (segment.output or "")[:20000]):
                 self.inference = True
         elif segment.kind == "table":
-            above = [text for path, text in self.recent[-2:] if path == segment.path]
+            above = [text for path, text in self.recent if path == segment.path]  # the section's text above the table
             units = [u for text in reversed(above) for u in labels.units_named(text)]
             units += labels.units_named(segment.path[-1]) if segment.path else []
             found_candidates = [] if not_done else table_candidates(segment, units)
@@ -161,6 +166,7 @@ class _State:
                     candidate.reason += "; the text right above the table gives its figures as someone else's"
             if stack.mentions_gpu(segment.text[:4000]):
                 self.inference = True
+            self.recent = (self.recent + [(segment.path, "")])[-_ABOVE:]  # the next table has this one right above it
         else:
             return
         if segment.command:
@@ -171,11 +177,13 @@ class _State:
     def _note(self, segment: Segment, not_done: bool, deciding: bool) -> None:
         text = segment.text
         self._judge_output(segment)
-        self.recent = (self.recent + [(segment.path, text)])[-3:]
+        self.recent = (self.recent + [(segment.path, text)])[-_ABOVE:]
         self.known_flags |= {flag.split(" ")[0] for flag in shell.text_flags(text)}
         if not self.chat:
             self.references |= statements.named_references(prose.plain(text))
-        for span in prose.code_spans(text):
+        lines = text.strip().splitlines()
+        quoted = [text] if lines and error_output.exception_line(lines[0].lstrip("> ").strip()) else []
+        for span in prose.code_spans(text) + quoted:  # a code span, or a quoted printout (``> torch.OutOfMemoryError:``)
             failure = error_output.read(span)
             if failure.runs and failure.runs[0].error:
                 self.errors.append((segment.ordinal, segment.path, failure.runs[0].error, locator_text(segment.locator)))
@@ -209,7 +217,8 @@ class _State:
             self.inference = True
         if not self.chat:
             for line in text.splitlines():
-                when = dates.find_date(line) if len(line.split()) <= _DATED_LINE_WORDS else None
+                head = line if len(line.split()) <= _DATED_LINE_WORDS else prose.first_sentence(line, 400)
+                when = dates.find_date(head) if len(head.split()) <= _DATED_LINE_WORDS else None
                 if when:
                     self._date(when, f"the line \"{short_quote(line, 60)}\"")
                     break

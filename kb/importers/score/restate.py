@@ -9,7 +9,8 @@ accepted one when its headline figure is one of the
 accepted candidate's figures as people round them (:func:`~kb.importers.score.candidate.same_figure`,
 the same kind of figure, or one named only by its unit), and every other figure of the same kind it
 gives agrees too; a note restates when each of its figures repeats a figure of some accepted
-candidate. A failed candidate without figures restates an accepted failure with the same error,
+candidate. A failed candidate without figures restates an accepted failure with the same error
+(a printed error with no command, only a failed table row that took it as its own error),
 or, when its words point back (``failed, see above``), the earlier failure whose section or title
 names it.
 The restatement's place is kept in the attempt's ``restated`` list.
@@ -158,10 +159,13 @@ def _restates(candidate: Candidate, accepted: list[Candidate], headline: Headlin
             words = set(prose.words(candidate.label))
             return next((a for a in accepted if a.failed and a.ordinal < candidate.ordinal and words
                          and words <= set(prose.words(" ".join(a.path[-1:]) + " " + a.title))), None)
-        if candidate.failed and candidate.error and candidate.evidence in _NOTES | {"row"}:
+        if candidate.failed and candidate.error and candidate.evidence in _NOTES | {"row", "failure"}:
+            # a printed error with no command of its own, which a failed table cell took as its error
+            # (the OOM under the table), is that cell's failure; a note or row, any failure's
             error = " ".join(candidate.error.split()).lower()
             return next((a for a in accepted if a.failed and a.error and " ".join(a.error.split()).lower() == error
-                         and a.ordinal != candidate.ordinal), None)
+                         and a.ordinal != candidate.ordinal
+                         and (candidate.evidence != "failure" or a.evidence == "row")), None)
         return None
     if candidate.evidence in _NOTES:
         plain = [f for name, f in candidate.figures.items() if "[" not in name] or list(candidate.figures.values())
