@@ -14,7 +14,8 @@ error, is that cell's failure, not another attempt.
 k69 a table the text above gives as a datasheet (``not measured``) holds no runs; a heading that
 names a comparison (``before/after``) is no reference section; a date in the first sentence of a
 long line (``Week of 2024-10-07. Procurement wants ...``) dates what follows.
-k70 the unit of a table's number columns may be named two paragraphs above it, in its section.
+k70 the unit of a table's number columns may be named two paragraphs above it, in its section, or
+given a column's name by a sentence that defines it (``"throughput" is output tokens per second``).
 """
 
 from __future__ import annotations
@@ -244,3 +245,20 @@ def test_k68_quoted_error_line_is_the_failed_cells_error(tmp_path):
     assert len(recs) == 4
     failures = [r for r in recs if r.outcome.value == "failed"]
     assert len(failures) == 1 and failures[0].error.startswith("torch.OutOfMemoryError: CUDA out of memory")
+
+
+def test_k70_units_a_sentence_defines_for_column_names(tmp_path):
+    f, recs = drafts(tmp_path, "k70-glossary.md", dedent("""\
+        # SGLang on one L40S: old and new deployment
+
+        Each workload ran against the old and the new server. "throughput" is output tokens per
+        second; "p50 latency" is the median request latency in seconds. "old" is the baseline.
+
+        | workload | throughput (old) | throughput (new) | p50 latency (old) | p50 latency (new) |
+        |---|---:|---:|---:|---:|
+        | chat | 2,840 | 3,315 | 11.2 | 9.6 |
+        | RAG | 612 | 655 | 13.9 | 13.1 |
+        """))
+    assert [value(r) for r in recs] == [2840.0, 3315.0, 612.0, 655.0]
+    assert [r.metrics["p50_latency"].value for r in recs] == [11.2, 9.6, 13.9, 13.1]
+    assert {r.metrics["p50_latency"].unit for r in recs} == {"s"}

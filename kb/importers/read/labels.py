@@ -462,6 +462,27 @@ def units_named(text: str) -> list[str]:
     return found
 
 
+_DEFINED = re.compile(r"[\"“'`]([^\"”'`]{1,40})[\"”'`]\s+(?:is|are|=|means)\s+([^;.]{1,120})", re.I)
+
+
+def units_defined(text: str) -> dict[str, str]:
+    """``{term: unit}`` for the column names a sentence defines with their unit (``"throughput" is
+    output tokens per second; "p50 latency" is the median request latency in seconds``), terms
+    lower-cased; ``{}`` when it defines none.
+
+    >>> units_defined('"throughput" is output tokens per second; "p50 latency" is the median latency in seconds.')
+    {'throughput': 'tok/s', 'p50 latency': 's'}
+    """
+    found: dict[str, str] = {}
+    for match in _DEFINED.finditer(" ".join(text.split())):  # a paragraph's line breaks are spaces
+        clause = match.group(2)
+        named = units_named(clause) or ([unit_of(w) or "" for w in re.findall(r"[a-z]+", clause.lower())
+                                         if unit_of(w) in ("s", "GB", "GiB", "MB")][:1])
+        if named and named[0]:
+            found[match.group(1).strip().lower()] = named[0]
+    return found
+
+
 def bracketed_unit(text: str) -> str | None:
     """The unit written in parentheses in a header (``E2E latency (s) by prompt length`` → ``s``), in
     kb's spelling; ``None`` when no parenthesised part is a unit.

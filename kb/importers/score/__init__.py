@@ -156,7 +156,8 @@ class _State:
             above = [text for path, text in self.recent if path == segment.path]  # the section's text above the table
             units = [u for text in reversed(above) for u in labels.units_named(text)]
             units += labels.units_named(segment.path[-1]) if segment.path else []
-            found_candidates = [] if not_done else table_candidates(segment, units)
+            defined = {term: unit for text in above for term, unit in labels.units_defined(text).items()}
+            found_candidates = [] if not_done else table_candidates(segment, units, defined)
             lead = above[-1] if above else ""
             if lead and statements.attributed(lead) and not prose.figures(lead):
                 # the paragraph right above says whose figures the table holds ("copied from the vendor's

@@ -45,14 +45,16 @@ _TEXT_WORDS = 5
 """Cells of at least this many words on average make a column of text (notes, error messages)."""
 
 
-def table_candidates(segment: Segment, context_units: list[str] | None = None) -> list[Candidate]:
+def table_candidates(segment: Segment, context_units: list[str] | None = None,
+                     defined: dict[str, str] | None = None) -> list[Candidate]:
     """The candidates of one ``table`` segment (see the module docstring). ``context_units``: the
     units the text just above the table names (``All figures are it/s``), for number columns whose
-    header has none."""
+    header has none; ``defined``: the units the text above gives column names (``"throughput" is
+    output tokens per second``: :func:`kb.importers.read.labels.units_defined`)."""
     table = segment.table
     if table is None or not table.rows or not table.headers:
         return []
-    table = _filled_down(table)
+    table = _with_defined_units(_filled_down(table), defined or {})
     if not context_units and any(all(labels.unit_of_test(prose.plain(row.cells.get(h, ""))) for row in table.rows)
                                  for h in table.headers):
         context_units = ["tok/s"]  # a column of llama-bench tests (pp512, tg128 @ d4096): its numbers are t/s
@@ -107,6 +109,27 @@ def _filled_down(table: Table) -> Table:
         else:
             rows.append(TableRow({**row.cells, first: above}, row.line))
     return Table(table.headers, rows)
+
+
+def _with_defined_units(table: Table, defined: dict[str, str]) -> Table:
+    """The table with each header that names no unit but starts with a term the text above defines
+    with one (``throughput (old)`` under ``"throughput" is output tokens per second``) given that
+    unit before its bracketed part: ``throughput tok/s (old)``."""
+    renamed: dict[str, str] = {}
+    for header in table.headers[1:]:
+        text = prose.plain(header)
+        lowered = text.lower()
+        if labels.header_figure(text) or labels.qualified_figure(text, statistics=True):
+            continue
+        term = next((t for t in sorted(defined, key=len, reverse=True)
+                     if lowered == t or lowered.startswith(t + " ") or lowered.startswith(t + "(")), None)
+        if term is not None:
+            renamed[header] = f"{text[:len(term)]} {defined[term]}{text[len(term):]}"
+    if not renamed:
+        return table
+    headers = [renamed.get(h, h) for h in table.headers]
+    rows = [TableRow({renamed.get(h, h): v for h, v in row.cells.items()}, row.line) for row in table.rows]
+    return Table(headers, rows)
 
 
 REQUESTS = 3
