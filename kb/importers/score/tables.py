@@ -18,7 +18,11 @@ A table whose rows are the measures is read by column (each column one configura
 column names measures, or every row gives one unit in each of two or more columns while the rows'
 units differ (tok/s, then GB, then s). Number columns whose headers differ only in an amount
 (``bs 1 | bs 8 | bs 32``, ``c=2 | c=4``) are the points of one sweep of each row; a unit named in
-the corner header (``Throughput (token/s) vs. length``) is their cells' unit.
+the corner header (``Throughput (token/s) vs. length``) is their cells' unit. Columns that count
+what a run was deployed on (``1 GPU | 2 GPUs``, ``TP=2``, ``EP=8``) are a launch each: a run per
+cell, compared down its column. Columns that pair a measure with a configuration (``Prompt tok/s
+(base) | Prompt tok/s (patched) | Gen tok/s (base) | ...``, ``tok/s A | VRAM GB A``) give a run
+per row and configuration (:func:`_paired`).
 """
 
 from __future__ import annotations
