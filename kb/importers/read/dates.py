@@ -81,6 +81,23 @@ def find_date(text: str) -> dt.date | None:
     return min(found)[1] if found else None
 
 
+_RUNS_ON = re.compile(r"\b(?:runs?|ran|measured|benchmarked|tested|recorded)\b[^.;]{0,30}?\bon\s+(?=\S*\d)", re.I)
+
+
+def runs_date(text: str) -> dt.date | None:
+    """The date a sentence says the runs were made on (``All runs were measured on 2025-04-10 with
+    the ShareGPT workload, ...``, ``All runs on 2025-03-22``), however long the sentence; ``None``
+    when no sentence says so.
+
+    >>> runs_date("macOS 15.3, plugged in. All runs on 2025-03-22, same prompt as before, 256 tokens out.")
+    datetime.date(2025, 3, 22)
+    >>> runs_date("vLLM 0.6.3 was released on 2024-10-14.") is None
+    True
+    """
+    found = _RUNS_ON.search(text)
+    return find_date(text[found.end():found.end() + 30]) if found else None
+
+
 def file_date(name: str) -> dt.date | None:
     """The date a file name carries (``2025-12-11`` or ``20251211``), or ``None``."""
     return find_date(name) or next((d for m in _COMPACT.finditer(name)

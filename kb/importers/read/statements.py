@@ -69,6 +69,35 @@ def not_done_heading(title: str) -> bool:
     return bool(_NOT_DONE.search(title))
 
 
+_HARDWARE_HEADING = re.compile(r"^\W*(?:the\s+|our\s+)?(?:hardware(?:\s+(?:and|&)\s+software)?(?:\s+specs?)?|specs?|"
+                               r"specifications?|gpu\s+specs?|test\s*(?:machine|system|bed|rig|box)|system|machine|"
+                               r"environment|platform)\W*$", re.I)
+
+
+def hardware_heading(title: str) -> bool:
+    """Whether a heading opens a section that describes the hardware or the environment (``Hardware``,
+    ``Specs``, ``Test machine``): a table there lists what the machines are, not runs on them.
+
+    >>> hardware_heading("## Hardware"), hardware_heading("GPU specs"), hardware_heading("Hardware results")
+    (True, True, False)
+    """
+    return bool(_HARDWARE_HEADING.match(title.strip()))
+
+
+_PUBLISHED = frozenset({"published", "claimed", "reported", "official", "vendor", "advertised", "paper", "datasheet",
+                        "theoretical", "quoted", "upstream's"})
+
+
+def names_published(header: str) -> bool:
+    """Whether a column header says its figures are someone else's (``Published``, ``Vendor claim``,
+    ``Paper``, ``Theoretical``): next to a column of one's own runs, its cells are no runs.
+
+    >>> names_published("Published"), names_published("Vendor claim (tok/s)"), names_published("Mine")
+    (True, True, False)
+    """
+    return any(w in _PUBLISHED for w in re.findall(r"[a-z']+", header.lower()))
+
+
 def rejected(text: str) -> list[str] | None:
     """The options a ``Rejected ...: a, b, c`` paragraph lists, or ``None`` for any other text."""
     found = _REJECTED.match(text)

@@ -71,7 +71,8 @@ number columns when the header does not (``Number = aggregate output tok/s``), n
 
 _DATED_LINE_WORDS = 12
 """A note line (or a line's first sentence) of at most this many words that holds a date dates what
-follows it (``Date: 2025-12-11``, ``Week of 2024-10-07. Procurement wants ...``)."""
+follows it (``Date: 2025-12-11``, ``Week of 2024-10-07. Procurement wants ...``), as does a line of
+any length that says its runs were made on a date (:func:`kb.importers.read.dates.runs_date`)."""
 
 
 class _State:
@@ -165,6 +166,10 @@ class _State:
                 for candidate in found_candidates:
                     candidate.confidence = min(candidate.confidence, THRESHOLD - 0.15)
                     candidate.reason += "; the text right above the table gives its figures as someone else's"
+            elif segment.path and statements.hardware_heading(segment.path[-1]):
+                for candidate in found_candidates:  # "## Hardware": what the machines are, not runs on them
+                    candidate.confidence = min(candidate.confidence, THRESHOLD - 0.15)
+                    candidate.reason += "; the table is in a section that describes the hardware"
             if stack.mentions_gpu(segment.text[:4000]):
                 self.inference = True
             self.recent = (self.recent + [(segment.path, "")])[-_ABOVE:]  # the next table has this one right above it
@@ -219,7 +224,7 @@ class _State:
         if not self.chat:
             for line in text.splitlines():
                 head = line if len(line.split()) <= _DATED_LINE_WORDS else prose.first_sentence(line, 400)
-                when = dates.find_date(head) if len(head.split()) <= _DATED_LINE_WORDS else None
+                when = (dates.find_date(head) if len(head.split()) <= _DATED_LINE_WORDS else None) or dates.runs_date(line)
                 if when:
                     self._date(when, f"the line \"{short_quote(line, 60)}\"")
                     break

@@ -558,9 +558,12 @@ def _arm_columns(segment: Segment, table: Table, roles: dict) -> list[Candidate]
     nightly, eager | nightly + compile |``): each cell of an arm column (and of a mark column beside
     them) is a run; the runs of one row are compared with each other, unless the columns are devices
     (``5090 @ 400W | A100``) or count what the runs were deployed on (``1 GPU | 2 GPUs``, ``TP=4``):
-    then each column's runs are compared with each other, on the same hardware."""
+    then each column's runs are compared with each other, on the same hardware. A column of
+    someone else's figures beside one's own (``| Published | Mine |``) holds no runs."""
     arms = [h for h, r in roles.items() if r[0] == "arm" or (r[0] == "mark" and h != table.headers[0])]
     unit = next(r[2] for r in roles.values() if r[0] == "arm")
+    if any(not statements.names_published(prose.plain(h)) for h in arms if roles[h][0] == "arm"):
+        arms = [h for h in arms if not statements.names_published(prose.plain(h))]  # | Published | Mine |: not ours
     labels_ = [h for h, r in roles.items() if r[0] == "setting"]
     varying = [h for h in labels_ if len({row.cells.get(h, "").strip() for row in table.rows}) > 1]
     if len(labels_) > 1 and len(varying) == 1:
