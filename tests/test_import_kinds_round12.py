@@ -1,4 +1,4 @@
-"""Variants of our own (written with the fix), kinds k66 to k70.
+"""Variants of our own (written with the fix), kinds k66 to k71.
 
 k66 a table whose columns count what a run was deployed on (``1 GPU | 2 GPUs | 4 GPUs``, ``TP=1 |
 TP=2``, ``tp1 | tp2``) holds a run per cell: each amount is another launch, and the runs of one
@@ -16,6 +16,8 @@ names a comparison (``before/after``) is no reference section; a date in the fir
 long line (``Week of 2024-10-07. Procurement wants ...``) dates what follows.
 k70 the unit of a table's number columns may be named two paragraphs above it, in its section, or
 given a column's name by a sentence that defines it (``"throughput" is output tokens per second``).
+k71 a table in a section about the hardware, and a column of published figures beside one's own, hold
+no runs; a line that says its runs were made on a date dates them, however long it is.
 """
 
 from __future__ import annotations
@@ -262,3 +264,27 @@ def test_k70_units_a_sentence_defines_for_column_names(tmp_path):
     assert [value(r) for r in recs] == [2840.0, 3315.0, 612.0, 655.0]
     assert [r.metrics["p50_latency"].value for r in recs] == [11.2, 9.6, 13.9, 13.1]
     assert {r.metrics["p50_latency"].unit for r in recs} == {"s"}
+
+
+def test_k71_hardware_section_table_and_published_column_hold_no_runs(tmp_path):
+    f, recs = drafts(tmp_path, "k71-published.md", dedent("""\
+        # Llama-3.1-8B on an M3 Max: published numbers and mine
+
+        macOS 15.3, plugged in. All runs were measured on 2025-03-22 with the same 27-token prompt and 256 tokens out.
+
+        ## Hardware
+
+        | Machine | Memory | Bandwidth | FP16 TFLOPS |
+        |---|---|---|---|
+        | M3 Max 40c | 64 GB | 400 GB/s | 28.4 |
+        | M2 Ultra | 192 GB | 800 GB/s | 27.2 |
+
+        ## Published vs mine (generation tok/s)
+
+        | Engine / quant | Published | Mine |
+        |---|---:|---:|
+        | Ollama Q4_K_M 8B | 60 | 58.41 |
+        | MLX 4-bit 8B | 74 | 71.84 |
+        """))
+    assert [value(r) for r in recs] == [58.41, 71.84]
+    assert {r.date.isoformat() for r in recs} == {"2025-03-22"}
