@@ -23,22 +23,11 @@ wrong.
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 
-import pytest
+from blind_corpus import read_whole_test
 
-ROOT = Path(__file__).resolve().parent.parent
 BLIND = Path(__file__).resolve().parent / "fixtures" / "kinds" / "blind15"
-if "score_import" not in sys.modules:
-    _spec = importlib.util.spec_from_file_location("score_import", ROOT / "bench" / "score_import.py")
-    _module = importlib.util.module_from_spec(_spec)
-    sys.modules["score_import"] = _module
-    _spec.loader.exec_module(_module)
-score_import = sys.modules["score_import"]
-
-TRUTHS = {t.log: t for t in score_import.load_truths(BLIND)}
 
 WRONG = {
     "l4-llama32-3b-vllm-voice-ttft-jitter.md":
@@ -61,24 +50,4 @@ WRONG = {
         "the second model's first pass is compared with the first model's baseline, not made its own",
 }
 
-
-@pytest.fixture(scope="module")
-def scores():
-    return {s.log: s for s in score_import.score_corpus(BLIND, in_process=True)}
-
-
-@pytest.mark.parametrize("log", sorted(TRUTHS), ids=sorted(TRUTHS))
-def test_blind_log_is_read_whole(log, scores, request):
-    if log in WRONG:
-        request.applymarker(pytest.mark.xfail(reason=WRONG[log], strict=True))
-    score = scores[log]
-    truth = TRUTHS[log]
-    assert score.error is None
-    assert (score.drafts, score.matched) == (len(truth.attempts), len(truth.attempts))
-    assert all(score.metric) and all(score.outcome) and all(score.error_line), (score.metric, score.outcome,
-                                                                                score.error_line)
-
-
-def test_blind_set_is_whole():
-    assert len(TRUTHS) == 17
-    assert sum(len(t.attempts) for t in TRUTHS.values()) == 72
+test_blind_log_is_read_whole = read_whole_test(BLIND, WRONG)

@@ -9,28 +9,16 @@ error line 0.80, date 0.63. After the three kinds they showed (a table in a sect
 hardware holds no runs; a `Published` column beside one's own holds no runs; a line that says its
 runs were made on a date dates them, however long): P 0.90, R 0.90, outcome 0.80, date 0.97.
 
-Each log is asserted whole; the seven still wrong in part are strict expected failures, each saying
-what goes wrong.
+Each log is read whole (tests/blind_corpus.py); the expected failures below say what goes wrong.
 """
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 
-import pytest
+from blind_corpus import read_whole_test
 
-ROOT = Path(__file__).resolve().parent.parent
 BLIND = Path(__file__).resolve().parent / "fixtures" / "kinds" / "blind20"
-if "score_import" not in sys.modules:
-    _spec = importlib.util.spec_from_file_location("score_import", ROOT / "bench" / "score_import.py")
-    _module = importlib.util.module_from_spec(_spec)
-    sys.modules["score_import"] = _module
-    _spec.loader.exec_module(_module)
-score_import = sys.modules["score_import"]
-
-TRUTHS = {t.log: t for t in score_import.load_truths(BLIND)}
 
 WRONG = {
     "a100x4-llama31-70b-vllm-tp4-nccl-notebook.md":
@@ -54,19 +42,4 @@ WRONG = {
         "where the truth takes `main: error: failed to load model ...`",
 }
 
-
-@pytest.fixture(scope="module")
-def scores():
-    return {s.log: s for s in score_import.score_corpus(BLIND, in_process=True)}
-
-
-@pytest.mark.parametrize("log", sorted(TRUTHS), ids=sorted(TRUTHS))
-def test_blind_log_is_read_whole(log, scores, request):
-    if log in WRONG:
-        request.applymarker(pytest.mark.xfail(reason=WRONG[log], strict=True))
-    score = scores[log]
-    truth = TRUTHS[log]
-    assert score.error is None
-    assert (score.drafts, score.matched) == (len(truth.attempts), len(truth.attempts))
-    assert all(score.metric) and all(score.outcome) and all(score.error_line), (score.metric, score.outcome,
-                                                                                score.error_line)
+test_blind_log_is_read_whole = read_whole_test(BLIND, WRONG)

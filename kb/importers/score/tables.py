@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import datetime as dt
 import statistics
+from dataclasses import replace
 
 from kb.importers.events import Locator, Table, TableRow
 from kb.importers.model import Evidence, Figure, locator_text, short_quote
@@ -694,17 +695,11 @@ def _loaded_pairs(segment: Segment, table: Table, paired: dict[str, tuple[str, s
         for position, row in enumerate(table.rows):
             where = Locator(segment.locator.file, line_start=row.line, line_end=row.line)
             level = prose.plain(row.cells.get(load, "")).strip()
-            for header in (h for h, q in paired.items() if q[2] == arm):
-                value = row.cells.get(header, "")
-                figure = cells.cell_figure(value)
-                if figure is None:
-                    failed = failed or cells.mark(value) == "fail"
-                    continue
-                name, unit = paired[header][0], figure[1] or paired[header][1]
-                evidence = Evidence(f"metrics.{name}[{dim}={level}]", locator_text(where), short_quote(f"{header}: {value}"))
-                figures[f"{name}[{dim}={level}]"] = Figure(f"{name}[{dim}={level}]", figure[0], unit, evidence, figure[2])
-                if position == top:
-                    figures[name] = Figure(name, figure[0], unit, evidence, figure[2])
+            points, row_failed = _configuration_figures(row, paired, arm, where, f"[{dim}={level}]")
+            figures.update(points)
+            failed = failed or row_failed
+            if position == top:
+                figures.update({n.split("[", 1)[0]: replace(f, name=n.split("[", 1)[0]) for n, f in points.items()})
         if not figures and not failed:
             continue
         candidate = Candidate("row", segment.locator, segment.ordinal, sub=column, figures=figures, label=arm, title=arm,
@@ -716,6 +711,25 @@ def _loaded_pairs(segment: Segment, table: Table, paired: dict[str, tuple[str, s
         candidate.marked = statements.names_reference(arm)
         found.append(candidate)
     return found
+
+
+def _configuration_figures(row: TableRow, paired: dict[str, tuple[str, str, str]], arm: str, where: Locator,
+                           point: str) -> tuple[dict[str, Figure], bool]:
+    """The figures one row gives configuration ``arm`` in a paired table (:func:`_paired`), each
+    named by its measure and ``point`` (``""``, or ``[Concurrency=8]``), and whether a cell of it
+    marks a failure (``OOM``)."""
+    figures: dict[str, Figure] = {}
+    failed = False
+    for header in (h for h, q in paired.items() if q[2] == arm):
+        value = row.cells.get(header, "")
+        figure = cells.cell_figure(value)
+        if figure is None:
+            failed = failed or cells.mark(value) == "fail"
+            continue
+        name = paired[header][0] + point
+        figures[name] = Figure(name, figure[0], figure[1] or paired[header][1], Evidence(
+            f"metrics.{name}", locator_text(where), short_quote(f"{header}: {value}")), figure[2])
+    return figures, failed
 
 
 def _bracketed(header: str, word: str) -> bool:
@@ -740,17 +754,7 @@ def _qualified_arms(segment: Segment, table: Table, roles: dict, paired: dict[st
         where = Locator(segment.locator.file, line_start=row.line, line_end=row.line)
         row_label = ", ".join(prose.plain(row.cells.get(h, "")) for h in settings if row.cells.get(h, "").strip())
         for column, arm in enumerate(arms):
-            figures: dict[str, Figure] = {}
-            failed = False
-            for header in (h for h, q in paired.items() if q[2] == arm):
-                value = row.cells.get(header, "")
-                figure = cells.cell_figure(value)
-                if figure is None:
-                    failed = failed or cells.mark(value) == "fail"
-                    continue
-                name, unit = roles[header][1], figure[1] or roles[header][2] or ""
-                figures[name] = Figure(name, figure[0], unit, Evidence(
-                    f"metrics.{name}", locator_text(where), short_quote(f"{header}: {value}")), figure[2])
+            figures, failed = _configuration_figures(row, paired, arm, where, "")
             if not figures and not failed:
                 continue
             label = f"{arm} ({row_label})" if row_label else arm
