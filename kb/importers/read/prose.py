@@ -123,8 +123,9 @@ def figures(text: str) -> list[ProseFigure]:
         before = text[max(0, match.start(1) - 2):match.start(1)]
         if len(before) == 2 and before[1] in "-–" and before[0].isdigit():
             continue  # the end of a range ("10-15 ms"): no one figure
-        if before.rstrip()[-1:] in ("<", ">", "≤", "≥"):
-            continue  # a bound ("<1 µs"), not a measurement
+        bound = text[max(0, match.start(1) - 16):match.start(1)].rstrip()
+        if bound[-1:] in ("<", ">", "≤", "≥") or bound[-2:] in (">=", "<=") or _BOUND_WORDS.search(bound):
+            continue  # a bound ("<1 µs", "Goal: >= 2,000 tok/s", "at least 40 tok/s"), not a measurement
         unit = labels.unit_of(match.group(2))
         if unit is None or unit in ("%", "x"):
             continue
@@ -148,6 +149,8 @@ def figures(text: str) -> list[ProseFigure]:
     found.sort(key=lambda f: f.start)
     return found
 
+
+_BOUND_WORDS = re.compile(r"\b(?:at\s+least|at\s+most|no\s+more\s+than|no\s+less\s+than)$", re.I)
 
 _KEYED = re.compile(rf"(?<![\w-])([A-Za-z][\w.]*)=({NUMBER})(?![\w.%/])")
 _KEYED_RATES = frozenset({"tok/s", "req/s", "it/s", "TFLOPS", "GB/s"})
