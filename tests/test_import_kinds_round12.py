@@ -1,4 +1,4 @@
-"""Variants of our own (written with the fix), kinds k66 to k71.
+"""Variants of our own (written with the fix), kinds k66 to k72.
 
 k66 a table whose columns count what a run was deployed on (``1 GPU | 2 GPUs | 4 GPUs``, ``TP=1 |
 TP=2``, ``tp1 | tp2``) holds a run per cell: each amount is another launch, and the runs of one
@@ -18,6 +18,7 @@ k70 the unit of a table's number columns may be named two paragraphs above it, i
 given a column's name by a sentence that defines it (``"throughput" is output tokens per second``).
 k71 a table in a section about the hardware, and a column of published figures beside one's own, hold
 no runs; a line that says its runs were made on a date dates them, however long it is.
+k72 a figure written as a bound (``Goal: >= 2,000 tok/s``, ``at most 900 ms``) is a requirement, no run.
 """
 
 from __future__ import annotations
@@ -288,3 +289,24 @@ def test_k71_hardware_section_table_and_published_column_hold_no_runs(tmp_path):
         """))
     assert [value(r) for r in recs] == [58.41, 71.84]
     assert {r.date.isoformat() for r in recs} == {"2025-03-22"}
+
+
+def test_k72_a_goal_written_as_a_bound_is_no_run(tmp_path):
+    f, recs = drafts(tmp_path, "k72-goal.md", dedent("""\
+        # Tuning diary: Qwen2.5-14B on one L40S with SGLang
+
+        Box: one L40S 48 GB, SGLang 0.4.3 (CUDA 12.4).
+        Goal: >= 2,000 output tok/s on our chat workload (1024 in / 128 out, 300 prompts,
+        max concurrency 32) while keeping median TTFT at most 900 ms. Same client every day.
+
+        ## 2025-03-02 baseline
+
+        Stock server, `sglang.bench_serving` over 500 prompts: 1540.2 output tok/s.
+
+        ## 2025-03-03 chunked prefill 4096
+
+        Same client, `--chunked-prefill-size 4096`: 1688.9 output tok/s.
+        """))
+    assert [value(r) for r in recs] == [1540.2, 1688.9]
+    assert [r.outcome.value for r in recs] == ["baseline", "improved"]
+    assert f.possible == []  # the goal paragraph is not even a possible attempt
