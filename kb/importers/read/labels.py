@@ -29,6 +29,7 @@ UNITS: dict[str, str | None] = {
     "tok/s": "tok/s", "tokens/s": "tok/s", "token/s": "tok/s", "tokens/sec": "tok/s", "tok/sec": "tok/s",
     "t/s": "tok/s", "tps": "tok/s", "tokens per second": "tok/s", "tokens/second": "tok/s", "tk/s": "tok/s",
     "toks/s": "tok/s", "tokens/sec/user": "tok/s", "tok/s/user": "tok/s", "tps/user": "tok/s",
+    "tokens-per-sec": "tok/s", "tokens-per-second": "tok/s",  # mlx_lm.generate: "Generation: 256 tokens, 71.8 tokens-per-sec"
     "tokens/seconde": "tok/s", "token/seconde": "tok/s", "tokens/sekunde": "tok/s", "token/sekunde": "tok/s",
     "tokens/segundo": "tok/s", "tokens/secondo": "tok/s",
     "req/s": "req/s", "requests/s": "req/s", "requests/sec": "req/s", "req/sec": "req/s", "rps": "req/s",

@@ -27,7 +27,7 @@ SOURCES: dict[str, tuple[str, ...]] = {"IPython documentation, built-in magic co
 """No documented output but IPython's ``%time`` lines: the shape of a line alone decides."""
 
 _LABEL = r"[^\W\d_][\w./ =+&-]{0,48}?"  # a name starts with a letter, any script
-_UNIT = r"(?:[A-Za-zµμ%/]+(?:/[A-Za-z]+)*|毫秒|微秒|秒)"
+_UNIT = r"(?:[A-Za-zµμ%/]+(?:/[A-Za-z]+)*(?:-per-[A-Za-z]+)?|毫秒|微秒|秒)"  # tokens-per-sec: mlx_lm.generate
 _FULL_COLON = "\uff1a"
 """The full-width colon CJK text writes after a name."""
 _LABEL_ONLY = re.compile(rf"^\s*[-*>]?\s*([^:\uff1a\d][^:\uff1a]{{0,48}}?)\s*[:\uff1a]\s*({NUMBER})\s*$")
@@ -250,8 +250,9 @@ def _figures(line: str) -> list[tuple[str, str, str, bool]]:
                 label, value_text, unit_text = f"{found.group(1) or ''} {found.group(4)}".strip(), found.group(2), found.group(3)
             elif found.re is _NAME_VALUE_UNIT:
                 label, value_text, unit_text = found.group(1), found.group(2), found.group(3)
-            else:
-                label, value_text, unit_text = "", found.group(1), found.group(2)
+            else:  # "Generation: 256 tokens, 71.8 tokens-per-sec": the line's name names a bare part
+                label, value_text, unit_text = line.split(":", 1)[0].strip() if ":" in parts[0] else "", found.group(1), \
+                    found.group(2)
             unit, value = labels.unit_of(unit_text), number(value_text)
             if unit and value is not None:
                 figures.append((labels.name_for(label, unit), value, unit, not labels.qualifies(label, unit)))

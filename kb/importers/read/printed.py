@@ -24,6 +24,8 @@ All runs are ``documented=False``: the shape of the output is known, the program
 ({'category': 'coding'}, {'output_throughput': ('51.55', 'tok/s'), 'mean_latency': ('11.976', 's')})
 >>> [r.settings["row"] for r in read("A   :  0.56ms avg,  6677 tokens/sec avg\\nB   :  0.65ms avg,  5713 tokens/sec avg").runs]
 ['A', 'B']
+>>> read("prompt eval count:    27 token(s)\\nprompt eval rate:     402.19 tokens/s").runs
+[]
 """
 
 from __future__ import annotations
@@ -99,8 +101,8 @@ def _header(line: str) -> list[str] | None:
     cells = _split(line)
     if len(cells) < 2 or any(number(c) is not None for c in cells) or _RULE.match(line):
         return None
-    if any(len(c) > 40 for c in cells) or line.strip().endswith(":"):
-        return None
+    if any(len(c) > 40 for c in cells) or line.strip().endswith(":") or cells[0].endswith(":"):
+        return None  # "prompt eval count:    27 token(s)": a name: value line (ollama --verbose), no header
     return cells
 
 
