@@ -1,4 +1,4 @@
-"""Variants of our own (written with the fix), kinds k66 to k72.
+"""Variants of our own (written with the fix), kinds k66 to k73.
 
 k66 a table whose columns count what a run was deployed on (``1 GPU | 2 GPUs | 4 GPUs``, ``TP=1 |
 TP=2``, ``tp1 | tp2``) holds a run per cell: each amount is another launch, and the runs of one
@@ -19,6 +19,8 @@ given a column's name by a sentence that defines it (``"throughput" is output to
 k71 a table in a section about the hardware, and a column of published figures beside one's own, hold
 no runs; a line that says its runs were made on a date dates them, however long it is.
 k72 a figure written as a bound (``Goal: >= 2,000 tok/s``, ``at most 900 ms``) is a requirement, no run.
+k73 aligned ``name:   value unit`` lines (``ollama run --verbose``) are one run's figures, no table; a
+line's bare parts take its name (``Generation: 200 tokens, 80.1 tokens-per-sec``, as mlx_lm.generate prints).
 """
 
 from __future__ import annotations
@@ -310,3 +312,34 @@ def test_k72_a_goal_written_as_a_bound_is_no_run(tmp_path):
     assert [value(r) for r in recs] == [1540.2, 1688.9]
     assert [r.outcome.value for r in recs] == ["baseline", "improved"]
     assert f.possible == []  # the goal paragraph is not even a possible attempt
+
+
+def test_k73_name_value_lines_of_one_run_are_no_table(tmp_path):
+    f, recs = drafts(tmp_path, "k73-verbose.md", dedent("""\
+        # Llama-3.1-8B on a Mac Studio M2 Ultra, 2025-05-04
+
+        ## Ollama 0.6.5
+
+        ```console
+        $ ollama run llama3.1:8b --verbose "Summarise the RFC in three lines."
+        total duration:       3.901223s
+        load duration:        18.114ms
+        prompt eval count:    31 token(s)
+        prompt eval rate:     512.40 tokens/s
+        eval count:           200 token(s)
+        eval duration:        3.012004s
+        eval rate:            66.40 tokens/s
+        ```
+
+        ## MLX, 4-bit
+
+        ```console
+        $ mlx_lm.generate --model mlx-community/Meta-Llama-3.1-8B-Instruct-4bit --max-tokens 200 --prompt "Summarise the RFC in three lines."
+        ==========
+        Prompt: 31 tokens, 401.220 tokens-per-sec
+        Generation: 200 tokens, 80.115 tokens-per-sec
+        Peak memory: 4.790 GB
+        ```
+        """))
+    assert [value(r) for r in recs] == [66.4, 80.115]
+    assert [r.metrics["input_throughput"].value for r in recs] == [512.4, 401.22]
