@@ -73,7 +73,7 @@ def _same_arm(candidate: Candidate, accepted: list[Candidate]) -> Candidate | No
     if not candidate.arm or not candidate.label:
         return None
     return next((a for a in accepted if a.arm and a.ordinal != candidate.ordinal and a.label == candidate.label
-                 and a.path[:1] == candidate.path[:1] and not (a.failed or candidate.failed)
+                 and a.path == candidate.path and not (a.failed or candidate.failed)
                  and not _disagree_on_a_measure(a, candidate)), None)
 
 
