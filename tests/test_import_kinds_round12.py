@@ -1,4 +1,4 @@
-"""Variants of our own (written with the fix), kinds k66 to k73.
+"""Variants of our own (written with the fix), kinds k66 to k74.
 
 k66 a table whose columns count what a run was deployed on (``1 GPU | 2 GPUs | 4 GPUs``, ``TP=1 |
 TP=2``, ``tp1 | tp2``) holds a run per cell: each amount is another launch, and the runs of one
@@ -21,6 +21,8 @@ no runs; a line that says its runs were made on a date dates them, however long 
 k72 a figure written as a bound (``Goal: >= 2,000 tok/s``, ``at most 900 ms``) is a requirement, no run.
 k73 aligned ``name:   value unit`` lines (``ollama run --verbose``) are one run's figures, no table; a
 line's bare parts take its name (``Generation: 200 tokens, 80.1 tokens-per-sec``, as mlx_lm.generate prints).
+k74 arms of the same label in tables of other sections are other runs (a load-time table, then a
+generation table); in one section they are one attempt measured on other measures.
 """
 
 from __future__ import annotations
@@ -343,3 +345,25 @@ def test_k73_name_value_lines_of_one_run_are_no_table(tmp_path):
         """))
     assert [value(r) for r in recs] == [66.4, 80.115]
     assert [r.metrics["input_throughput"].value for r in recs] == [512.4, 401.22]
+
+
+def test_k74_same_arms_in_tables_of_other_sections_are_other_runs(tmp_path):
+    f, recs = drafts(tmp_path, "k74-sections.md", dedent("""\
+        # mmap loading on an M4 Max with mlx-lm
+
+        ## Load time
+
+        | Model | Standard (s) | Mmap (s) |
+        |---|---|---|
+        | Qwen3-4B-4bit | 0.101 | 0.131 |
+        | Qwen3-8B-4bit | 0.352 | 0.328 |
+
+        ## Generation speed
+
+        | Model | Standard (tok/s) | Mmap (tok/s) |
+        |---|---|---|
+        | Qwen3-4B-4bit | 56.9 | 58.5 |
+        | Qwen3-8B-4bit | 30.1 | 30.1 |
+        """))
+    assert len(recs) == 8  # a load-time run and a generation run of each model and arm
+    assert sorted(value(r) for r in recs if value(r) is not None) == [30.1, 30.1, 56.9, 58.5]
