@@ -364,11 +364,6 @@ def names_ratio(header: str) -> bool:
     return any(w in _RATIO_WORDS for w in re.findall(r"[a-zδ]+", header.lower().replace("-", "")))
 
 
-_DEPLOYMENT = frozenset({"gpu", "gpus", "tp", "pp", "ep", "dp", "node", "nodes", "card", "cards", "device", "devices",
-                         "shard", "shards", "rank", "ranks", "chip", "chips", "xpu", "npu", "npus", "instances",
-                         "replicas", "world"})
-
-
 def header_words(header: str) -> list[str]:
     """A header's words as written, split at spaces and underscores, brackets taken off
     (``Prompt tok/s (Std)`` → ``["Prompt", "tok/s", "Std"]``, ``prompt_seconds`` → two words).
@@ -377,6 +372,11 @@ def header_words(header: str) -> list[str]:
     (['TTFT', 'before', 'ms'], ['gen', 'seconds'])
     """
     return [w for w in (part.strip("()[]") for part in re.split(r"[\s_]+", header)) if w]
+
+
+_DEPLOYMENT = frozenset({"gpu", "gpus", "tp", "pp", "ep", "dp", "node", "nodes", "card", "cards", "device", "devices",
+                         "shard", "shards", "rank", "ranks", "chip", "chips", "xpu", "npu", "npus", "instances",
+                         "replicas", "world"})
 
 
 def names_deployment(name: str) -> bool:
@@ -477,9 +477,10 @@ def units_defined(text: str) -> dict[str, str]:
     found: dict[str, str] = {}
     for match in _DEFINED.finditer(" ".join(text.split())):  # a paragraph's line breaks are spaces
         clause = match.group(2)
-        named = units_named(clause) or ([unit_of(w) or "" for w in re.findall(r"[a-z]+", clause.lower())
-                                         if unit_of(w) in ("s", "GB", "GiB", "MB")][:1])
-        if named and named[0]:
+        # units_named leaves out a bare "seconds" and sizes, which a definition may name
+        named = units_named(clause) or [u for w in re.findall(r"[a-z]+", clause.lower())
+                                        if (u := unit_of(w)) in ("s", "GB", "GiB", "MB")]
+        if named:
             found[match.group(1).strip().lower()] = named[0]
     return found
 

@@ -185,7 +185,8 @@ def _label_only(line: str) -> list[tuple[str, str, str, bool]]:
     return [(labels.name_for(label, unit), value, unit, not labels.qualifies(label, unit))]
 
 
-_PAIR = re.compile(r"(?<![\w.-])([A-Za-z][\w.-]*)=(\S+)")
+_KEYED_PAIR = re.compile(r"(?<![\w.-])([A-Za-z][\w.-]*)=(\S+)")
+"""A ``key=value`` pair of a result line, its value as printed (``dur=2.37s``, ``tok_s=112.61``)."""
 _VALUE_WITH_UNIT = re.compile(rf"^({NUMBER})([A-Za-z/µ]+)$")
 
 
@@ -194,7 +195,7 @@ def _keyed_line(line: str) -> list[tuple[str, str, str, bool]]:
     dur=2.37s``), each pair read alone: a bare number by the unit its key carries
     (:func:`kb.importers.read.labels.key_figure`), a number with a unit by that unit and its key.
     ``[]`` for a line with fewer than two pairs (it is read as a sentence is)."""
-    pairs = _PAIR.findall(line)
+    pairs = _KEYED_PAIR.findall(line)
     if len(pairs) < 2:
         return []
     figures: list[tuple[str, str, str, bool]] = []
