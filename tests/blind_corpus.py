@@ -31,10 +31,11 @@ def _scores(folder: Path) -> dict:
     return {s.log: s for s in score_import().score_corpus(folder, in_process=True)}
 
 
-def read_whole_test(folder: Path, wrong: dict[str, str]):
-    """A test function, parametrized over the logs of ``folder`` that have a truth file, asserting
-    each is read whole (see the module docstring); a log named in ``wrong`` is a strict expected
-    failure for the reason given."""
+def read_whole_test(name: str, wrong: dict[str, str]):
+    """A test function, parametrized over the logs of ``tests/fixtures/kinds/<name>/`` that have a
+    truth file, asserting each is read whole (see the module docstring); a log named in ``wrong`` is
+    a strict expected failure for the reason given."""
+    folder = Path(__file__).resolve().parent / "fixtures" / "kinds" / name
     truths = {t.log: t for t in score_import().load_truths(folder)}
     unknown = set(wrong) - set(truths)
     assert not unknown, f"expected failures name logs {folder} does not hold: {sorted(unknown)}"

@@ -23,11 +23,7 @@ wrong.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from blind_corpus import read_whole_test
-
-BLIND = Path(__file__).resolve().parent / "fixtures" / "kinds" / "blind15"
 
 WRONG = {
     "l4-llama32-3b-vllm-voice-ttft-jitter.md":
@@ -50,4 +46,4 @@ WRONG = {
         "the second model's first pass is compared with the first model's baseline, not made its own",
 }
 
-test_blind_log_is_read_whole = read_whole_test(BLIND, WRONG)
+test_blind_log_is_read_whole = read_whole_test("blind15", WRONG)

@@ -24,11 +24,7 @@ Each log is read whole (tests/blind_corpus.py); the expected failures below say 
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from blind_corpus import read_whole_test
-
-BLIND = Path(__file__).resolve().parent / "fixtures" / "kinds" / "blind18"
 
 WRONG = {
     "a100-vllm-prefix-caching-ttft-before-after.md":
@@ -45,4 +41,4 @@ WRONG = {
         "that matters, so one row within 2 % at bs=1 comes out improved",
 }
 
-test_blind_log_is_read_whole = read_whole_test(BLIND, WRONG)
+test_blind_log_is_read_whole = read_whole_test("blind18", WRONG)

@@ -16,11 +16,7 @@ Each log is read whole (tests/blind_corpus.py); the expected failures below say 
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from blind_corpus import read_whole_test
-
-BLIND = Path(__file__).resolve().parent / "fixtures" / "kinds" / "blind20"
 
 WRONG = {
     "a100x4-llama31-70b-vllm-tp4-nccl-notebook.md":
@@ -44,4 +40,4 @@ WRONG = {
         "where the truth takes `main: error: failed to load model ...`",
 }
 
-test_blind_log_is_read_whole = read_whole_test(BLIND, WRONG)
+test_blind_log_is_read_whole = read_whole_test("blind20", WRONG)
