@@ -267,6 +267,14 @@ def _document(session: Session) -> Iterator[Segment]:
         if event.kind == "table":
             last_note = None
             yield Segment("table", event.locator, text=event.text, table=event.table, path=titles, when=when)
+        elif event.kind == "text" and event.locator.line_start is not None and _result_lines(event.text):
+            first = event.locator.line_start
+            for offset, line in _result_lines(event.text):
+                note = Segment("note", Locator(event.locator.file, line_start=first + offset, line_end=first + offset),
+                               text=line, path=titles, when=when, attrs={**event.attrs, "item": False, "result_line": True})
+                last_note = note
+                yield note
+            items, lead, list_at = [], event, None
         elif event.kind == "text" and _pasted_output(event.text):
             first = event.locator.line_start or 1
             yield _output(event, event.text, first, event.locator.line_end or first, titles, when, "",
@@ -392,6 +400,32 @@ def _pasted_output(text: str) -> bool:
     lines = [line for line in text.splitlines() if line.strip()]
     return len(lines) >= PASTED_LINES and all(prose.metric_line(line) for line in lines) and \
         any(prose.figures(line) or any(ch.isdigit() for ch in line.partition(":")[2]) for line in lines)
+
+
+def _result_lines(text: str) -> list[tuple[int, str]]:
+    """The lines of a paragraph that writes one result a line, each line with its offset in the
+    paragraph; ``[]`` for any other paragraph. Such a paragraph (``Backend A [ prompt: 448 t/s |
+    generation: 28.7 t/s ]`` over two or more lines) is a list written without bullets: every line
+    quotes figures after a label of its own, all lines share a measure (one figure name at least),
+    and no line ends a sentence, as a prose paragraph wrapped over lines does. Lines of different
+    measures (``Throughput: 41 tok/s`` over ``TTFT: 45 ms``) are one run's figures, and lines that
+    differ in their digits only (``[0005] done (9.27 tokens/sec)``) one program's output: neither
+    is a list of results."""
+    lines = [(offset, line) for offset, line in enumerate(text.splitlines()) if line.strip()]
+    if len(lines) < 2 or any(prose.plain(line).rstrip().endswith((".", "!", "?")) for _, line in lines):
+        return []
+    if len({"".join(ch for ch in line if not ch.isdigit()) for _, line in lines}) == 1:
+        return []  # one line of a program printed again and again, its numbers changed: one run's output
+    shared: set[str] | None = None
+    for _, line in lines:
+        quoted = prose.figures(line)
+        if not quoted or not any(ch.isalpha() for ch in prose.plain(line[:quoted[0].start])):
+            return []
+        names = {fig.name for fig in quoted}
+        shared = names if shared is None else shared & names
+        if not shared:
+            return []
+    return lines
 
 
 INTRODUCTION_WORDS = 40

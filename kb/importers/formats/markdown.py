@@ -59,6 +59,13 @@ def read(reading: Reading) -> None:
     if pasted:
         text = "\n".join(lines)
     tokens = MarkdownIt("commonmark").enable("table").parse(text)
+    stray = _stray_fence(tokens, lines)
+    if stray is not None:  # read what follows as the Markdown it is, not as one code block
+        reading.warn(stray + 1, "this fence is never closed, so it would run to the end of the file over headings "
+                                "and text; read as Markdown after it (close the fence to keep a code block)")
+        lines[stray] = ""
+        text = "\n".join(lines)
+        tokens = MarkdownIt("commonmark").enable("table").parse(text)
 
     def where(start: int, end: int) -> Locator:
         while end > start + 1 and not lines[end - 1].strip():
@@ -129,6 +136,33 @@ def read(reading: Reading) -> None:
             at = next((i for i, e in enumerate(reading.events) if (e.locator.line_start or 0) > first), len(reading.events))
             reading.events.insert(at, event)
         _sections_of(reading.events)
+
+
+_HEADING = re.compile(r"^ {0,3}#{1,6}[ \t]+\S")
+
+
+def _stray_fence(tokens: list, lines: list[str]) -> int | None:
+    """The 0-based line of a fence that opens a code block never closed, when what it swallows
+    reads as Markdown: CommonMark runs such a block to the end of the document, so one fence lost
+    above (an unpaired one shifts every later pair) turns the rest of a notebook, headings
+    included, into code. Swallowed Markdown: a heading line of ``##`` or more, or one set off by a
+    blank line after it (a shell comment ``# install`` sits in a script's lines)."""
+    fences = [t for t in tokens if t.type == "fence" and t.map]
+    if not fences:
+        return None
+    last = fences[-1]
+    start, end = last.map
+    body = [line for line in lines[start + 1:end]]
+    while body and not body[-1].strip():
+        body.pop()
+    closing = body[-1].strip() if body else ""
+    if closing and set(closing) == {last.markup[0]} and len(closing) >= len(last.markup):
+        return None
+    for number, line in enumerate(body):
+        if _HEADING.match(line) and (line.lstrip().startswith("##") or
+                                     (number + 1 < len(body) and not body[number + 1].strip())):
+            return start
+    return None
 
 
 def _pasted_outputs(lines: list[str]) -> list[tuple[int, int]]:

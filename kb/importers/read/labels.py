@@ -224,8 +224,10 @@ def name_for(label: str, unit: str) -> str:
             return "per_user_output_throughput"
         if (set(words) & _TOTAL or {"overall", "throughput"} <= set(words)) and not set(words) & _OUTPUT:
             return "total_throughput"
-        if set(words) & _INPUT and (not set(words) & _OUTPUT or words[0] in _INPUT):
-            return "input_throughput"  # "prompt eval rate" (ollama): the prompt's evaluation
+        first_input = next((i for i, w in enumerate(words) if w in _INPUT), None)
+        first_output = next((i for i, w in enumerate(words) if w in _OUTPUT), len(words))
+        if first_input is not None and first_input < first_output:
+            return "input_throughput"  # "(ollama) prompt eval rate": the prompt's evaluation
         if any(_TEST.match(w) for w in words):
             return "input_throughput" if any(w.startswith("pp") for w in words) else "output_throughput"
         return "peak_output_throughput" if stat == "peak" else "output_throughput"

@@ -52,6 +52,8 @@ def note_candidates(segment: Segment, chat: bool) -> list[Candidate]:
         evidence, confidence, reason = "narration", 0.3, "figures in an agent's narration"
     elif item:
         evidence, confidence, reason = "item", 0.55, "a list item quoting a figure"
+    elif segment.attrs.get("result_line"):
+        evidence, confidence, reason = "item", 0.55, "a line of a paragraph written one result a line"
     else:
         evidence, confidence, reason = "note", 0.4, "a paragraph quoting a figure"
     if ran and not chat:
@@ -85,6 +87,11 @@ def note_candidates(segment: Segment, chat: bool) -> list[Candidate]:
         section = dates.without_date(segment.path[-1]) if segment.path else ""
         if not segment.attrs.get("item") and len(arms) == 1 and len(section.split()) >= 2 and not labelled:
             title = section  # a paragraph is the run of its section: the heading says what ran
+        name = ""
+        if segment.attrs.get("result_line"):  # "Backend A [ prompt: 448 t/s | ...": the line's own name
+            name = prose.plain(segment.text[:group[0].start])
+            name = name[:min((name.find(c) for c in "[(:|=" if c in name), default=len(name))].strip() or name.strip()
+            title = f"{name} ({section})" if section and name else (name or title)
         parent = segment.attrs.get("parent")
         own = prose.plain(segment.text.split(";", 1)[0]).rstrip(":").strip() if segment.attrs.get("folded") else ""
         entry = own or (_entry_name(segment.text) if item and len(arms) == 1 else "")
@@ -111,6 +118,8 @@ def note_candidates(segment: Segment, chat: bool) -> list[Candidate]:
             candidate.group = f"arms:{segment.ordinal}"
         elif segment.attrs.get("parent_at") is not None:
             candidate.group = f"list:{segment.attrs['parent_at']}"
+        elif name:  # the lines of one name under several headings: what the headings set is what varies
+            candidate.group = f"lines:{prose.normalised(name)}"
         candidate.marked = statements.names_reference(label or text, first=12)
         candidate.workload = labels.workload({}, flags)
         previous = {fig.name: fig.previous for fig in group if fig.previous}

@@ -2,8 +2,8 @@
 metric in the same unit, beyond the noise.
 
 Groups: the rows of a results table with at least two measured rows (and, within it, one block of
-a repeated setting: :mod:`.tables`), the sub-items of one list item, the arms of one note (each
-with two measured attempts or more); in a transcript, the runs of one program and model (its
+a repeated setting: :mod:`.tables`), the sub-items of one list item, the arms of one note, the
+result lines of one name under several headings (each with two measured attempts or more); in a transcript, the runs of one program and model (its
 *family*); everything else in a document (list items, paragraphs, outputs, one-row tables) is one
 group per headline metric. A group's baseline is the attempt the log calls the reference
 (baseline, default, before), else its first measured attempt. A table row with no reference in
@@ -30,9 +30,10 @@ from kb.importers.read import cells, labels, prose
 from kb.importers.score.candidate import TIME_UNITS, Candidate, better, headline_name
 from kb.importers.score.tables import LEVEL
 
-_GROUPS = ("table:", "list:", "arms:")
+_GROUPS = ("table:", "list:", "arms:", "lines:")
 """Groups compared within themselves when they hold two measured attempts or more: a results
-table's rows, the sub-items of one list item (a sweep of what the item names), the arms of one note."""
+table's rows, the sub-items of one list item (a sweep of what the item names), the arms of one note,
+the result lines of one name under several headings (``Backend A [ ... ]`` in each section)."""
 
 
 def decide(attempts: list[Candidate], headline: Headline, campaign_value: float | None) -> dict[int, tuple[str, int | None]]:
