@@ -541,3 +541,18 @@ def test_two_hooks_firing_at_once_import_the_transcript_once(project, tmp_path):
     assert sorted(e.split(": imported: ")[1].split(" (log")[0] for e in errs) == [
         "0 draft(s) written, 3 already imported", "3 draft(s) written, 0 already imported"]
     assert len(set(tree(project / "records")) - before) == 3
+
+
+def test_the_thread_reader_used_where_select_fails_reads_a_pipe_and_gives_up_at_the_deadline():
+    """The fallback for pipes select() cannot wait on (Windows): a whole payload is read; a stdin
+    that never ends is left behind at the deadline, reported as not finished."""
+    r, w = os.pipe()
+    os.write(w, b'{"session_id": "s1"}')
+    os.close(w)
+    assert hooks._read_in_thread(r, bytearray(), time.monotonic() + 5, 1 << 20) == (b'{"session_id": "s1"}', False)
+    os.close(r)
+    r, w = os.pipe()
+    started = time.monotonic()
+    assert hooks._read_in_thread(r, bytearray(), started + 0.2, 1 << 20) == (b"", True)
+    assert time.monotonic() - started < 3
+    os.close(w)

@@ -492,19 +492,25 @@ def _read_some(fd: int, data: bytearray, limit: int) -> bool:
     return not chunk or (data.rstrip().endswith(b"}") and _complete(data))
 
 
-def _read_in_thread(fd: int, data: bytearray, deadline: float, limit: int) -> tuple[bytes, bool]:  # pragma: no cover
-    """:func:`read_payload`'s loop in a background thread (one that does not keep the process alive),
+def _read_in_thread(fd: int, data: bytearray, deadline: float, limit: int) -> tuple[bytes, bool]:
+    """:func:`read_payload`'s loop in a thread of the low-level ``_thread`` module, which the
+    interpreter does not wait for at exit (a stdin that never ends cannot keep the hook alive),
     waited for until ``deadline``."""
+    import _thread
     import threading
 
-    def loop() -> None:
-        while len(data) < limit and not _read_some(fd, data, limit):
-            pass
+    done = threading.Event()
 
-    reader = threading.Thread(target=loop, name="kb-hook-stdin", daemon=True)
-    reader.start()
-    reader.join(max(0.0, deadline - time.monotonic()))
-    return bytes(data), reader.is_alive()
+    def loop() -> None:
+        try:
+            while len(data) < limit and not _read_some(fd, data, limit):
+                pass
+        finally:
+            done.set()
+
+    _thread.start_new_thread(loop, ())
+    done.wait(max(0.0, deadline - time.monotonic()))
+    return bytes(data), not done.is_set()
 
 
 def _complete(data: bytes | bytearray) -> bool:
