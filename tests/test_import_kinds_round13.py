@@ -10,6 +10,8 @@ fence: what follows is read as Markdown, with a warning naming its line. A code 
 the end of a script (shell comments, no headings) stays a code block.
 k77 a throughput label whose input word comes before its output word names the input (``Ollama
 prompt eval rate``, ``Model X prompt eval rate``), whatever comes before both.
+k78 a table whose every figure column is a goal (``Target (us)``, ``Goal``, ``Expected tok/s``,
+``Latency budget``) holds no run; beside a measured column, a goal column is no arm.
 """
 
 from __future__ import annotations
@@ -155,3 +157,42 @@ def test_k77_input_word_before_output_word_names_the_input():
     assert labels.name_for("Qwen3 [ prompt eval rate", "tok/s") == "input_throughput"
     assert labels.name_for("eval rate", "tok/s") == "output_throughput"
     assert labels.name_for("decode after prefill", "tok/s") == "output_throughput"
+
+
+def test_k78_tables_of_goals_hold_no_runs(tmp_path):
+    f, recs = drafts(tmp_path, "k78-goals.md", dedent("""\
+        # FP8 GEMM kernel, round 3
+
+        ## Speed-of-light figures from the task sheet
+
+        | M | N | K | Target (us) |
+        |---|---|---|---|
+        | 256 | 4096 | 7168 | 4.7 |
+        | 512 | 4096 | 7168 | 8.7 |
+
+        ## What we want next
+
+        | Model | Expected tok/s |
+        |---|---|
+        | Llama-3-8B | 150 |
+        | Qwen2.5-7B | 160 |
+
+        | Stage | Latency budget (ms) |
+        |---|---|
+        | prefill | 120 |
+        | decode step | 25 |
+        """))
+    assert recs == []
+
+
+def test_k78_a_goal_column_beside_measured_figures_is_no_arm(tmp_path):
+    f, recs = drafts(tmp_path, "k78-beside.md", dedent("""\
+        # Decode on one L40S, vLLM 0.9.1, 2025-06-10
+
+        | Config | Measured (tok/s) | Goal (tok/s) |
+        |---|---|---|
+        | bf16 | 61.2 | 70 |
+        | fp8 | 88.4 | 90 |
+        """))
+    assert [value(r) for r in recs] == [61.2, 88.4]
+    assert outcomes(recs) == {61.2: "baseline", 88.4: "improved"}

@@ -98,6 +98,20 @@ def names_published(header: str) -> bool:
     return any(w in _PUBLISHED for w in re.findall(r"[a-z']+", header.lower()))
 
 
+_GOALS = frozenset({"target", "targets", "goal", "goals", "expected", "required", "budget"})
+
+
+def names_unmeasured(header: str) -> bool:
+    """Whether a column header says its figures were not measured by this log's runs: someone
+    else's (:func:`names_published`) or a goal (``Target (us)``, ``Goal``, ``Expected tok/s``,
+    ``Latency budget``). A table whose every figure column is such holds no run.
+
+    >>> names_unmeasured("Target (us)"), names_unmeasured("Latency budget (ms)"), names_unmeasured("After (us)")
+    (True, True, False)
+    """
+    return names_published(header) or any(w in _GOALS for w in re.findall(r"[a-z']+", header.lower()))
+
+
 def rejected(text: str) -> list[str] | None:
     """The options a ``Rejected ...: a, b, c`` paragraph lists, or ``None`` for any other text."""
     found = _REJECTED.match(text)

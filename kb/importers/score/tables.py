@@ -80,6 +80,9 @@ def table_candidates(segment: Segment, context_units: list[str] | None = None,
     if any(role[0] == "answer" for role in roles.values()) and \
             not any(role[0] in ("figure", "arm") for role in roles.values()):
         return []  # "| Model size | Offload needed? | Recommended |": a guide that answers questions, no run measured
+    measures = [h for h, role in roles.items() if role[0] in ("figure", "arm")]
+    if measures and all(statements.names_unmeasured(prose.plain(h)) for h in measures):
+        return []  # "| M | N | K | Target (us) |": goals or someone else's figures, nothing this log ran
     if any(role[0] == "arm" for role in roles.values()):
         return _arm_columns(segment, table, roles)
     rows = [_row(segment, table, roles, row, position) for position, row in enumerate(table.rows)]
@@ -560,11 +563,12 @@ def _arm_columns(segment: Segment, table: Table, roles: dict) -> list[Candidate]
     them) is a run; the runs of one row are compared with each other, unless the columns are devices
     (``5090 @ 400W | A100``) or count what the runs were deployed on (``1 GPU | 2 GPUs``, ``TP=4``):
     then each column's runs are compared with each other, on the same hardware. A column of
-    someone else's figures beside one's own (``| Published | Mine |``) holds no runs."""
+    someone else's figures or of goals beside one's own (``| Published | Mine |``, ``| Measured |
+    Target |``) holds no runs."""
     arms = [h for h, r in roles.items() if r[0] == "arm" or (r[0] == "mark" and h != table.headers[0])]
     unit = next(r[2] for r in roles.values() if r[0] == "arm")
-    if any(not statements.names_published(prose.plain(h)) for h in arms if roles[h][0] == "arm"):
-        arms = [h for h in arms if not statements.names_published(prose.plain(h))]  # | Published | Mine |: not ours
+    if any(not statements.names_unmeasured(prose.plain(h)) for h in arms if roles[h][0] == "arm"):
+        arms = [h for h in arms if not statements.names_unmeasured(prose.plain(h))]  # | Published | Mine | Target |: not ours
     labels_ = [h for h, r in roles.items() if r[0] == "setting"]
     varying = [h for h in labels_ if len({row.cells.get(h, "").strip() for row in table.rows}) > 1]
     if len(labels_) > 1 and len(varying) == 1:
