@@ -11,7 +11,17 @@ the end of a script (shell comments, no headings) stays a code block.
 k77 a throughput label whose input word comes before its output word names the input (``Ollama
 prompt eval rate``, ``Model X prompt eval rate``), whatever comes before both.
 k78 a table whose every figure column is a goal (``Target (us)``, ``Goal``, ``Expected tok/s``,
-``Latency budget``) holds no run; beside a measured column, a goal column is no arm.
+``Latency budget``) holds no run; beside a measured column, a goal column is no arm and no figure
+of the row, and in a table of measures by configuration (``| Metric | Budget | Default | AITER |``)
+no configuration. A heading that sums up in another language (``Resumen``, ``Zusammenfassung``)
+opens a summary as ``Summary`` does.
+k79 a row or output whose only figures are sizes (a checkpoint table's ``Size on disk``, ``ollama ps``'s
+``SIZE``) is no run, and no run's output that makes the notes beside it commentary; a row that gives
+its rate beside the size (as a range, or under a ``t/s`` header) still is.
+k80 lines that differ in a version only (``Ollama 0.4.7 ...`` over ``Ollama 0.5.4 ...``) are results,
+not one program's repeated line; the words after a setting's value name the measure (``Ollama 0.6.2
+prompt eval rate`` is the input throughput, ``CUDA 12 llama.cpp [ Prompt`` too). Notes in two
+sections, each with its own reference (``stock``), are compared with the reference of their section.
 """
 
 from __future__ import annotations
@@ -196,3 +206,112 @@ def test_k78_a_goal_column_beside_measured_figures_is_no_arm(tmp_path):
         """))
     assert [value(r) for r in recs] == [61.2, 88.4]
     assert outcomes(recs) == {61.2: "baseline", 88.4: "improved"}
+
+
+def test_k79_a_checkpoint_table_and_ollama_ps_are_no_runs(tmp_path):
+    f, recs = drafts(tmp_path, "k79-sizes.md", dedent("""\
+        # Qwen2.5-7B formats on one L4, vLLM 0.8.5, 2025-05-02
+
+        | Format | Checkpoint | Size on disk |
+        |---|---|---|
+        | bf16 | Qwen/Qwen2.5-7B-Instruct | 15.2 GB |
+        | awq | Qwen/Qwen2.5-7B-Instruct-AWQ | 5.6 GB |
+
+        ## Results
+
+        bf16: 21.4 tok/s
+        awq: 48.9 tok/s
+
+        ```
+        NAME          ID              SIZE      PROCESSOR    UNTIL
+        qwen2.5:7b    845dbda0ea48    6.0 GB    100% GPU     4 minutes from now
+        ```
+        """))
+    assert [value(r) for r in recs] == [21.4, 48.9]
+    assert all(d.confidence >= 0.5 for d in f.drafts)
+
+
+def test_k79_a_row_with_its_rate_as_a_range_beside_the_size_is_a_run(tmp_path):
+    f, recs = drafts(tmp_path, "k79-range.md", dedent("""\
+        # Small models on a Jetson Orin Nano
+
+        Ollama 0.5.4 with every layer on the GPU, decode speed as `ollama run --verbose` gives it.
+
+        | Model | Quantization | Size | Speed |
+        |---|---|---|---|
+        | Llama 3.2 1B | Q8_0 | 1.3 GB | ~17-20 tokens/sec |
+        | Qwen2.5 0.5B | Q4_0 | 0.4 GB | ~30-35 tokens/sec |
+        """))
+    assert len(recs) == 2
+
+
+def test_k80_lines_apart_by_a_version_are_results(tmp_path):
+    f, recs = drafts(tmp_path, "k80-versions.md", dedent("""\
+        # llama3.1:8b across Ollama releases, RTX 3070 8 GB, 2025-02-11
+
+        Ollama 0.3.14 prompt eval rate: 980.2 tokens/s, eval rate: 61.5 tokens/s
+        Ollama 0.4.7 prompt eval rate: 975.0 tokens/s, eval rate: 62.0 tokens/s
+        Ollama 0.5.7 prompt eval rate: 402.4 tokens/s, eval rate: 29.3 tokens/s
+        """))
+    assert [value(r) for r in recs] == [61.5, 62.0, 29.3]
+    assert [r.metrics["input_throughput"].value for r in recs] == [980.2, 975.0, 402.4]
+    assert outcomes(recs) == {61.5: "baseline", 62.0: "neutral", 29.3: "regressed"}
+
+
+def test_k80_words_after_a_settings_value_name_the_measure():
+    from kb.importers.read import prose
+
+    assert [f.name for f in prose.figures("stock Ollama 0.6.2 prompt eval rate: 187.4 tokens/s, eval rate: 27.9 tokens/s")] \
+        == ["input_throughput", "output_throughput"]
+    assert [f.name for f in prose.figures("CUDA 12 llama.cpp [ Prompt: 1412.6 t/s | Generation: 61.4 t/s ]")] \
+        == ["input_throughput", "output_throughput"]
+    assert [f.name for f in prose.figures("chunked prefill 4096: 41.0 tok/s")] == ["output_throughput"]
+
+
+def test_k78_a_goal_column_gives_no_figure_to_a_row_not_measured(tmp_path):
+    f, recs = drafts(tmp_path, "k78-tbd.md", dedent("""\
+        # Qwen2.5-14B quants on an RTX 4090, llama-bench b5200, 2025-05-20
+
+        | Quant | Goal tg128 (t/s) | Measured tg128 (t/s) |
+        |---|---:|---:|
+        | Q4_K_M | 60 | 71.40 ± 0.11 |
+        | Q5_K_M | 55 | 63.02 ± 0.09 |
+        | Q8_0 | 45 | TBD |
+        """))
+    assert [value(r) for r in recs] == [71.4, 63.02]
+
+
+def test_k78_a_budget_column_of_a_metric_by_configuration_table_is_no_configuration(tmp_path):
+    f, recs = drafts(tmp_path, "k78-budget.md", dedent("""\
+        # Llama-3.3-70B on MI300X, vLLM 0.9 (ROCm), concurrency 32
+
+        | Metric (ms) | Budget | Default | AITER |
+        |---|---:|---:|---:|
+        | P99 TTFT | 800 | 1840.52 | 910.37 |
+        | P99 TPOT | 40 | 38.24 | 31.02 |
+        """))
+    assert sorted(r.metrics["p99_ttft"].value for r in recs) == [910.37, 1840.52]
+
+
+def test_k78_summary_headings_in_other_languages():
+    from kb.importers.read import statements
+
+    assert [statements.summary_heading(t) for t in ("Resumen", "Zusammenfassung", "Résultats", "まとめ", "Aufbau")] \
+        == [True, True, True, True, False]
+
+
+def test_k80_each_sections_own_reference_is_its_baseline(tmp_path):
+    f, recs = drafts(tmp_path, "k80-sections.md", dedent("""\
+        # Mistral-Small on an M2 Pro, Ollama 0.6.1, 2025-04-03
+
+        ### Short prompt
+
+        - stock: eval rate: 30.1 tokens/s
+        - with `OLLAMA_FLASH_ATTENTION=1`: eval rate: 30.4 tokens/s
+
+        ### Long prompt (8k tokens)
+
+        - stock: eval rate: 19.8 tokens/s
+        - with `OLLAMA_FLASH_ATTENTION=1`: eval rate: 23.9 tokens/s
+        """))
+    assert outcomes(recs) == {30.1: "baseline", 30.4: "neutral", 19.8: "baseline", 23.9: "improved"}

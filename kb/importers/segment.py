@@ -409,23 +409,35 @@ def _result_lines(text: str) -> list[tuple[int, str]]:
     quotes figures after a label of its own, all lines share a measure (one figure name at least),
     and no line ends a sentence, as a prose paragraph wrapped over lines does. Lines of different
     measures (``Throughput: 41 tok/s`` over ``TTFT: 45 ms``) are one run's figures, and lines that
-    differ in their digits only (``[0005] done (9.27 tokens/sec)``) one program's output: neither
-    is a list of results."""
+    differ in their digits only (``[0005] done (9.27 tokens/sec)``) one program's output, unless
+    versions set them apart (:func:`_versions_apart`): neither is a list of results."""
     lines = [(offset, line) for offset, line in enumerate(text.splitlines()) if line.strip()]
     if len(lines) < 2 or any(prose.plain(line).rstrip().endswith((".", "!", "?")) for _, line in lines):
         return []
-    if len({"".join(ch for ch in line if not ch.isdigit()) for _, line in lines}) == 1:
-        return []  # one line of a program printed again and again, its numbers changed: one run's output
     shared: set[str] | None = None
+    heads = []
     for _, line in lines:
         quoted = prose.figures(line)
         if not quoted or not any(ch.isalpha() for ch in prose.plain(line[:quoted[0].start])):
             return []
+        heads.append(prose.plain(line[:quoted[0].start]).split())
         names = {fig.name for fig in quoted}
         shared = names if shared is None else shared & names
         if not shared:
             return []
+    if len({"".join(ch for ch in line if not ch.isdigit()) for _, line in lines}) == 1 and not _versions_apart(heads):
+        return []  # one line of a program printed again and again, its numbers changed: one run's output
     return lines
+
+
+def _versions_apart(heads: list[list[str]]) -> bool:
+    """Whether lines that differ in their digits only are set apart, before their figures, by
+    versions (``Ollama 0.4.7`` over ``Ollama 0.5.4``): configurations a person tried, not the
+    counter or id a program prints on each line (``[0005]``, ``worker 2``)."""
+    if len({len(words) for words in heads}) != 1:
+        return False
+    apart = [column for column in zip(*heads) if len(set(column)) > 1]
+    return bool(apart) and all(prose.is_version(word) for column in apart for word in column)
 
 
 INTRODUCTION_WORDS = 40

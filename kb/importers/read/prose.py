@@ -94,14 +94,16 @@ _PLUS_MINUS = re.compile(rf"({NUMBER})\s*(?:±|\+/-|\+-)\s*$")
 
 
 def _measure_words(label: str) -> str:
-    """The words of a figure's label that may name its measure: none when the label names a
-    configuration by a setting's value (``chunked prefill 4096``, ``--tp 8``; a llama-bench test
-    such as ``pp512`` still names one), the label otherwise."""
+    """The words of a figure's label that may name its measure: those after the last setting's
+    value (``Ollama 0.6.2 prompt eval rate`` → ``prompt eval rate``), none when the label ends in
+    one (``chunked prefill 4096``, ``--tp 8``); a llama-bench test such as ``pp512`` or a
+    statistic such as ``p99`` is no setting. A label without a setting is kept whole."""
     words = label.split()
-    if any(w.startswith("--") or (any(c.isdigit() for c in w) and not labels.is_test_name(w)
-                                  and not labels.is_statistic(w)) for w in words):
-        return ""
-    return label
+    settings = [at for at, w in enumerate(words) if w.startswith("--") or (
+        any(c.isdigit() for c in w) and not labels.is_test_name(w) and not labels.is_statistic(w))]
+    if not settings:
+        return label
+    return " ".join(words[settings[-1] + 1:])
 
 
 def figures(text: str) -> list[ProseFigure]:
@@ -192,6 +194,19 @@ def _unit_in_label(text: str) -> list[ProseFigure]:
                                          unit, label, at + match.start(2), at + match.end(2)))
         at += len(clause)
     return found
+
+
+_VERSION = re.compile(r"v?\d+(?:\.\d+)+[a-z]?\W*", re.I)
+
+
+def is_version(word: str) -> bool:
+    """Whether a word is a release's version (``0.4.7``, ``v2.1``, ``12.8``, ``b4500`` aside),
+    maybe followed by punctuation.
+
+    >>> [is_version(w) for w in ("0.4.7", "v2.1:", "[0005]", "2")]
+    [True, True, False, False]
+    """
+    return bool(_VERSION.fullmatch(word))
 
 
 def signed_percent(text: str) -> float | None:

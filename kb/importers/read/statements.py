@@ -50,7 +50,10 @@ def conclusion(text: str) -> bool:
 
 
 _SUMMARY_HEADING = re.compile(r"\b(?:summary|summaries|results?|conclusions?|lessons?(?:\s+learned)?|takeaways?|tl;?dr|"
-                              r"recap|findings|overview|wrap-?up|what\s+we\s+learned|outcomes?|verdict)\b", re.I)
+                              r"recap|findings|overview|wrap-?up|what\s+we\s+learned|outcomes?|verdict|"
+                              r"resumen|resultados|conclusi[oó]n(?:es)?|zusammenfassung|ergebnisse?|fazit|"
+                              r"r[ée]sum[ée]|r[ée]sultats?|riepilogo|sintesi|risultati|conclusioni)\b|まとめ|総括|总结|結論|结论", re.I)
+"""Headings that sum up (in English, Spanish, German, French, Italian, Japanese and Chinese)."""
 
 
 def summary_heading(title: str) -> bool:

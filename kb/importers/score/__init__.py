@@ -42,7 +42,7 @@ from kb.importers.read import cells, dates, labels, prose, stack, statements
 from kb.importers.read import commands as shell
 from kb.importers.read import errors as error_output
 from kb.importers.score import repeats
-from kb.importers.score.candidate import Candidate, fail_if_served_nothing, family_key, headline_name
+from kb.importers.score.candidate import MEMORY_UNITS, Candidate, fail_if_served_nothing, family_key, headline_name
 from kb.importers.score.notes import note_candidates
 from kb.importers.score.outcomes import decide
 from kb.importers.score.restate import link
@@ -338,6 +338,7 @@ def score(windows: Iterable[Session], headline: Headline | None = None) -> Extra
     _mark_reference_sections(state)
     _cell_flags(state)
     _demote_commentary(state.candidates)
+    _demote_sizes(state.candidates)
     _lead_tables(state.candidates)
     _demote_side_figures(state.candidates, headline)
     _demote_recurring_references(state.candidates, headline)
@@ -547,12 +548,41 @@ def _lead_tables(candidates: list[Candidate]) -> None:
 def _demote_commentary(candidates: list[Candidate]) -> None:
     """Lower the confidence of notes in sections that hold stronger evidence (see
     :data:`COMMENTARY_PENALTY`)."""
-    strong = {c.path for c in candidates if c.strength >= 3 and (c.figures or c.command)}  # an error block alone is no run's output
+    strong = {c.path for c in candidates if c.strength >= 3 and (c.figures or c.command)  # an error block alone is no run's output
+              and not sizes_only(c)}
     for candidate in candidates:
         if candidate.evidence in ("item", "note") and candidate.path in strong and not candidate.labelled and \
                 not candidate.stopped:
             candidate.confidence -= COMMENTARY_PENALTY  # (the error a try stopped with is no comment on a run)
             candidate.reason += "; beside a run's output or a results table in its section"
+
+
+SIZE_CONFIDENCE = 0.3
+"""The confidence of a candidate whose only figures are sizes: a possible attempt at most."""
+
+
+def sizes_only(candidate: Candidate) -> bool:
+    """Whether every figure of a candidate is the size of something (``Size on disk | 4.2 GB``,
+    ``ollama ps``'s ``SIZE 8.1 GB``, ``file size``): a checkpoint's or a file's size, which no run
+    measures, unlike the memory a run used (``peak VRAM``, ``memory``)."""
+    return bool(candidate.figures) and not candidate.failed and all(
+        f.unit in MEMORY_UNITS and any(w in ("size", "disk") for w in f.name.split("[", 1)[0].split("_"))
+        for f in candidate.figures.values()) and not any(
+        labels.unit_of(word) in _RATE_UNITS for header, cell in candidate.settings.items()
+        for word in f"{header} {cell}".split())
+    # a row that gives its rate beside the size, as a range (``~15-17 tokens/sec``) or in a column
+    # headed by its unit (``| t/s |``), still measured a run
+
+
+_RATE_UNITS = frozenset({"tok/s", "req/s", "it/s", "TFLOPS", "GB/s"})
+
+
+def _demote_sizes(candidates: list[Candidate]) -> None:
+    """Make a candidate whose only figures are sizes (:func:`sizes_only`) a possible attempt."""
+    for candidate in candidates:
+        if sizes_only(candidate) and candidate.confidence > SIZE_CONFIDENCE:
+            candidate.confidence = SIZE_CONFIDENCE
+            candidate.reason += "; its only figures are sizes (of a checkpoint, a file), which no run measures"
 
 
 def _demote_failure_mentions(candidates: list[Candidate]) -> None:

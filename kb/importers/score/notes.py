@@ -107,7 +107,7 @@ def note_candidates(segment: Segment, chat: bool) -> list[Candidate]:
                               confidence=max(confidence, LABELLED) if labelled else confidence,
                               reason=f"{reason} under a label of its own" if labelled else reason, key=f"{segment.text}|{position}",
                               change=prose.signed_percent(segment.text), list_at=segment.attrs.get("list_at"))
-        candidate.labelled = labelled
+        candidate.labelled = labelled or bool(segment.attrs.get("result_line"))  # a result written down as such
         candidate.entry = entry
         failure_mark = (cells.fail_marked(prose.plain(segment.text)) or error_output.wrong_output(prose.plain(segment.text))) \
             if len(arms) == 1 and not chat else None

@@ -6,7 +6,8 @@ a repeated setting: :mod:`.tables`), the sub-items of one list item, the arms of
 result lines of one name under several headings (each with two measured attempts or more); in a transcript, the runs of one program and model (its
 *family*); everything else in a document (list items, paragraphs, outputs, one-row tables) is one
 group per headline metric. A group's baseline is the attempt the log calls the reference
-(baseline, default, before), else its first measured attempt. A table row with no reference in
+(baseline, default, before; one in the attempt's own section before one elsewhere), else its first
+measured attempt. A table row with no reference in
 its own table takes one from an earlier table: the row of a section that holds the reference runs
 for its model, or the first row measured under the same stated workload (request rate, lengths, KV
 depth), so that two tables of one sweep compare row by row. An attempt with no baseline in its
@@ -62,6 +63,10 @@ def decide(attempts: list[Candidate], headline: Headline, campaign_value: float 
                     and (p <= position or keys[p] == key)]
         pool = [p for p in pool if _measured(attempts[p])]
         marked = [p for p in pool if attempts[p].marked]
+        own = [p for p in marked if p < position and attempts[p].path == candidate.path]
+        if not own and candidate.marked and any(p != position and attempts[p].path == candidate.path for p in pool):
+            own = [position]  # the reference of a section that compares runs of its own (a workload of its own)
+        marked = own or marked  # the reference of its own section, above it, before one elsewhere
         base = position if candidate.reference_section else marked[0] if marked else (pool[0] if pool else None)
         if key.startswith("table:") and not marked and base is not None:  # none in its own table: an earlier one's
             base = _across_tables(attempts, keys, comparables, position, base, sections_only=base != position)

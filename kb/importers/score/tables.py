@@ -83,6 +83,9 @@ def table_candidates(segment: Segment, context_units: list[str] | None = None,
     measures = [h for h, role in roles.items() if role[0] in ("figure", "arm")]
     if measures and all(statements.names_unmeasured(prose.plain(h)) for h in measures):
         return []  # "| M | N | K | Target (us) |": goals or someone else's figures, nothing this log ran
+    for header in measures:
+        if roles[header][0] == "figure" and statements.names_unmeasured(prose.plain(header)):
+            roles[header] = ("text", None, None)  # | Goal tg128 (t/s) | beside | Measured tg128 (t/s) |: no figure of the row
     if any(role[0] == "arm" for role in roles.values()):
         return _arm_columns(segment, table, roles)
     rows = [_row(segment, table, roles, row, position) for position, row in enumerate(table.rows)]
@@ -1120,8 +1123,8 @@ def _arms(segment: Segment, table: Table, context_unit: str | None = None) -> li
                        labels.name_for(prose.plain(row.cells.get(first, "")), "tok/s") == "output_throughput"
                        for row in table.rows)
     for position, header in enumerate(table.headers[1:], 1):
-        if cells.is_delta(header) or labels.names_spread(header):
-            continue
+        if cells.is_delta(header) or labels.names_spread(header) or statements.names_unmeasured(prose.plain(header)):
+            continue  # | Metric | Budget | Default | AITER |: a goal or someone else's figures is no arm
         figures: dict[str, Figure] = {}
         failed = False
         above: Figure | None = None  # the figure of the row just above
