@@ -6,8 +6,10 @@ attempt anchored at its own line. The lines of one name under several headings a
 each other (the headings set what varies). One run's figures a line (``Throughput`` over ``TTFT``),
 one program's line printed again and again, and a prose paragraph wrapped over lines are not.
 k76 a fence never closed that would run to the end of the file over headings and text is a stray
-fence: what follows is read as Markdown, with a warning naming its line. A code block left open at
-the end of a script (shell comments, no headings) stays a code block.
+fence: what follows is read as Markdown, with a warning naming its line; so is a fence doubled after a
+closed block, which opens a block of headings and prose that the next block's own fence closes
+(every later pair shifted). A code block left open at the end of a script (shell comments, no
+headings) stays a code block, as does a bare block of shell lines.
 k77 a throughput label whose input word comes before its output word names the input (``Ollama
 prompt eval rate``, ``Model X prompt eval rate``), whatever comes before both.
 k78 a table whose every figure column is a goal (``Target (us)``, ``Goal``, ``Expected tok/s``,
@@ -315,3 +317,44 @@ def test_k80_each_sections_own_reference_is_its_baseline(tmp_path):
         - with `OLLAMA_FLASH_ATTENTION=1`: eval rate: 23.9 tokens/s
         """))
     assert outcomes(recs) == {30.1: "baseline", 30.4: "neutral", 19.8: "baseline", 23.9: "improved"}
+
+
+def test_k76_a_doubled_fence_after_a_closed_block_shifts_no_later_pair(tmp_path):
+    f, recs = drafts(tmp_path, "k76-doubled.md", dedent("""\
+        # vLLM 0.9.2 on 2x L40S, Qwen2.5-32B-AWQ, 2025-07-01
+
+        ```bash
+        vllm serve Qwen/Qwen2.5-32B-Instruct-AWQ --tensor-parallel-size 2
+        ```
+        ```
+
+        Each run is `vllm bench serve --dataset-name random --num-prompts 500` against a fresh server.
+
+        ## Run 1: defaults
+
+        ```
+        Output token throughput (tok/s):         1210.44
+        ```
+
+        ## Run 2: --enable-chunked-prefill
+
+        ```
+        Output token throughput (tok/s):         1302.87
+        ```
+        """))
+    assert [value(r) for r in recs] == [1210.44, 1302.87]
+    assert any(w.startswith("k76-doubled.md:6:") and "stray fence" in w for w in f.warnings), f.warnings
+
+
+def test_k76_a_bare_block_of_shell_lines_stays_code(tmp_path):
+    f, recs = drafts(tmp_path, "k76-bare.md", dedent("""\
+        # Setup
+
+        ```
+        ## the cluster's own notes
+        export NCCL_DEBUG=INFO
+        ```
+
+        Decode ran at 41.2 tok/s after that.
+        """))
+    assert f.warnings == []

@@ -59,11 +59,16 @@ def read(reading: Reading) -> None:
     if pasted:
         text = "\n".join(lines)
     tokens = MarkdownIt("commonmark").enable("table").parse(text)
-    stray = _stray_fence(tokens, lines)
-    if stray is not None:  # read what follows as the Markdown it is, not as one code block
-        reading.warn(stray + 1, "this fence is never closed, so it would run to the end of the file over headings "
-                                "and text; read as Markdown after it (close the fence to keep a code block)")
-        lines[stray] = ""
+    for _ in range(STRAY_FENCES):
+        stray = _stray_fence(tokens, lines)
+        if stray is None:
+            break
+        line, unclosed = stray  # read what follows as the Markdown it is, not as code
+        reading.warn(line + 1, "this fence is never closed, so it would run to the end of the file over headings and "
+                               "text; read as Markdown after it (close the fence to keep a code block)" if unclosed else
+                     "this fence opens a block of headings and text, so it pairs with the fence meant to open the next "
+                     "block; read as a stray fence (delete it, or give the block a language, to keep it)")
+        lines[line] = ""
         text = "\n".join(lines)
         tokens = MarkdownIt("commonmark").enable("table").parse(text)
 
@@ -141,27 +146,36 @@ def read(reading: Reading) -> None:
 _HEADING = re.compile(r"^ {0,3}#{1,6}[ \t]+\S")
 
 
-def _stray_fence(tokens: list, lines: list[str]) -> int | None:
-    """The 0-based line of a fence that opens a code block never closed, when what it swallows
-    reads as Markdown: CommonMark runs such a block to the end of the document, so one fence lost
-    above (an unpaired one shifts every later pair) turns the rest of a notebook, headings
-    included, into code. Swallowed Markdown: a heading line of ``##`` or more, or one set off by a
-    blank line after it (a shell comment ``# install`` sits in a script's lines)."""
-    fences = [t for t in tokens if t.type == "fence" and t.map]
-    if not fences:
+STRAY_FENCES = 3
+"""At most this many stray fences are taken out of one document before it is read."""
+
+
+def _stray_fence(tokens: list, lines: list[str]) -> tuple[int, bool] | None:
+    """``(0-based line, never closed)`` of the first fence that turns Markdown into code, or
+    ``None``. One fence lost or doubled above (an unpaired one shifts every later pair) makes the
+    rest of a notebook, headings included, code: CommonMark runs a block never closed to the end of
+    the document, and a stray fence after a closed block opens one that the next block's own fence
+    closes. Swallowed Markdown: in a block never closed, a heading line of ``##`` or more or one set
+    off by a blank line after it (a shell comment ``# install`` sits in a script's lines); in a
+    closed block without a language, a heading of ``##`` or more and a line of prose."""
+    for token in (t for t in tokens if t.type == "fence" and t.map):
+        start, end = token.map
+        body = list(lines[start + 1:end])
+        while body and not body[-1].strip():
+            body.pop()
+        closing = body[-1].strip() if body else ""
+        closed = bool(closing) and set(closing) == {token.markup[0]} and len(closing) >= len(token.markup)
+        if closed:
+            body = body[:-1]
+            if not token.info.strip() and any(_HEADING.match(ln) and ln.lstrip().startswith("##") for ln in body) and \
+                    any(len(ln.split()) >= 6 and not _HEADING.match(ln) for ln in body):
+                return start, False
+            continue
+        for number, line in enumerate(body):
+            if _HEADING.match(line) and (line.lstrip().startswith("##") or
+                                         (number + 1 < len(body) and not body[number + 1].strip())):
+                return start, True
         return None
-    last = fences[-1]
-    start, end = last.map
-    body = [line for line in lines[start + 1:end]]
-    while body and not body[-1].strip():
-        body.pop()
-    closing = body[-1].strip() if body else ""
-    if closing and set(closing) == {last.markup[0]} and len(closing) >= len(last.markup):
-        return None
-    for number, line in enumerate(body):
-        if _HEADING.match(line) and (line.lstrip().startswith("##") or
-                                     (number + 1 < len(body) and not body[number + 1].strip())):
-            return start
     return None
 
 
