@@ -7,7 +7,8 @@ tests/fixtures/kinds/blind22/.
 First look at b18f884 (the k75-k78 fixes in): P 0.67, R 0.80, metric 1.00, outcome 0.73, error line
 1.00, date 0.85 (bench/README.md, row 47). After the kinds they pointed at (k79, k80 and the goal
 columns of k78): P 0.92, R 0.88, outcome 0.89 (row 48); a stray fence after a closed block is read
-as stray too (k76), which puts the run under it right (row 50). Each log is read whole (tests/blind_corpus.py);
+as stray too (k76), which puts the run under it right (row 50); the paragraph right after a run's
+block that printed no figure gives that run's result (k81, row 51). Each log is read whole (tests/blind_corpus.py);
 those still wrong in part are strict expected failures, for the reasons below.
 """
 
@@ -27,8 +28,9 @@ WRONG = {
         "the result lines of one runtime are compared along the context-length headings; the text marks the "
         "CUDA runtime `(Standard)` as each section's reference, a word kb does not read as one",
     "rtx4060ti-gemma2-9b-ollama-upgrade-eval-rate.md":
-        "a one-line result after a command block of its own section, and a result line whose paragraph goes on "
-        "with a line without figures, stay possible attempts: 2 of 6 missed",
+        "a result line whose paragraph goes on with a line without figures stays a possible attempt (1 of 6 "
+        "missed), and the num_gpu run is compared with the version the text calls the baseline (neutral), "
+        "where the truth compares it with the run of its own version (improved)",
     "rtx5090-qwen25-32b-llamabench-goal-vs-measured.md":
         "a follow-up run in a list item wrapped over two lines (pp512 on the first, tg128 on the second) is missed",
 }

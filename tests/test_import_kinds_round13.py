@@ -24,6 +24,9 @@ k80 lines that differ in a version only (``Ollama 0.4.7 ...`` over ``Ollama 0.5.
 not one program's repeated line; the words after a setting's value name the measure (``Ollama 0.6.2
 prompt eval rate`` is the input throughput, ``CUDA 12 llama.cpp [ Prompt`` too). Notes in two
 sections, each with its own reference (``stock``), are compared with the reference of their section.
+k81 the paragraph right after a run's block whose output printed no figure (an interactive
+``ollama run`` given a ``/set parameter``) gives that run's result, as one under a command block
+without output does; a paragraph after a block that printed its own figures stays a note.
 """
 
 from __future__ import annotations
@@ -358,3 +361,31 @@ def test_k76_a_bare_block_of_shell_lines_stays_code(tmp_path):
         Decode ran at 41.2 tok/s after that.
         """))
     assert f.warnings == []
+
+
+def test_k81_the_result_under_a_quiet_runs_block_is_that_runs(tmp_path):
+    f, recs = drafts(tmp_path, "k81-quiet.md", dedent("""\
+        # llama3.1:8b on an RTX 3060 12 GB, Ollama 0.5.7, 2025-02-02
+
+        ## Default
+
+        ```
+        $ ollama run llama3.1:8b --verbose "Say hi"
+        prompt eval rate:     1010.4 tokens/s
+        eval rate:            44.1 tokens/s
+        ```
+
+        So about 44 tokens/s, as on the old driver.
+
+        ## All layers on the GPU
+
+        ```
+        $ ollama run llama3.1:8b
+        >>> /set parameter num_gpu 33
+        Set parameter 'num_gpu' to '33'
+        ```
+
+        Then: prompt eval rate: 1102.9 tokens/s, eval rate: 52.6 tokens/s
+        """))
+    assert [value(r) for r in recs] == [44.1, 52.6]
+    assert all(d.confidence >= 0.5 for d in f.drafts)

@@ -193,7 +193,10 @@ def _document(session: Session) -> Iterator[Segment]:
     items: list[Event] = []  # the list items enclosing the current one, outermost first
     lead: Event | None = None  # the paragraph just before the current list
     list_at: int | None = None  # the line of the current list's first item
+    quiet: Segment | None = None  # a run just above whose output printed no figure
     for event in events:
+        if event.kind != "text" or not event.text.strip():
+            quiet = None  # only the paragraph right after the run's block gives its result
         if event.kind != "list_item" and not (event.kind == "text" and event.text.strip()):
             items, lead, list_at = [], None, None  # a heading, a table or a block ends the list and its lead
         if event.kind == "heading":
@@ -232,10 +235,12 @@ def _document(session: Session) -> Iterator[Segment]:
                                           titles, when, language)
                         continue
                     first, last = content_at + step.first - 1, content_at + step.last - 1
-                    yield Segment("run", Locator(event.locator.file, line_start=first, line_end=last),
+                    run = Segment("run", Locator(event.locator.file, line_start=first, line_end=last),
                                   command=step.command, output=step.output, output_at=content_at + step.output_first - 1,
                                   path=titles, when=when, narration=[last_note] if last_note else [],
                                   attrs={"language": language})
+                    quiet = None if prose.figures(step.output) else run
+                    yield run
                 continue
             commands = console.commands_only(event.text) if console.is_shell(language) or not language else []
             if commands and (console.is_shell(language) or all(console.prompt_command(ln) for ln in
@@ -255,6 +260,13 @@ def _document(session: Session) -> Iterator[Segment]:
             attrs = {**event.attrs, "item": False, "ran": held.command}  # the result of the command just above
             note = Segment("note", event.locator, text=event.text, path=titles, when=when, attrs=attrs)
             held, last_note = None, note
+            yield note
+            continue
+        if quiet is not None and held is None and event.kind == "text" and quiet.path == titles and \
+                not _introduces_output(event.text) and prose.figures(event.text):
+            attrs = {**event.attrs, "item": False, "ran": quiet.command}  # what the run above printed no figure of
+            note = Segment("note", event.locator, text=event.text, path=titles, when=when, attrs=attrs)
+            quiet, last_note = None, note
             yield note
             continue
         if held is not None and held.attrs.get("paragraph") is None and event.kind == "text" and \
