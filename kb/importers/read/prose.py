@@ -200,8 +200,8 @@ _VERSION = re.compile(r"v?\d+(?:\.\d+)+[a-z]?\W*", re.I)
 
 
 def is_version(word: str) -> bool:
-    """Whether a word is a release's version (``0.4.7``, ``v2.1``, ``12.8``, ``b4500`` aside),
-    maybe followed by punctuation.
+    """Whether a word is a release's version (``0.4.7``, ``v2.1``, ``12.8``), maybe followed by
+    punctuation; a bare number or a build number without dots (``b4500``) is not one.
 
     >>> [is_version(w) for w in ("0.4.7", "v2.1:", "[0005]", "2")]
     [True, True, False, False]
