@@ -137,7 +137,7 @@ def _run_hook(env: Env, fmt: str, campaign: str | None) -> None:
     try:
         from kb.usecases.hooks import read_payload, run_hook
 
-        data, waited_out = read_payload(click.get_binary_stream("stdin"))
+        data, waited_out = read_payload(sys.stdin.buffer)  # click 8.5 deprecates get_binary_stream
         run = run_hook(env.records, data, waited_out=waited_out, format=fmt, campaign=campaign,
                        catalogs=env.catalogs)
         where = f" (log: {run.log})" if run.log else " (the hook log could not be written)"
