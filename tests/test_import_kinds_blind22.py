@@ -8,7 +8,9 @@ First look at b18f884 (the k75-k78 fixes in): P 0.67, R 0.80, metric 1.00, outco
 1.00, date 0.85 (bench/README.md, row 47). After the kinds they pointed at (k79, k80 and the goal
 columns of k78): P 0.92, R 0.88, outcome 0.89 (row 48); a stray fence after a closed block is read
 as stray too (k76), which puts the run under it right (row 50); the paragraph right after a run's
-block that printed no figure gives that run's result (k81, row 51). Each log is read whole (tests/blind_corpus.py);
+block that printed no figure gives that run's result (k81, row 51); a header that gives its unit
+before its words (``tokens/s salida``) names a figure, so a summary table's rows link to the runs
+they restate (k82, row 52). Each log is read whole (tests/blind_corpus.py);
 those still wrong in part are strict expected failures, for the reasons below.
 """
 
@@ -17,9 +19,6 @@ from __future__ import annotations
 from blind_corpus import read_whole_test
 
 WRONG = {
-    "l4-qwen25-3b-trtllm-quant-unclosed-fence-es.md":
-        "the rows of the closing summary table (`Resumen`) are drafted again: its `tokens/s salida` column is "
-        "not read, and its rounded req/s figures do not link to the runs above",
     "m3max-qwen25-14b-ollama-flash-attention-eval-rate.md":
         "the mlx_lm run is its own baseline (another tool), where the text compares it with the stock Ollama run",
     "mi300x-llama33-70b-vllm-latency-budget.md":

@@ -27,6 +27,9 @@ sections, each with its own reference (``stock``), are compared with the referen
 k81 the paragraph right after a run's block whose output printed no figure (an interactive
 ``ollama run`` given a ``/set parameter``) gives that run's result, as one under a command block
 without output does; a paragraph after a block that printed its own figures stays a note.
+k82 a table header that gives its unit before the words naming the figure (``tok/s output``,
+``tokens/s salida``) names that figure, so a closing summary table's rows restate the runs above;
+a configuration after the unit (``t/s master``) stays an arm.
 """
 
 from __future__ import annotations
@@ -389,3 +392,37 @@ def test_k81_the_result_under_a_quiet_runs_block_is_that_runs(tmp_path):
         """))
     assert [value(r) for r in recs] == [44.1, 52.6]
     assert all(d.confidence >= 0.5 for d in f.drafts)
+
+
+def test_k82_a_unit_before_its_words_names_a_column():
+    from kb.importers.read import labels
+
+    assert labels.header_figure("tok/s output") == ("output_throughput", "tok/s")
+    assert labels.header_figure("tokens/s salida") == ("output_throughput", "tok/s")
+    assert labels.header_figure("ms p99") == ("p99_latency", "ms")
+    assert labels.header_figure("t/s master") is None  # a configuration's column: an arm
+    assert labels.header_figure("% of peak") is None  # a share, no measure of a run
+
+
+def test_k82_a_summary_table_with_the_unit_first_restates_the_runs(tmp_path):
+    f, recs = drafts(tmp_path, "k82-resumen.md", dedent("""\
+        # Qwen2.5-3B en una L4, TensorRT-LLM 0.19, 2025-08-11
+
+        ## FP16
+
+        FP16: 1054.39 tokens/s de salida, 4.12 req/s
+
+        ## FP8
+
+        FP8: 1625.10 tokens/s de salida, 6.35 req/s
+
+        ## Resumen
+
+        | Precisión | req/s | tokens/s salida |
+        |-----------|-------|-----------------|
+        | FP16      | 4.12  | 1054.4          |
+        | FP8       | 6.35  | 1625.1          |
+        """))
+    assert len(recs) == 2  # the summary rows link to the runs they restate (the fuller row keeps the figure)
+    assert [round(value(r)) for r in recs] == [1054, 1625]
+    assert [r.metrics["request_throughput"].value for r in recs] == [4.12, 6.35]

@@ -4,8 +4,9 @@ Used wherever a figure comes with a label a person or an unknown script wrote: a
 (``Output tok/s``, ``TTFT (ms)``, ``pp512``), a ``name value unit`` line (``decode throughput:
 41.2 tok/s``), a ``key=value`` pair whose key carries its unit (``median_us=69.3``). The terms are
 the field's standard ones (vLLM's and SGLang's benchmark labels, llama-bench's test names,
-nccl-tests' columns, MLPerf's TTFT/TPOT): output throughput is decode, generation, ``tg``, eval;
-input throughput is prefill, prompt processing, ``pp``; a latency is named by its kind (TTFT, TPOT,
+nccl-tests' columns, MLPerf's TTFT/TPOT): output throughput is decode, generation, ``tg``, eval
+(Spanish *salida*, German *Ausgabe*, French *sortie*); input throughput is prefill, prompt
+processing, ``pp`` (*entrada*, *Eingabe*, *entrée*); a latency is named by its kind (TTFT, TPOT,
 ITL, end-to-end) and statistic (mean, median, p99).
 
 >>> unit_of("tokens/s"), unit_of("t/s"), unit_of("µs"), unit_of("GiB/s"), unit_of("furlongs")
@@ -54,8 +55,9 @@ _STAT = {"mean": "mean", "avg": "mean", "average": "mean", "median": "median", "
          "peak": "peak"}
 _LATENCY = {"ttft": "ttft", "tpot": "tpot", "itl": "itl", "e2el": "e2e_latency", "e2e": "e2e_latency",
             "tbt": "itl"}
-_OUTPUT = {"output", "decode", "decoding", "generation", "gen", "generate", "generating", "tg", "eval", "completion"}
-_INPUT = {"prefill", "prompt", "input", "pp", "pp512", "ingest", "encode"}
+_OUTPUT = {"output", "decode", "decoding", "generation", "gen", "generate", "generating", "tg", "eval", "completion",
+           "salida", "ausgabe", "sortie", "generación", "generierung", "génération"}
+_INPUT = {"prefill", "prompt", "input", "pp", "pp512", "ingest", "encode", "entrada", "eingabe", "entrée"}
 _TOTAL = {"total", "combined"}
 """Words that name a throughput of input and output tokens together (SGLang's ``Total token
 throughput``); ``Overall Throughput`` (SGLang's ``bench_one_batch_server``) is one too, while a
@@ -294,11 +296,24 @@ _PER_STEP = re.compile(r"^(ms|us|µs|s|sec)\s*/\s*(step|token|tok|it|iter|iterat
 """A time per unit of work as a column header (``ms/step``, ``ms/token``, ``s/it``)."""
 
 
+_LEADING_UNITS = frozenset({"tok/s", "req/s", "it/s", "TFLOPS", "GB/s", "ms", "us"})
+_CONNECTORS = frozenset({"de", "of", "der", "du", "des", "di"})
+"""Units a header may give before the words that name its figure (``tok/s output``, ``tokens/s
+salida``): rates and short times, whose spellings are no words of their own. The words after
+the unit must say which kind of figure it is (``output``, ``salida``, ``p99``), with connectors
+between (``de``, ``of``): ``t/s master`` names a configuration, an arm."""
+
+
 def header_figure(header: str) -> tuple[str, str] | None:
-    """``(name, unit)`` of a table column whose header names a figure (a unit in it, a llama-bench
-    test such as ``pp512``/``tg128``, or a metric term with its implied unit: TTFT in ms); ``None``
-    for a column of settings or text."""
+    """``(name, unit)`` of a table column whose header names a figure (a unit in it, before or after
+    its words, a llama-bench test such as ``pp512``/``tg128``, or a metric term with its implied
+    unit: TTFT in ms); ``None`` for a column of settings or text."""
     label, unit = split_unit(header.replace("**", "").replace("`", "").strip().rstrip(":").strip())
+    lead = label.split()
+    if unit is None and 2 <= len(lead) <= 4 and unit_of(lead[0]) in _LEADING_UNITS and \
+            all(is_qualifier(word) or word.lower() in _CONNECTORS for word in lead[1:]) and \
+            any(is_qualifier(word) for word in lead[1:]):  # kinds of figure, not a configuration (``t/s master``)
+        return name_for(" ".join(lead[1:]), unit_of(lead[0]) or ""), unit_of(lead[0]) or ""  # "tok/s output", "tokens/s salida"
     if unit is None and "_" in label and " " not in label.strip():
         parts = label.strip().split("_")
         if len(parts) >= 2 and unit_of(f"{parts[-2]}/{parts[-1]}"):  # output_tok_s, tok_s
