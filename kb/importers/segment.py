@@ -279,9 +279,9 @@ def _document(session: Session) -> Iterator[Segment]:
         if event.kind == "table":
             last_note = None
             yield Segment("table", event.locator, text=event.text, table=event.table, path=titles, when=when)
-        elif event.kind == "text" and event.locator.line_start is not None and _result_lines(event.text):
+        elif event.kind == "text" and event.locator.line_start is not None and (results := _result_lines(event.text)):
             first = event.locator.line_start
-            for offset, line in _result_lines(event.text):
+            for offset, line in results:
                 note = Segment("note", Locator(event.locator.file, line_start=first + offset, line_end=first + offset),
                                text=line, path=titles, when=when, attrs={**event.attrs, "item": False, "result_line": True})
                 last_note = note

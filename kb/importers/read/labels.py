@@ -296,7 +296,10 @@ _PER_STEP = re.compile(r"^(ms|us|µs|s|sec)\s*/\s*(step|token|tok|it|iter|iterat
 """A time per unit of work as a column header (``ms/step``, ``ms/token``, ``s/it``)."""
 
 
-_LEADING_UNITS = frozenset({"tok/s", "req/s", "it/s", "TFLOPS", "GB/s", "ms", "us"})
+RATE_UNITS = frozenset({"tok/s", "req/s", "it/s", "TFLOPS", "GB/s"})
+"""The units of rates (throughputs, bandwidths, compute): what a run measures, never a size or a count."""
+
+_LEADING_UNITS = RATE_UNITS | {"ms", "us"}
 _CONNECTORS = frozenset({"de", "of", "der", "du", "des", "di"})
 """Units a header may give before the words that name its figure (``tok/s output``, ``tokens/s
 salida``): rates and short times, whose spellings are no words of their own. The words after

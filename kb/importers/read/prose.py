@@ -155,7 +155,6 @@ def figures(text: str) -> list[ProseFigure]:
 _BOUND_WORDS = re.compile(r"\b(?:at\s+least|at\s+most|no\s+more\s+than|no\s+less\s+than)$", re.I)
 
 _KEYED = re.compile(rf"(?<![\w-])([A-Za-z][\w.]*)=({NUMBER})(?![\w.%/])")
-_KEYED_RATES = frozenset({"tok/s", "req/s", "it/s", "TFLOPS", "GB/s"})
 
 
 def _keyed(text: str) -> list[ProseFigure]:
@@ -166,7 +165,7 @@ def _keyed(text: str) -> list[ProseFigure]:
     found: list[ProseFigure] = []
     for match in _KEYED.finditer(text):
         named = labels.key_figure(match.group(1))
-        if named and named[1] in _KEYED_RATES:
+        if named and named[1] in labels.RATE_UNITS:
             found.append(ProseFigure(named[0], match.group(2).replace(",", ""), named[1], match.group(1),
                                      match.start(2), match.end()))
     return found

@@ -568,13 +568,11 @@ def sizes_only(candidate: Candidate) -> bool:
     return bool(candidate.figures) and not candidate.failed and all(
         f.unit in MEMORY_UNITS and any(w in ("size", "disk") for w in f.name.split("[", 1)[0].split("_"))
         for f in candidate.figures.values()) and not any(
-        labels.unit_of(word) in _RATE_UNITS for header, cell in candidate.settings.items()
+        labels.unit_of(word) in labels.RATE_UNITS for header, cell in candidate.settings.items()
         for word in f"{header} {cell}".split())
     # a row that gives its rate beside the size, as a range (``~15-17 tokens/sec``) or in a column
     # headed by its unit (``| t/s |``), still measured a run
 
-
-_RATE_UNITS = frozenset({"tok/s", "req/s", "it/s", "TFLOPS", "GB/s"})
 
 
 def _demote_sizes(candidates: list[Candidate]) -> None:

@@ -148,7 +148,6 @@ LABELLED = 0.55
 """The confidence of a paragraph that is a short label, a colon and the run's figure (``Baseline:
 31.5 tok/s without the AVX-512 build``): a result written down as such, not a figure mentioned."""
 
-_RATES = frozenset({"tok/s", "req/s", "it/s", "TFLOPS", "GB/s"})
 _GENERIC_TIMES = frozenset({"latency", "time"})
 
 
@@ -156,7 +155,7 @@ def _the_runs_figures(quoted: list[prose.ProseFigure]) -> list[prose.ProseFigure
     """The figures of a note that measure its run: those in the unit of its first rate (a throughput)
     or, with none, of its first figure; a time in another unit stays only when its words name it
     (``TTFT 45 ms``), not when the prose explains a cost (``about 200 µs on PCIe``)."""
-    lead = next((f for f in quoted if f.unit in _RATES), quoted[0] if quoted else None)
+    lead = next((f for f in quoted if f.unit in labels.RATE_UNITS), quoted[0] if quoted else None)
     if lead is None:
         return quoted
     return [f for f in quoted if f.unit == lead.unit or f.name.split("_")[-1] not in _GENERIC_TIMES]
