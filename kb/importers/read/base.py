@@ -90,6 +90,21 @@ def number(text: str) -> str | None:
     return plain if math.isfinite(float(plain)) else None
 
 
+_DECIMAL_COMMA = re.compile(r"(?<![\w.,])(\d+),(\d{1,2})(?![\w,])")
+
+
+def decimal_points(text: str) -> str:
+    """``text`` with each decimal comma written as a point (``77,6 tok/s`` → ``77.6 tok/s``,
+    ``0,74 s`` → ``0.74 s``), as French, German, Spanish and most of Europe write decimals; the
+    length is kept, so places in the text stay. A comma before three digits stays a thousands
+    separator (``1,234``).
+
+    >>> decimal_points("77,6 tok/s, 0,74 s, 1,234 tokens, 14:02:11,304")
+    '77.6 tok/s, 0.74 s, 1,234 tokens, 14:02:11,304'
+    """
+    return _DECIMAL_COMMA.sub(r"\1.\2", text) if "," in text else text
+
+
 def claimed(readout: Readout) -> set[int]:
     """The line numbers the runs of ``readout`` span."""
     return {n for run in readout.runs for n in range(run.lines[0], run.lines[1] + 1)}

@@ -57,7 +57,10 @@ _LATENCY = {"ttft": "ttft", "tpot": "tpot", "itl": "itl", "e2el": "e2e_latency",
             "tbt": "itl"}
 _OUTPUT = {"output", "decode", "decoding", "generation", "gen", "generate", "generating", "tg", "eval", "completion",
            "salida", "ausgabe", "sortie", "generación", "generierung", "génération"}
-_INPUT = {"prefill", "prompt", "input", "pp", "pp512", "ingest", "encode", "entrada", "eingabe", "entrée"}
+_INPUT = {"prefill", "prompt", "input", "pp", "pp512", "ingest", "encode", "process", "processing", "entrada", "eingabe",
+          "entrée"}
+"""Words of the input (prompt) phase; ``Process`` as exllamav2 and TabbyAPI write it in their metrics line
+(``Process: 0 cached tokens and 1843 new tokens at 702.4 T/s, Generate: 21.44 T/s``)."""
 _TOTAL = {"total", "combined"}
 """Words that name a throughput of input and output tokens together (SGLang's ``Total token
 throughput``); ``Overall Throughput`` (SGLang's ``bench_one_batch_server``) is one too, while a
@@ -191,6 +194,20 @@ def names_phase(label: str) -> bool:
 def unit_of(text: str) -> str | None:
     """The kb spelling of a unit as written, or ``None`` when kb records no such unit."""
     return UNITS.get(text.strip().strip("()[]").strip().lower())
+
+
+DIMENSIONS = (frozenset({"GiB", "GB", "MB"}), frozenset({"s", "ms", "us"}))
+"""Units that measure one dimension (a size, a time): a column may print each cell in the unit its
+size calls for (``ollama list``'s ``4.9 GB`` over ``274 MB``, a profiler's ``1.2s`` over ``873ms``)."""
+
+
+def one_dimension(units: set[str]) -> bool:
+    """Whether ``units`` (kb spellings) are one unit, or several of one :data:`DIMENSIONS`.
+
+    >>> one_dimension({"GB", "MB"}), one_dimension({"ms"}), one_dimension({"GB", "ms"}), one_dimension(set())
+    (True, True, False, False)
+    """
+    return len(units) == 1 or (len(units) > 1 and any(units <= dimension for dimension in DIMENSIONS))
 
 
 def split_unit(label: str) -> tuple[str, str | None]:

@@ -101,6 +101,8 @@ def _header(line: str) -> list[str] | None:
     cells = _split(line)
     if len(cells) < 2 or any(number(c) is not None for c in cells) or _RULE.match(line):
         return None
+    if any((found := _CELL.match(c)) and found.group(2) and labels.unit_of(found.group(2)) for c in cells):
+        return None  # a row of figures ("4.9 GB"), which names no column
     if any(len(c) > 40 for c in cells) or line.strip().endswith(":") or cells[0].endswith(":"):
         return None  # "prompt eval count:    27 token(s)": a name: value line (ollama --verbose), no header
     return cells
@@ -148,8 +150,8 @@ def _table_runs(header: list[str], rows: list[tuple[int, list[str]]], title_unit
             columns.append(("setting", name, None))
         elif named:
             columns.append(("figure", named[0], named[1]))
-        elif len(units) == 1:
-            unit = next(iter(units))
+        elif labels.one_dimension({u for u in units if u}):  # "4.9 GB" over "274 MB": one size
+            unit = next(labels.unit_of(p.group(2)) for p in numeric if p.group(2) and labels.unit_of(p.group(2)) in units)
             columns.append(("figure", labels.name_for(name, unit or ""), unit))
         elif title_unit and not labels.names_measure(name):
             columns.append(("arm", name, title_unit))

@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass
 
 from kb.importers.read import labels
-from kb.importers.read.base import NUMBER
+from kb.importers.read.base import NUMBER, decimal_points
 
 SOURCES = {"CommonMark inline syntax (emphasis, code spans, links)": ()}
 """What the rules rest on."""
@@ -78,29 +78,41 @@ def code_spans(text: str) -> list[str]:
 
 def _label_before(text: str, at: int) -> str:
     """The words that name the figure at ``at``: those since the last clause break, or, for
-    ``FA on: 41 tok/s``, the clause the colon ends."""
+    ``FA on: 41 tok/s``, the clause the colon ends; a phase the colon ends (``Process:``) comes
+    before words that name none (``0 cached tokens and 2048 new tokens at``). At most six words."""
     head = text[:at]
     ends = [m for m in _CLAUSE_END.finditer(head)]
     start = ends[-1].end() if ends else 0
     words = plain(head[start:]).split()
-    if not words and ends and ends[-1].group(0) == ":":
+    if ends and ends[-1].group(0) == ":" and not any(labels.is_qualifier(w.strip(",.")) for w in words):
         clause = head[:ends[-1].start()]
         breaks = [m.end() for m in _CLAUSE_END.finditer(clause) if m.group(0) not in "(["]
-        words = plain(clause[breaks[-1] if breaks else 0:]).split()
+        named = plain(clause[breaks[-1] if breaks else 0:]).split()
+        if not words:
+            words = named
+        elif len(named) <= 2 and any(labels.is_qualifier(w) for w in named):
+            words = named + words[-(6 - len(named)):]  # "Process: 0 cached tokens and 2048 new tokens at"
     return " ".join(words[-6:])
 
 
 _PLUS_MINUS = re.compile(rf"({NUMBER})\s*(?:±|\+/-|\+-)\s*$")
 
 
+_COUNTED = frozenset({"tokens", "token", "new", "cached"})
+"""Words after a number that make it a count of tokens, not a setting's value (``Process 1843 new
+tokens at 640.7 T/s``, as exllamav2's metrics line writes)."""
+
+
 def _measure_words(label: str) -> str:
     """The words of a figure's label that may name its measure: those after the last setting's
     value (``Ollama 0.6.2 prompt eval rate`` → ``prompt eval rate``), none when the label ends in
-    one (``chunked prefill 4096``, ``--tp 8``); a llama-bench test such as ``pp512`` or a
-    statistic such as ``p99`` is no setting. A label without a setting is kept whole."""
+    one (``chunked prefill 4096``, ``--tp 8``); a llama-bench test such as ``pp512``, a
+    statistic such as ``p99`` or a count of tokens (:data:`_COUNTED`) is no setting. A label
+    without a setting is kept whole."""
     words = label.split()
     settings = [at for at, w in enumerate(words) if w.startswith("--") or (
-        any(c.isdigit() for c in w) and not labels.is_test_name(w) and not labels.is_statistic(w))]
+        any(c.isdigit() for c in w) and not labels.is_test_name(w) and not labels.is_statistic(w)
+        and (at + 1 >= len(words) or words[at + 1].lower() not in _COUNTED))]
     if not settings:
         return label
     return " ".join(words[settings[-1] + 1:])
@@ -108,7 +120,9 @@ def _measure_words(label: str) -> str:
 
 def figures(text: str) -> list[ProseFigure]:
     """The figures ``text`` quotes, in order (see the module docstring); percentages and ratios
-    (``%``, ``x``) are left out: they compare, they do not measure."""
+    (``%``, ``x``) are left out: they compare, they do not measure. Decimal commas (``77,6
+    tok/s``) read as points (:func:`kb.importers.read.base.decimal_points`)."""
+    text = decimal_points(text)
     found: list[ProseFigure] = []
     taken: list[tuple[int, int]] = []
     for match in _FROM_TO.finditer(text):
