@@ -25,13 +25,13 @@ import datetime as dt
 import json
 import shlex
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from kb.importers.events import Event, Locator, Session, Table
 from kb.importers.formats import console
 from kb.importers.read import commands as shell
-from kb.importers.read import prose
+from kb.importers.read import labels, prose
 
 DOCUMENT_FORMATS = ("markdown",)
 """Formats read as documents (headings, tables, lists, blocks), not as chats."""
@@ -194,7 +194,7 @@ def _document(session: Session) -> Iterator[Segment]:
     lead: Event | None = None  # the paragraph just before the current list
     list_at: int | None = None  # the line of the current list's first item
     quiet: Segment | None = None  # a run just above whose output printed no figure
-    for event in events:
+    for event in _with_result_runs(events):
         if event.kind != "text" or not event.text.strip():
             quiet = None  # only the paragraph right after the run's block gives its result
         if event.kind != "list_item" and not (event.kind == "text" and event.text.strip()):
@@ -263,12 +263,14 @@ def _document(session: Session) -> Iterator[Segment]:
             yield note
             continue
         if quiet is not None and held is None and event.kind == "text" and quiet.path == titles and \
-                not _introduces_output(event.text) and prose.figures(event.text):
+                prose.figures(event.text):  # (its figures make it a result even where it leads into a block)
             attrs = {**event.attrs, "item": False, "ran": quiet.command}  # what the run above printed no figure of
             note = Segment("note", event.locator, text=event.text, path=titles, when=when, attrs=attrs)
             quiet, last_note = None, note
             yield note
             continue
+        if event.kind == "text" and event.text.strip():
+            quiet = None  # a paragraph without figures came first: what follows it is no longer the run's result
         if held is not None and held.attrs.get("paragraph") is None and event.kind == "text" and \
                 _introduces_output(event.text):
             yield Segment("note", event.locator, text=event.text, path=titles, when=when, attrs={**event.attrs, "item": False})
@@ -279,7 +281,8 @@ def _document(session: Session) -> Iterator[Segment]:
         if event.kind == "table":
             last_note = None
             yield Segment("table", event.locator, text=event.text, table=event.table, path=titles, when=when)
-        elif event.kind == "text" and event.locator.line_start is not None and (results := _result_lines(event.text)):
+        elif event.kind == "text" and event.locator.line_start is not None and \
+                (results := _result_lines(event.text, sentences=bool(event.attrs.get("result_run")))):
             first = event.locator.line_start
             for offset, line in results:
                 note = Segment("note", Locator(event.locator.file, line_start=first + offset, line_end=first + offset),
@@ -414,7 +417,63 @@ def _pasted_output(text: str) -> bool:
         any(prose.figures(line) or any(ch.isdigit() for ch in line.partition(":")[2]) for line in lines)
 
 
-def _result_lines(text: str) -> list[tuple[int, str]]:
+def _with_result_runs(events: Iterable[Event]) -> Iterator[Event]:
+    """``events`` with each paragraph that holds a run of result lines inside its prose split in
+    three (the prose before, the lines, the prose after): see :func:`_result_run`. The lines'
+    paragraph is marked ``attrs["result_run"]``."""
+    for event in events:
+        start = event.locator.line_start
+        found = _result_run(event.text) if event.kind == "text" else None
+        if found is None or start is None:
+            yield event
+            continue
+        lines = event.text.splitlines()
+        first, last = found
+        for begin, end, marked in ((0, first, False), (first, last, True), (last, len(lines), False)):
+            part = "\n".join(lines[begin:end])
+            if part.strip():
+                yield replace(event, text=part, locator=Locator(event.locator.file, line_start=start + begin,
+                                                                line_end=start + end - 1),
+                              attrs={**event.attrs, "result_run": True} if marked else event.attrs)
+
+
+RESULT_LABEL_WORDS = 4
+"""At most this many words before the colon that opens a result line inside prose (``Ollama
+0.5.4:``)."""
+
+
+def _result_run(text: str) -> tuple[int, int] | None:
+    """``(first, end)`` line offsets of the result lines a prose paragraph holds, or ``None``. They
+    are two or more lines in a row, each opening with a short label and a colon (at most
+    :data:`RESULT_LABEL_WORDS` words), quoting figures after it, and each ending where its
+    sentence does or running on into the next such line; the line before them ends a sentence.
+    Such lines (``v1: prompt 1893 tokens/s, eval 68.2 tokens/s.`` once a line) are results written
+    one a line in a paragraph that also tells what was done; a paragraph of result lines only is
+    read by :func:`_result_lines`."""
+    lines = text.splitlines()
+    if len(lines) < 3 or _result_lines(text):
+        return None  # (a paragraph of result lines only is read whole)
+
+    def opens(line: str) -> bool:
+        plain = prose.plain(line).strip()
+        label, colon, _ = plain.partition(":")
+        quoted = prose.figures(plain)
+        return bool(colon) and bool(label.strip()) and len(label.split()) <= RESULT_LABEL_WORDS and \
+            any(ch.isalpha() for ch in label) and bool(quoted) and quoted[0].start > len(label)
+
+    for first in range(len(lines)):
+        if not opens(lines[first]) or (first and not prose.plain(lines[first - 1]).rstrip().endswith((".", ":", "!", "?"))):
+            continue
+        end = first
+        while end < len(lines) and opens(lines[end]):
+            end += 1
+        if end - first >= 2 and (first or end < len(lines)) and \
+                _result_lines("\n".join(lines[first:end]), sentences=True):
+            return first, end
+    return None
+
+
+def _result_lines(text: str, sentences: bool = False) -> list[tuple[int, str]]:
     """The lines of a paragraph that writes one result a line, each line with its offset in the
     paragraph; ``[]`` for any other paragraph. Such a paragraph (``Backend A [ prompt: 448 t/s |
     generation: 28.7 t/s ]`` over two or more lines) is a list written without bullets: every line
@@ -422,9 +481,10 @@ def _result_lines(text: str) -> list[tuple[int, str]]:
     and no line ends a sentence, as a prose paragraph wrapped over lines does. Lines of different
     measures (``Throughput: 41 tok/s`` over ``TTFT: 45 ms``) are one run's figures, and lines that
     differ in their digits only (``[0005] done (9.27 tokens/sec)``) one program's output, unless
-    versions set them apart (:func:`_versions_apart`): neither is a list of results."""
+    versions set them apart (:func:`_versions_apart`): neither is a list of results. With
+    ``sentences``, lines may end in full stops (lines :func:`_result_run` took out of prose)."""
     lines = [(offset, line) for offset, line in enumerate(text.splitlines()) if line.strip()]
-    if len(lines) < 2 or any(prose.plain(line).rstrip().endswith((".", "!", "?")) for _, line in lines):
+    if len(lines) < 2 or (not sentences and any(prose.plain(line).rstrip().endswith((".", "!", "?")) for _, line in lines)):
         return []
     shared: set[str] | None = None
     heads = []
@@ -445,11 +505,29 @@ def _result_lines(text: str) -> list[tuple[int, str]]:
 def _versions_apart(heads: list[list[str]]) -> bool:
     """Whether lines that differ in their digits only are set apart, before their figures, by
     versions (``Ollama 0.4.7`` over ``Ollama 0.5.4``): configurations a person tried, not the
-    counter or id a program prints on each line (``[0005]``, ``worker 2``)."""
+    counter or id a program prints on each line (``[0005]``, ``worker 2``); names that join
+    letters and digits (``FP16`` over ``FP8``) set them apart as versions do."""
     if len({len(words) for words in heads}) != 1:
         return False
     apart = [column for column in zip(*heads) if len(set(column)) > 1]
-    return bool(apart) and all(prose.is_version(word) for column in apart for word in column)
+    return bool(apart) and all(all(prose.is_version(word) for word in column) or
+                               (all(_named(word) for word in column) and not _counting(column)) for column in apart)
+
+
+def _counting(words: tuple[str, ...]) -> bool:
+    """Whether words of one place in several lines count (``gpu0``, ``gpu1``, ``gpu2``; ``rank1``,
+    ``rank2``): the same letters, numbers in a row from 0 or 1, as a program numbers its devices."""
+    letters = {"".join(ch for ch in w if not ch.isdigit()) for w in words}
+    numbers = sorted(int("".join(ch for ch in w if ch.isdigit())) for w in words)
+    return len(letters) == 1 and numbers[0] in (0, 1) and numbers == list(range(numbers[0], numbers[0] + len(numbers)))
+
+
+def _named(word: str) -> bool:
+    """Whether a word that holds digits names a configuration (``FP16``, ``Q4_K_M``, ``tp2``:
+    letters and digits together) rather than counting (``[0005]``, ``2``, ``run3``, ``iter12``)."""
+    letters = "".join(ch for ch in word if ch.isalpha())
+    return bool(letters) and any(ch.isdigit() for ch in word) and not labels.counts_passes(letters) and \
+        not labels.is_statistic(word.strip(":,"))
 
 
 INTRODUCTION_WORDS = 40

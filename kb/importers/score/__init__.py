@@ -42,7 +42,14 @@ from kb.importers.read import cells, dates, labels, prose, stack, statements
 from kb.importers.read import commands as shell
 from kb.importers.read import errors as error_output
 from kb.importers.score import repeats
-from kb.importers.score.candidate import MEMORY_UNITS, Candidate, fail_if_served_nothing, family_key, headline_name
+from kb.importers.score.candidate import (
+    MEMORY_UNITS,
+    Candidate,
+    fail_if_served_nothing,
+    family_key,
+    headline_name,
+    rate_in_words,
+)
 from kb.importers.score.notes import note_candidates
 from kb.importers.score.outcomes import decide
 from kb.importers.score.restate import link
@@ -552,7 +559,7 @@ def _demote_commentary(candidates: list[Candidate]) -> None:
               and not sizes_only(c)}
     for candidate in candidates:
         if candidate.evidence in ("item", "note") and candidate.path in strong and not candidate.labelled and \
-                not candidate.stopped:
+                not candidate.stopped and not candidate.ran:
             candidate.confidence -= COMMENTARY_PENALTY  # (the error a try stopped with is no comment on a run)
             candidate.reason += "; beside a run's output or a results table in its section"
 
@@ -567,9 +574,7 @@ def sizes_only(candidate: Candidate) -> bool:
     measures, unlike the memory a run used (``peak VRAM``, ``memory``)."""
     return bool(candidate.figures) and not candidate.failed and all(
         f.unit in MEMORY_UNITS and any(w in ("size", "disk") for w in f.name.split("[", 1)[0].split("_"))
-        for f in candidate.figures.values()) and not any(
-        labels.unit_of(word) in labels.RATE_UNITS for header, cell in candidate.settings.items()
-        for word in f"{header} {cell}".split())
+        for f in candidate.figures.values()) and not rate_in_words(candidate)
     # a row that gives its rate beside the size, as a range (``~15-17 tokens/sec``) or in a column
     # headed by its unit (``| t/s |``), still measured a run
 

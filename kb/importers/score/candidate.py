@@ -94,6 +94,9 @@ other)."""
     labelled: bool = False
     """A paragraph that is a short label, a colon and the run's figure: a result written down, kept
     at its confidence beside tables (:func:`kb.importers.score._demote_commentary`)."""
+    ran: bool = False
+    """A note written right under the command it gives the result of (a command block without
+    output, or one whose output printed no figure): that run's result, no comment on another's."""
     series: bool = True
     """Whether its bracketed figures are a series the outcome may compare point by point (a
     sweep's points); ``False`` when they are other workloads of one configuration (a knob grid's
@@ -200,3 +203,11 @@ def family_key(program: str, model: str | None) -> str:
     the model's precision (``eval.py|whisper-large-v3`` for ``--model openai/whisper-large-v3``
     and ``--model whisper-large-v3-ct2-int8``): runs of one family are compared with each other."""
     return f"{program}|{labels.base_model(model) if model else ''}"
+
+
+def rate_in_words(candidate: Candidate) -> bool:
+    """Whether a candidate's settings give a rate the figures do not hold: a cell in a rate unit
+    kb reads no one figure from (``~60-65 tok/s``, a range), or a column headed by a rate unit
+    (``| t/s |``). Such a row measured a run, as a range or a rough figure."""
+    return any(labels.unit_of(word) in labels.RATE_UNITS for header, cell in candidate.settings.items()
+               for word in f"{header} {cell}".split())

@@ -83,7 +83,11 @@ def note_candidates(segment: Segment, chat: bool) -> list[Candidate]:
         lead = group[0].label if len(arms) == 1 and before.endswith((":", "=")) and \
             text.lower().startswith(group[0].label.lower()) else ""  # "INT4 (shipped checkpoint): 82.3 tok/s"
         title = (label or (lead if len(lead.split()) >= 2 else "") or prose.first_sentence(text, 80) or text[:80]).strip()
-        labelled = bool(lead) and not chat and not item and len(lead.split()) <= 3  # "Baseline: 31.5 tok/s without X"
+        if lead and len(arms) == 1 and "\n" in segment.text.strip() and _figure_lines(segment.text):
+            title = _shared_label(segment.text) or title  # "CUDA 12.4" of "CUDA 12.4 prompt processing: ..." lines
+        labelled = not chat and not item and ((bool(lead) and len(lead.split()) <= 3  # "Baseline: 31.5 tok/s without X"
+                                               and not labels.central_statistic(lead))  # ("Mean:" sums rows up)
+                                              or (not segment.attrs.get("result_line") and _figure_lines(segment.text)))
         section = dates.without_date(segment.path[-1]) if segment.path else ""
         if not segment.attrs.get("item") and len(arms) == 1 and len(section.split()) >= 2 and not labelled:
             title = section  # a paragraph is the run of its section: the heading says what ran
@@ -109,6 +113,7 @@ def note_candidates(segment: Segment, chat: bool) -> list[Candidate]:
                               change=prose.signed_percent(segment.text), list_at=segment.attrs.get("list_at"))
         candidate.labelled = labelled or bool(segment.attrs.get("result_line"))  # a result written down as such
         candidate.entry = entry
+        candidate.ran = bool(ran) and not chat
         failure_mark = (cells.fail_marked(prose.plain(segment.text)) or error_output.wrong_output(prose.plain(segment.text))) \
             if len(arms) == 1 and not chat else None
         if failure_mark:  # a figure the try printed, marked as a failure (garbage output, wrong answers)
@@ -128,6 +133,39 @@ def note_candidates(segment: Segment, chat: bool) -> list[Candidate]:
                                    + ", ".join(f"{k} {v}" for k, v in previous.items()) + ".")
         found.append(candidate)
     return found
+
+
+def _figure_lines(text: str) -> bool:
+    """Whether a paragraph is written as ``label: figure`` lines and nothing else (``v2 prompt
+    processing: 4512 t/s`` over ``v2 token generation: 121.6 t/s``): every line a short label, a
+    colon or ``=``, then at once its figure, and no line ending a sentence. Such lines write a run's
+    result down as such; they are no comment on one. A label that is only a statistic (``Average:``)
+    sums up runs given elsewhere."""
+    lines = [prose.plain(line).strip() for line in text.splitlines() if line.strip()]
+    if not lines:
+        return False
+    for line in lines:
+        quoted = prose.figures(line)
+        label = line[:quoted[0].start].rstrip() if quoted else ""
+        name = label[:-1].strip()
+        if not label.endswith((":", "=")) or not name or line.endswith((".", "!", "?")) or \
+                len(name.split()) > prose.METRIC_LINE_WORDS or not any(ch.isalpha() for ch in name) or \
+                name.count("(") != name.count(")") or name.count("[") != name.count("]") or \
+                labels.central_statistic(name):
+            return False  # "Average: 6.33 tok/s" sums up rows; "(sd=0.3" is inside a sentence
+    return True
+
+
+def _shared_label(text: str) -> str:
+    """The words the labels of a paragraph's ``label: figure`` lines begin with alike (``CUDA 12.4``
+    of ``CUDA 12.4 prompt processing:`` and ``CUDA 12.4 token generation:``), or ``""``."""
+    heads = [prose.plain(line).partition(":")[0].split() for line in text.splitlines() if line.strip()]
+    shared = []
+    for column in zip(*heads):
+        if len(set(column)) > 1:
+            break
+        shared.append(column[0])
+    return " ".join(shared)
 
 
 ENTRY_WORDS = 6

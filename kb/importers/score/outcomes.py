@@ -20,15 +20,15 @@ headline's change against the baseline's, in the metric's direction (the campaig
 metric; lower for times, higher otherwise) is ``improved`` or ``regressed`` only beyond the noise:
 the larger of the spreads either run reported (relative), and the campaign's ``noise`` (2 %
 unless set); within it ``neutral``. No comparable figure: a stated change (``+9.1%``) or
-``from X to Y`` decides by its sign; else a run that printed no figure is ``neutral`` when it ran,
-``inconclusive`` otherwise.
+``from X to Y`` decides by its sign; else a run that printed no figure is ``neutral`` when it ran
+(a row that gives its rate only as a range ran too), ``inconclusive`` otherwise.
 """
 
 from __future__ import annotations
 
 from kb.importers.model import Headline
 from kb.importers.read import cells, labels, prose
-from kb.importers.score.candidate import TIME_UNITS, Candidate, better, headline_name
+from kb.importers.score.candidate import TIME_UNITS, Candidate, better, headline_name, rate_in_words
 from kb.importers.score.tables import LEVEL
 
 _GROUPS = ("table:", "list:", "arms:", "lines:")
@@ -204,7 +204,8 @@ def _verdict(attempts: list[Candidate], position: int, base: int | None, headlin
     if name is None:
         if candidate.said in ("improved", "regressed", "neutral", "baseline"):
             return candidate.said, None
-        if candidate.verdict == "pass" or (candidate.evidence in ("tool", "lines") and candidate.command):
+        if candidate.verdict == "pass" or (candidate.evidence in ("tool", "lines") and candidate.command) or \
+                rate_in_words(candidate):  # a rate given as a range: it ran, with no one figure to compare
             return "neutral", None
         return "inconclusive", None
     figure = candidate.figures[name]
