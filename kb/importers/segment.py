@@ -511,23 +511,8 @@ def _versions_apart(heads: list[list[str]]) -> bool:
         return False
     apart = [column for column in zip(*heads) if len(set(column)) > 1]
     return bool(apart) and all(all(prose.is_version(word) for word in column) or
-                               (all(_named(word) for word in column) and not _counting(column)) for column in apart)
-
-
-def _counting(words: tuple[str, ...]) -> bool:
-    """Whether words of one place in several lines count (``gpu0``, ``gpu1``, ``gpu2``; ``rank1``,
-    ``rank2``): the same letters, numbers in a row from 0 or 1, as a program numbers its devices."""
-    letters = {"".join(ch for ch in w if not ch.isdigit()) for w in words}
-    numbers = sorted(int("".join(ch for ch in w if ch.isdigit())) for w in words)
-    return len(letters) == 1 and numbers[0] in (0, 1) and numbers == list(range(numbers[0], numbers[0] + len(numbers)))
-
-
-def _named(word: str) -> bool:
-    """Whether a word that holds digits names a configuration (``FP16``, ``Q4_K_M``, ``tp2``:
-    letters and digits together) rather than counting (``[0005]``, ``2``, ``run3``, ``iter12``)."""
-    letters = "".join(ch for ch in word if ch.isalpha())
-    return bool(letters) and any(ch.isdigit() for ch in word) and not labels.counts_passes(letters) and \
-        not labels.is_statistic(word.strip(":,"))
+                               (all(labels.configuration_word(word) for word in column) and not labels.counting(list(column)))
+                               for column in apart)
 
 
 INTRODUCTION_WORDS = 40

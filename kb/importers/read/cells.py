@@ -226,17 +226,25 @@ def refers_back(text: str) -> bool:
     return bool(words) and len(words) <= 4 and any(w in _BACK for w in words)
 
 
-_MEASURED = re.compile(r"[~<>≈]?\s*\d[\d.,]*\s*(?:x|×|%|[A-Za-zµμ/]{1,8})?")
+_MEASURED = re.compile(r"[~<>≈]?\s*\d[\d.,]*\s*(x|×|%|[A-Za-zµμ/]{1,8})?")
 
 
 def measured(cell: str) -> bool:
     """Whether a cell is a number, maybe with a unit, a ratio or a share after it (``0.11x``,
     ``3.6s``, ``<1%``): something measured, never a configuration's name (``fp16``, ``tp8``).
 
-    >>> [measured(c) for c in ("0.11x", "3.6s", "<1%", "fp16", "tp8")]
-    [True, True, True, False, False]
+    >>> [measured(c) for c in ("0.11x", "3.6s", "<1%", "fp16", "tp8", "8bit", "64KB")]
+    [True, True, True, False, False, False, True]
     """
-    return bool(_MEASURED.fullmatch(cell.strip()))
+    found = _MEASURED.fullmatch(cell.strip())
+    if not found:
+        return False
+    return (found.group(1) or "").lower() not in _WIDTHS  # "8bit", "4.65bpw": a quantization's name
+
+
+_WIDTHS = frozenset({"bit", "bits", "bpw"})
+"""Suffixes that make a number a quantization's width (``8bit``, ``4.65bpw``, as MLX and exllamav2
+name their checkpoints): a configuration's name, not a measurement."""
 
 
 def whole_number(cell: str) -> bool:

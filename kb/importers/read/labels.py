@@ -81,6 +81,35 @@ def counts_passes(name: str) -> bool:
                                         "corrida", "prova")
 
 
+def configuration_word(word: str) -> bool:
+    """Whether a word that names a line or a row names a configuration by letters and digits
+    together (``FP16``, ``8bit``, ``Q4_K_M``, ``tp2``) or a version (``v0.6.2``), rather than
+    counting passes (``run3``, ``iter12``) or being a number alone.
+
+    >>> [configuration_word(w) for w in ("FP16", "8bit", "v0.6.2", "run3", "12", "decode")]
+    [True, True, True, False, False, False]
+    """
+    word = word.strip(":,()[]")
+    letters = "".join(ch for ch in word if ch.isalpha())
+    digits = any(ch.isdigit() for ch in word)
+    if digits and re.fullmatch(r"v?\d+(?:\.\d+)+", word, re.I):
+        return True
+    return bool(letters) and digits and not counts_passes(letters) and not is_statistic(word)
+
+
+def counting(words: list[str]) -> bool:
+    """Whether words of one place in several lines count (``gpu0``, ``gpu1``, ``gpu2``; ``rank1``,
+    ``rank2``): the same letters, numbers in a row from 0 or 1, as a program numbers its devices.
+
+    >>> counting(["gpu0", "gpu1"]), counting(["8bit", "6bit", "4bit"]), counting(["FP16", "FP8"])
+    (True, False, False)
+    """
+    letters = {"".join(ch for ch in w if not ch.isdigit()) for w in words}
+    numbers = sorted(int(digits) for w in words if (digits := "".join(ch for ch in w if ch.isdigit())))
+    return len(letters) == 1 and len(numbers) == len(words) and numbers[0] in (0, 1) and \
+        numbers == list(range(numbers[0], numbers[0] + len(numbers)))
+
+
 def repetitions(name: str, cells: list[str]) -> bool:
     """Whether a column counts the passes of one measurement (headed ``Run``, ``Iteration``,
     ``Trial``, ``Rep``, ``Pass``) or numbers the items it ran over (``#``, ``№``, ``No.``), its

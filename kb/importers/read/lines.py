@@ -27,12 +27,14 @@ SOURCES: dict[str, tuple[str, ...]] = {"IPython documentation, built-in magic co
 """No documented output but IPython's ``%time`` lines: the shape of a line alone decides."""
 
 _LABEL = r"[^\W\d_][\w./ =+&-]{0,48}?"  # a name starts with a letter, any script
+_LINE_LABEL = r"(?:\d+[^\W\d_]|[^\W\d_])[\w./ =+&-]{0,48}?"
+"""A line's own label may also start with a configuration's name (``8bit  Prompt:``)."""
 _UNIT = r"(?:[A-Za-zµμ%/]+(?:/[A-Za-z]+)*(?:-per-[A-Za-z]+)?|毫秒|微秒|秒)"  # tokens-per-sec: mlx_lm.generate
 _FULL_COLON = "\uff1a"
 """The full-width colon CJK text writes after a name."""
 _LABEL_ONLY = re.compile(rf"^\s*[-*>]?\s*([^:\uff1a\d][^:\uff1a]{{0,48}}?)\s*[:\uff1a]\s*({NUMBER})\s*$")
 """``name: number`` whose name carries the unit (``tokens per second: 78.11``, ``平均每秒回复token数量: 78.11``)."""
-_NAME_VALUE_UNIT = re.compile(rf"^\s*[-*>|]?\s*({_LABEL})\s*(?:[:=]\s*|\s+)({NUMBER})\s*({_UNIT})\s*[|]?\s*$")
+_NAME_VALUE_UNIT = re.compile(rf"^\s*[-*>|]?\s*({_LINE_LABEL})\s*(?:[:=]\s*|\s+)({NUMBER})\s*({_UNIT})\s*[|]?\s*$")
 _NAME_UNIT_VALUE = re.compile(rf"^\s*[-*>|]?\s*({_LABEL})\s*[\(\[]\s*({_UNIT})\s*[\)\]]\s*[:=|]?\s*({NUMBER})\s*[|]?\s*$")
 _VALUE_UNIT = re.compile(rf"^\s*({NUMBER})\s*({_UNIT})\s*$")
 _QUALIFIED = re.compile(rf"^\s*(?:({_LABEL})\s*[:=]\s*)?({NUMBER})\s*({_UNIT})\s+([a-z][a-z ]{{0,24}}?)\s*$")
@@ -107,6 +109,7 @@ def read_lines(text: str, skip: set[int] | frozenset[int] = frozenset()) -> Read
     lines_seen: list[int] = []
     rows: list[tuple[int, dict[str, str], list[tuple[str, str, str, bool]]]] = []
     parts: dict[str, list[tuple[str, str]]] = {}  # the figures of named parts of the run (``rep 1: ...``)
+    labelled: list[tuple[int, str, str, Measure]] = []  # (line, label, figure name, figure) of each figure line
     for number_, line in enumerate(text.splitlines(), 1):
         if number_ in skip or len(line) > 200:
             continue
@@ -114,6 +117,9 @@ def read_lines(text: str, skip: set[int] | frozenset[int] = frozenset()) -> Read
             continue  # an exception's message quotes sizes (Tried to allocate 2.00 GiB): it measures nothing
         line, spreads = _spreads(line) if "±" in line or "+/-" in line or "+-" in line else (line, {})
         found = _figures(line)
+        if found and line.strip()[:1].isdigit() and not any(
+                labels.is_qualifier(w) for w in re.findall(r"[^\W\d_]+", line.split(":")[0])):
+            found = []  # "2x L40S 48GB": a label that starts with a number names a measure after it ("8bit Prompt:")
         pairs = dict(_PAIR.findall(line))
         if found and len(pairs) > len(found):  # a key=value row: its other keys say which point it is
             rows.append((number_, {k: v for k, v in pairs.items() if k not in {n for n, *_ in found}}, found))
@@ -131,6 +137,7 @@ def read_lines(text: str, skip: set[int] | frozenset[int] = frozenset()) -> Read
             found = _label_only(line)
         for name, value, unit, generic in found:
             label = line.replace(_FULL_COLON, ":").split(":")[0].strip()
+            labelled.append((number_, label, name, Measure(value, unit, spreads.get(value), line=number_, generic=generic)))
             if name in run.metrics and name.endswith("throughput") and "[" not in name and labels.names_extreme(label):
                 name = f"{name}[{label}]"  # "max tok/s" beside the mean: a side figure
             run.metrics[name] = Measure(value, unit, spreads.get(value), line=number_, generic=generic)  # the last: a summary ends a log
@@ -151,10 +158,52 @@ def read_lines(text: str, skip: set[int] | frozenset[int] = frozenset()) -> Read
             for name, value, unit, generic in found:
                 run.metrics[f"{name}[{point}]"] = Measure(value, unit, line=number_, generic=generic)
     out = Readout()
-    if run.metrics:
+    arms = _arms(labelled)
+    if arms:
+        out.runs.extend(arms)
+    elif run.metrics:
         run.lines = (min(lines_seen), max(lines_seen))
         out.runs.append(run)
     return out
+
+
+def _arms(labelled: list[tuple[int, str, str, Measure]]) -> list[RunReading]:
+    """One run per configuration when the figure lines name it before the measure (``8bit
+    Prompt: 188.5 tokens-per-sec`` over ``8bit Generation: 10.6 tokens-per-sec``, then ``4bit
+    ...``): a measure printed on several lines whose labels differ only in the words before the
+    words they share, each such prefix naming a configuration (letters and digits together, or a
+    version: ``8bit``, ``fp16``, ``v0.6.2``), not counting (``step 3``, ``gpu0``/``gpu1``, ``run 2``).
+    ``[]`` for any other lines (one run: a name seen twice keeps its last value)."""
+    by_name: dict[str, list[tuple[int, str]]] = {}
+    for number_, label, name, _ in labelled:
+        by_name.setdefault(name, []).append((number_, label))
+    repeated = [entries for entries in by_name.values() if len(entries) >= 2]
+    if not repeated:
+        return []
+    prefix_of: dict[int, str] = {}
+    for entries in repeated:
+        words = [label.split() for _, label in entries]
+        shared = 0
+        while shared < min(len(w) for w in words) and len({tuple(w[len(w) - shared - 1:]) for w in words}) == 1:
+            shared += 1
+        prefixes = [" ".join(w[:len(w) - shared]) for w in words]
+        if shared == 0 or len(set(prefixes)) != len(prefixes) or not all(prefixes):
+            return []
+        for (number_, _), prefix in zip(entries, prefixes):
+            prefix_of[number_] = prefix
+    names = list(dict.fromkeys(prefix_of[n] for n, *_ in labelled if n in prefix_of))
+    firsts = [name.split()[0] for name in names]
+    if len(names) < 2 or not all(labels.configuration_word(word) for word in firsts) or labels.counting(firsts):
+        return []
+    runs = []
+    for arm in names:
+        run = RunReading(TOOL, settings={"row": arm}, documented=False)
+        taken = [(n, name, m) for n, _, name, m in labelled if prefix_of.get(n) == arm]
+        for _, name, measure in taken:
+            run.metrics[name] = measure
+        run.lines = (min(n for n, *_ in taken), max(n for n, *_ in taken))
+        runs.append(run)
+    return runs
 
 
 _SPREAD = re.compile(rf"({NUMBER})\s*(?:±|\+/-|\+-)\s*({NUMBER})")

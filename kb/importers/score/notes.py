@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from kb.importers.events import Locator
 from kb.importers.model import Evidence, Figure, locator_text, short_quote
 from kb.importers.read import cells, dates, labels, prose, statements
 from kb.importers.read import commands as shell
@@ -105,7 +106,7 @@ def note_candidates(segment: Segment, chat: bool) -> list[Candidate]:
         elif parent:  # a result under the item that says what was tried
             title = prose.first_sentence(prose.plain(parent), 80) + (f" ({label})" if label else "")
             text = f"{prose.plain(parent)}\n{text}"
-        candidate = Candidate(evidence, segment.locator, segment.ordinal, sub=position, figures=figures, flags=flags,
+        candidate = Candidate(evidence, _figure_lines_of(segment, group), segment.ordinal, sub=position, figures=figures, flags=flags,
                               env=env, label=label, title=title, approach=prose.first_paragraph(text)[:600],
                               quote=short_quote(segment.text), when=segment.when, path=segment.path,
                               confidence=max(confidence, LABELLED) if labelled else confidence,
@@ -133,6 +134,18 @@ def note_candidates(segment: Segment, chat: bool) -> list[Candidate]:
                                    + ", ".join(f"{k} {v}" for k, v in previous.items()) + ".")
         found.append(candidate)
     return found
+
+
+def _figure_lines_of(segment: Segment, group: list[prose.ProseFigure]) -> Locator:
+    """Where a paragraph's candidate is: from the line of its first figure to that of its last (the
+    sentence a reviewer checks), not the lines of prose around them; a list item keeps its own."""
+    where = segment.locator
+    if segment.attrs.get("item") or where.line_start is None or where.line_end is None or not group:
+        return where
+    first = where.line_start + segment.text[:group[0].start].count("\n")
+    last = where.line_start + segment.text[:group[-1].start].count("\n")
+    return Locator(where.file, line_start=first, line_end=min(max(last, first), where.line_end)) \
+        if first <= where.line_end else where
 
 
 def _figure_lines(text: str) -> bool:
