@@ -27,8 +27,9 @@ SOURCES: dict[str, tuple[str, ...]] = {"IPython documentation, built-in magic co
 """No documented output but IPython's ``%time`` lines: the shape of a line alone decides."""
 
 _LABEL = r"[^\W\d_][\w./ =+&-]{0,48}?"  # a name starts with a letter, any script
-_LINE_LABEL = r"(?:\d+[^\W\d_]|[^\W\d_])[\w./ =+&-]{0,48}?"
-"""A line's own label may also start with a configuration's name (``8bit  Prompt:``)."""
+_LINE_LABEL = r"(?:\d+[^\W\d_]|[^\W\d_])[\w./ =+&()-]{0,48}?"
+"""A line's own label may also start with a configuration's name (``8bit  Prompt:``) and hold a
+note in parentheses (``Q8_0 (stock) pp512:``)."""
 _UNIT = r"(?:[A-Za-zµμ%/]+(?:/[A-Za-z]+)*(?:-per-[A-Za-z]+)?|毫秒|微秒|秒)"  # tokens-per-sec: mlx_lm.generate
 _FULL_COLON = "\uff1a"
 """The full-width colon CJK text writes after a name."""
@@ -281,7 +282,8 @@ def _figures(line: str) -> list[tuple[str, str, str, bool]]:
     if found:
         unit = labels.unit_of(found.group(3))
         value = number(found.group(2))
-        if unit and value is not None and not found.group(1).strip()[-1:].isdigit():
+        label_end = found.group(1).split()[-1] if found.group(1).split() else ""
+        if unit and value is not None and (not label_end[-1:].isdigit() or labels.is_test_name(label_end)):
             return [(labels.name_for(found.group(1), unit), value, unit, not labels.qualifies(found.group(1), unit))]
     grouped = [(number(v), labels.unit_of(u)) for v, u in _IN_PARENS.findall(line)]
     if len(grouped) >= 2 and not _IN_PARENS.sub("", line).strip(" .:-|")[-1:].isdigit():
