@@ -17,6 +17,14 @@ stays a thousands separator.
 k88 a row that gives its speed only as a range (``~60-65 tok/s``) ran: ``neutral``, not
 ``inconclusive``. ``Process 1843 new tokens at 640.7 T/s`` (exllamav2's metrics line) is the input
 throughput: a count of tokens is no setting, and ``process`` is the input phase.
+k89 a paragraph's draft is anchored at the lines of its figures, not at the prose around them.
+k90 an output's ``name value unit`` lines whose labels lead with a configuration (``8bit Prompt:``
+over ``8bit Generation:``, then ``4bit ...``; ``Q8_0 (stock) pp512:``) are one run per
+configuration; lines that lead with a counter (``gpu0``, ``gpu1``) stay one run's, and a number
+with a width suffix (``8bit``, ``4.65bpw``) names a quantization, not a measure.
+k91 a line that opens with a short field whose value is a date (``**Date:** 2025-04-09 · **Node:**
+...``) dates the log however long the line; a section without a date after a dated heading (a
+closing ``## Summary``) is of that heading's day, not the day of the import.
 """
 
 from __future__ import annotations
@@ -207,3 +215,81 @@ def test_k88_process_new_tokens_is_the_input_throughput():
 
     found = prose.figures("Metrics: Process: 0 cached tokens and 2048 new tokens at 811.3 T/s, Generate: 24.9 T/s")
     assert [(f.name, f.text) for f in found] == [("input_throughput", "811.3"), ("output_throughput", "24.9")]
+
+
+def test_k89_a_paragraphs_draft_is_anchored_at_its_figures(tmp_path):
+    f, recs = drafts(tmp_path, "k89-anchor.md", dedent("""\
+        # Speculative decoding on the A6000, 2025-11-02
+
+        A quick look before the real sweep. The draft model is the 0.5B of the same family, and I
+        kept the target at its usual settings. With `--num-speculative-tokens 4` the engine reached
+        88.4 tok/s on the chat prompts, against what I remember from last week.
+        Nothing else changed.
+        """))
+    assert [value(r) for r in recs] == [88.4]
+    assert recs[0].source[0].locator == "line 5"
+
+
+def test_k90_configuration_prefixed_lines_are_one_run_each(tmp_path):
+    f, recs = drafts(tmp_path, "k90-bits.md", dedent("""\
+        # Bits ladder on the M2 Ultra, 2025-11-05
+
+        ```
+        fp16  Prompt:     310.2 tokens-per-sec
+        fp16  Generation:  21.4 tokens-per-sec
+        q8    Prompt:     298.7 tokens-per-sec
+        q8    Generation:  37.9 tokens-per-sec
+        q4    Prompt:     305.0 tokens-per-sec
+        q4    Generation:  61.3 tokens-per-sec
+        ```
+        """))
+    assert [value(r) for r in recs] == [21.4, 37.9, 61.3]
+    assert [value(r, "input_throughput") for r in recs] == [310.2, 298.7, 305.0]
+    assert outcomes(recs) == {21.4: "baseline", 37.9: "improved", 61.3: "improved"}
+
+
+def test_k90_counted_prefixes_and_notes_in_labels():
+    from kb.importers.read import cells, lines
+
+    one = lines.read("gpu0 decode: 40.1 tok/s\ngpu1 decode: 40.3 tok/s")
+    assert len(one.runs) == 1
+    runs = lines.read("Q8_0 (stock) pp512: 3312.40 t/s\nQ8_0 (stock) tg128: 41.87 t/s\n"
+                      "Q6_K pp512: 2987.15 t/s\nQ6_K tg128: 50.23 t/s").runs
+    assert [(r.settings["row"], r.metrics["output_throughput"].text) for r in runs] == [
+        ("Q8_0 (stock)", "41.87"), ("Q6_K", "50.23")]
+    assert [cells.measured(c) for c in ("8bit", "4.65bpw", "64KB", "3.6s")] == [False, False, True, True]
+
+
+def test_k91_a_date_field_on_a_long_line_dates_the_log(tmp_path):
+    f, recs = drafts(tmp_path, "k91-field.md", dedent("""\
+        # TensorRT-LLM on the L40S
+
+        **Date:** 2025-05-20 · **Node:** `node-07` (1x L40S 48 GB, driver 570.86) · **Image:** release 0.19.0
+
+        ```
+        $ trtllm-bench --model meta-llama/Llama-3.1-8B-Instruct throughput --dataset data.jsonl
+        Token Throughput (tokens/sec):                     2890.1200
+        ```
+        """))
+    assert [r.date.isoformat() for r in recs] == ["2025-05-20"]
+
+
+def test_k91_a_summary_after_dated_sections_takes_their_day(tmp_path):
+    f, recs = drafts(tmp_path, "k91-summary.md", dedent("""\
+        # Quant ladder on the 3090
+
+        ## 2025-06-02 — llama-bench
+
+        ```
+        Q8_0 tg128: 80.1 t/s
+        Q4_K_M tg128: 112.4 t/s
+        ```
+
+        ## Summary
+
+        | quant | tg128 t/s | server t/s |
+        |---|---|---|
+        | Q8_0 | 80.1 | 78 |
+        | Q4_K_M | 112.4 | 109 |
+        """))
+    assert {r.date.isoformat() for r in recs} == {"2025-06-02"}

@@ -76,6 +76,17 @@ _ABOVE = 4
 """Notes kept as the text above the next table: those of its own section name the unit of its
 number columns when the header does not (``Number = aggregate output tok/s``), nearest first."""
 
+def _field_date(line: str) -> dt.date | None:
+    """The date of a line that opens with a short field whose value is a date (``**Date:**
+    2025-04-09 · **Node:** ...``, ``Fecha: 12/03/2025, portátil ...``), however long the line, or
+    ``None``."""
+    name, colon, value = prose.plain(line).partition(":")
+    if not colon or not name.strip() or len(name.split()) > 2:
+        return None
+    first = value.strip().split(" ", 1)[0].rstrip(",;.·")
+    return dates.only_date(first) or (dates.find_date(first) if first[:1].isdigit() else None)
+
+
 _DATED_LINE_WORDS = 12
 """A note line (or a line's first sentence) of at most this many words that holds a date dates what
 follows it (``Date: 2025-12-11``, ``Week of 2024-10-07. Procurement wants ...``), as does a line of
@@ -132,6 +143,8 @@ class _State:
                 found = dates.find_date(segment.text)
                 if found:
                     self._date(found, f"the heading \"{short_quote(segment.text, 60)}\"")
+            elif not self.chat:  # a dated heading: the sections after it without a date of their own are of its day or later
+                self._date(segment.when.date(), f"the heading \"{short_quote(segment.text, 60)}\" above")
             return
         if segment.kind == "edit":
             self.edits.append(segment.text.rsplit("/", 1)[-1])
@@ -231,7 +244,8 @@ class _State:
         if not self.chat:
             for line in text.splitlines():
                 head = line if len(line.split()) <= _DATED_LINE_WORDS else prose.first_sentence(line, 400)
-                when = (dates.find_date(head) if len(head.split()) <= _DATED_LINE_WORDS else None) or dates.runs_date(line)
+                when = (dates.find_date(head) if len(head.split()) <= _DATED_LINE_WORDS else None) or dates.runs_date(line) \
+                    or _field_date(line)
                 if when:
                     self._date(when, f"the line \"{short_quote(line, 60)}\"")
                     break
