@@ -25,6 +25,8 @@ with a width suffix (``8bit``, ``4.65bpw``) names a quantization, not a measure.
 k91 a line that opens with a short field whose value is a date (``**Date:** 2025-04-09 · **Node:**
 ...``) dates the log however long the line; a section without a date after a dated heading (a
 closing ``## Summary``) is of that heading's day, not the day of the import.
+k92 a table row ticked in a column headed by a reference word (``| ref |``, ``| baseline |`` with
+``✓``) is the reference of its table, wherever it stands.
 """
 
 from __future__ import annotations
@@ -293,3 +295,16 @@ def test_k91_a_summary_after_dated_sections_takes_their_day(tmp_path):
         | Q4_K_M | 112.4 | 109 |
         """))
     assert {r.date.isoformat() for r in recs} == {"2025-06-02"}
+
+
+def test_k92_a_ticked_reference_column_marks_the_baseline(tmp_path):
+    f, recs = drafts(tmp_path, "k92-ref.md", dedent("""\
+        # KV-cache dtypes on the H100, 2025-06-18
+
+        | kv cache | out tok/s | baseline |
+        |---|---|---|
+        | fp8 | 1210.4 | |
+        | auto | 1105.0 | ✓ |
+        | fp8_e5m2 | 1190.2 | |
+        """))
+    assert outcomes(recs) == {1210.4: "improved", 1105.0: "baseline", 1190.2: "improved"}

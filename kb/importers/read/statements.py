@@ -152,7 +152,7 @@ _ATTRIBUTED = re.compile(r"(?:'s|’s)\s+(?:[\w-]+\s+){0,2}(?:blog|paper|report|
                          r"\b(?:data\s?sheets?|spec\s?sheets?|not\s+measured|unmeasured)\b", re.I)
 
 
-REFERENCE_WORDS = frozenset({"baseline", "base", "default", "defaults", "stock", "before", "reference", "vanilla",
+REFERENCE_WORDS = frozenset({"baseline", "base", "default", "defaults", "stock", "before", "reference", "ref", "vanilla",
                              "original", "unoptimized", "unoptimised", "naive", "upstream", "referenz", "référence",
                              "referencia", "riferimento", "referência", "basislinie"})
 """Words by which a row or arm calls itself the reference its group is compared with (a tie-breaker:

@@ -515,7 +515,9 @@ def _row(segment: Segment, table: Table, roles: dict, row: TableRow, position: i
     candidate.confidence = 0.8 if figures else (0.6 if verdict or said_in_result else 0.45)
     candidate.reason = "a results-table row" + ("" if figures else (
         " marked with its result" if verdict or said_in_result else " that judges (better, best) without a figure or mark"))
-    candidate.marked = any(statements.names_reference(s) for s in settings)
+    candidate.marked = any(statements.names_reference(s) for s in settings) or any(
+        statements.names_reference(h) and cells.mark(row.cells.get(h, "")) == "pass" for h in table.headers)
+    # (a "ref" or "baseline" column ticked in this row: the row is the reference)
     if verdict == "fail":
         candidate.failed = True
         texts = [row.cells.get(h, "") for h, r in roles.items() if r[0] in ("text", "mark", "setting")]
