@@ -127,7 +127,7 @@ def test_notebook_nine_attempts_with_lines(notebook):
     assert got == [
         ("line 14", "tp8, cuda-graph-max-bs 512", "baseline", "82.0"),
         ("line 15", "tp8, cuda-graph-max-bs 128", "improved", "89.5"),
-        ("lines 21-23", "EAGLE-3 speculation", "regressed", "54.1"),
+        ("line 21", "EAGLE-3 speculation", "regressed", "54.1"),  # the line of its figure (k89)
         ("line 29", "FlashInfer allreduce fusion", "failed", None),
         ("line 30", "Custom allreduce forced over PCIe", "regressed", "38"),
         ("line 31", "Torch symmetric memory", "failed", None),

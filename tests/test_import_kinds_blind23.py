@@ -7,7 +7,7 @@ kept in tests/fixtures/kinds/blind23/.
 
 First look at ac289ed (every fix they test was in): P 0.92, R 0.68, metric 1.00, outcome 0.87,
 error line 1.00, date 0.61 (bench/README.md, row 53). After the k83-k88 fixes
-(tests/test_import_kinds_round14.py): P 1.00, R 1.00, metric 1.00, outcome 0.91, date 0.74. Each log
+(tests/test_import_kinds_round14.py): P 1.00, R 1.00, metric 1.00, outcome 0.91, date 0.74 (row 54). Each log
 is read whole (tests/blind_corpus.py); those still wrong in part are strict expected failures, for
 the reasons below.
 """

@@ -6,8 +6,8 @@ by a word or a ticked column, garbage output without an error, wrapped list item
 German and Spanish), 53 attempts, kept in tests/fixtures/kinds/blind24/.
 
 First look at d75278c (the k83-k88 fixes in): P 0.82, R 0.60, metric 0.97, outcome 0.56, error line
-1.00, date 0.47 (bench/README.md, row 54). After the k89-k92 fixes (tests/test_import_kinds_round14.py):
-P 0.98, R 0.85, metric 0.98, outcome 0.73, date 0.87 (row 55). Each log is read whole
+1.00, date 0.47 (bench/README.md, row 55). After the k89-k92 fixes (tests/test_import_kinds_round14.py):
+P 0.98, R 0.85, metric 0.98, outcome 0.73, date 0.87 (row 56). Each log is read whole
 (tests/blind_corpus.py); those still wrong in part are strict expected failures, for the reasons below.
 """
 

@@ -27,6 +27,10 @@ k91 a line that opens with a short field whose value is a date (``**Date:** 2025
 closing ``## Summary``) is of that heading's day, not the day of the import.
 k92 a table row ticked in a column headed by a reference word (``| ref |``, ``| baseline |`` with
 ``✓``) is the reference of its table, wherever it stands.
+k93 a block that starts an inference server in the foreground (``vllm serve``, ``llama-server``,
+``python -m sglang.launch_server``) prints a start-up log whose load times and memory measure no
+run: the paragraph right after it gives the run against it. A server started and measured in one
+command line is still one run.
 """
 
 from __future__ import annotations
@@ -308,3 +312,29 @@ def test_k92_a_ticked_reference_column_marks_the_baseline(tmp_path):
         | fp8_e5m2 | 1190.2 | |
         """))
     assert outcomes(recs) == {1210.4: "improved", 1105.0: "baseline", 1190.2: "improved"}
+
+
+def test_k93_a_foreground_servers_start_up_log_is_no_run(tmp_path):
+    f, recs = drafts(tmp_path, "k93-serve.md", dedent("""\
+        # Qwen2.5-7B on the L4, 2025-08-14
+
+        ```
+        $ vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 8192
+        INFO 08-14 09:10:02 [gpu_model_runner.py:1595] Model loading took 14.2547 GiB and 9.12 seconds
+        INFO 08-14 09:10:31 [core.py:171] init engine (profile, create kv cache, warmup model) took 28.90 seconds
+        INFO 08-14 09:10:33 [api_server.py:1818] Starting vLLM API server 0 on http://0.0.0.0:8000
+        ```
+
+        Against it, `vllm bench serve --num-prompts 100 --request-rate 4` gave 402.7 tok/s output.
+        """))
+    assert [value(r) for r in recs] == [402.7]
+    assert [m for r in recs for m in r.metrics if m.startswith("time")] == []
+
+
+def test_k93_a_server_and_its_benchmark_in_one_command_are_one_run():
+    from kb.importers.read import commands
+
+    assert commands.starts_server("python -m sglang.launch_server --model-path m --port 30000")
+    assert commands.starts_server("./build/bin/llama-server -m m.gguf -ngl 99")
+    assert not commands.starts_server("vllm serve m & sleep 60; vllm bench serve --model m")
+    assert not commands.starts_server("vllm bench serve --model m --num-prompts 100")

@@ -239,7 +239,8 @@ def _document(session: Session) -> Iterator[Segment]:
                                   command=step.command, output=step.output, output_at=content_at + step.output_first - 1,
                                   path=titles, when=when, narration=[last_note] if last_note else [],
                                   attrs={"language": language})
-                    quiet = None if prose.figures(step.output) else run
+                    quiet = None if prose.figures(step.output) and not shell.starts_server(step.command) else run
+                    # (a server's start-up log, its load times aside, prints no result either)
                     yield run
                 continue
             commands = console.commands_only(event.text) if console.is_shell(language) or not language else []

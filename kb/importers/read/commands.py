@@ -538,6 +538,32 @@ def backgrounded(command: str) -> bool:
     return stripped.endswith("&") and not stripped.endswith("&&")
 
 
+SERVERS = {
+    "vllm serve": "vLLM docs, `vllm serve` (OpenAI-compatible server)",
+    "vllm.entrypoints.openai.api_server": "vLLM docs, the OpenAI-compatible server module",
+    "sglang.launch_server": "SGLang docs, `python -m sglang.launch_server`",
+    "llama-server": "llama.cpp tools/server README",
+    "mlx_lm.server": "mlx-lm README, `mlx_lm.server`",
+    "trtllm-serve": "TensorRT-LLM docs, `trtllm-serve`",
+    "text-generation-launcher": "Hugging Face TGI docs, `text-generation-launcher`",
+}
+"""Programs that start an inference server (the program :func:`program_of` names, with where it is
+documented): their output is a start-up log (load times, memory), which measures no run."""
+
+
+def starts_server(command: str) -> bool:
+    """Whether ``command`` starts an inference server (:data:`SERVERS`; ``ollama serve`` too),
+    in the foreground or not, and does nothing else.
+
+    >>> starts_server("vllm serve m --port 8000"), starts_server("vllm bench serve --model m")
+    (True, False)
+    """
+    if len(list(_raw_segments(command))) != 1:
+        return False  # "vllm serve ... & sleep 60; vllm bench serve ...": the server and the run that measured it
+    program = program_of(command)
+    return program in SERVERS or (program == "ollama" and bool(re.search(r"\bollama\s+serve\b", command)))
+
+
 def installs(command: str) -> list[str]:
     """The packages a command installs with pip (options left out)."""
     return [" ".join(p for p in spec.split() if not p.startswith("-")) for spec in _INSTALL.findall(command)]

@@ -118,9 +118,6 @@ def read_lines(text: str, skip: set[int] | frozenset[int] = frozenset()) -> Read
             continue  # an exception's message quotes sizes (Tried to allocate 2.00 GiB): it measures nothing
         line, spreads = _spreads(line) if "±" in line or "+/-" in line or "+-" in line else (line, {})
         found = _figures(line)
-        if found and line.strip()[:1].isdigit() and not any(
-                labels.is_qualifier(w) for w in re.findall(r"[^\W\d_]+", line.split(":")[0])):
-            found = []  # "2x L40S 48GB": a label that starts with a number names a measure after it ("8bit Prompt:")
         pairs = dict(_PAIR.findall(line))
         if found and len(pairs) > len(found):  # a key=value row: its other keys say which point it is
             rows.append((number_, {k: v for k, v in pairs.items() if k not in {n for n, *_ in found}}, found))
@@ -283,7 +280,9 @@ def _figures(line: str) -> list[tuple[str, str, str, bool]]:
         unit = labels.unit_of(found.group(3))
         value = number(found.group(2))
         label_end = found.group(1).split()[-1] if found.group(1).split() else ""
-        if unit and value is not None and (not label_end[-1:].isdigit() or labels.is_test_name(label_end)):
+        led = found.group(1)[:1].isdigit() and not any(labels.is_qualifier(w) for w in re.findall(r"[^\W\d_]+", found.group(1)))
+        # ("2x L40S 48GB": a label led by a number names the measure after it, as "8bit Prompt:" does)
+        if unit and value is not None and not led and (not label_end[-1:].isdigit() or labels.is_test_name(label_end)):
             return [(labels.name_for(found.group(1), unit), value, unit, not labels.qualifies(found.group(1), unit))]
     grouped = [(number(v), labels.unit_of(u)) for v, u in _IN_PARENS.findall(line)]
     if len(grouped) >= 2 and not _IN_PARENS.sub("", line).strip(" .:-|")[-1:].isdigit():

@@ -162,7 +162,8 @@ class _State:
                 if printed:
                     self._date(printed, "the date the output prints")
             found_candidates = run_candidates(segment, self.headline, self.warn)
-            backgrounded = bool(segment.command and shell.backgrounded(segment.command))
+            backgrounded = bool(segment.command and (shell.backgrounded(segment.command) or (
+                not self.chat and shell.starts_server(segment.command))))  # a server a document starts, then measures
             if segment.command and (backgrounded or (self.chat and shell.runs_in_background(segment.output or ""))) \
                     and not any(c.failed or (c.figures and not backgrounded) for c in found_candidates):
                 self.server = segment.command  # a server the next runs measure (its start-up log is no run)
