@@ -149,21 +149,23 @@ def apply_migration(root: str | Path, plan: MigrationPlan) -> list[Path]:
     and nothing after it is written. The plan only holds rewrites whose text was read back to
     the same record (:func:`plan_migration`); any other is listed under ``unreadable``."""
     written: list[Path] = []
-    for m in plan.todo:
-        done = f"{len(written)} of {len(plan.todo)} records were rewritten before it" if written else "nothing was written"
-        if read_regular(m.file).decode("utf-8") != m.before:
-            raise RecordError(Problem(m.path, None, "", f"changed since the migration was planned; {done}: "
-                                                        "run kb migrate again"))
-        try:
-            # the team's own records: secrets go, what they say otherwise stays (README, "Redaction");
-            # written to the very file it was read from (a .yml name, the target of a link)
-            written.append(save_record(root, m.record, new=False, overwrite=True, key_order=m.key_order,
-                                       redactor=Redactor(personal=False), at=m.file).path)
-        except WriteError as exc:
-            raise WriteError(f"{exc}".replace("; nothing was changed", "") + f" ({done}; every file is whole: "
-                             "run kb migrate --write again for the rest)") from None
-        except KeyboardInterrupt:
-            raise MigrationInterrupted(len(written), len(plan.todo)) from None
+    try:  # Ctrl-C anywhere in the loop (reading a file back, not only writing one) says how far it got
+        for m in plan.todo:
+            done = f"{len(written)} of {len(plan.todo)} records were rewritten before it" if written \
+                else "nothing was written"
+            if read_regular(m.file).decode("utf-8") != m.before:
+                raise RecordError(Problem(m.path, None, "", f"changed since the migration was planned; {done}: "
+                                                            "run kb migrate again"))
+            try:
+                # the team's own records: secrets go, what they say otherwise stays (README, "Redaction");
+                # written to the very file it was read from (a .yml name, the target of a link)
+                written.append(save_record(root, m.record, new=False, overwrite=True, key_order=m.key_order,
+                                           redactor=Redactor(personal=False), at=m.file).path)
+            except WriteError as exc:
+                raise WriteError(f"{exc}".replace("; nothing was changed", "") + f" ({done}; every file is whole: "
+                                 "run kb migrate --write again for the rest)") from None
+    except KeyboardInterrupt:
+        raise MigrationInterrupted(len(written), len(plan.todo)) from None
     return written
 
 

@@ -26,6 +26,7 @@ SOURCES = {
     "Open MPI mpirun(1) options": ("mpirun --allow-run-as-root -np 4", "--hostfile", "-H", "--tag-output"),
     "Claude Code Bash tool (run_in_background) and POSIX job control": ("Command running in background with ID",
                                                                        "started in the background"),
+    "vLLM documentation, the OpenAI-compatible server (its module entry point)": ("vllm.entrypoints.openai.api_server",),
 }
 """What the rules rest on."""
 
@@ -539,13 +540,13 @@ def backgrounded(command: str) -> bool:
 
 
 SERVERS = {
-    "vllm serve": "vLLM docs, `vllm serve` (OpenAI-compatible server)",
-    "vllm.entrypoints.openai.api_server": "vLLM docs, the OpenAI-compatible server module",
-    "sglang.launch_server": "SGLang docs, `python -m sglang.launch_server`",
-    "llama-server": "llama.cpp tools/server README",
-    "mlx_lm.server": "mlx-lm README, `mlx_lm.server`",
-    "trtllm-serve": "TensorRT-LLM docs, `trtllm-serve`",
-    "text-generation-launcher": "Hugging Face TGI docs, `text-generation-launcher`",
+    "vllm serve": "vLLM CLI reference",
+    "vllm.entrypoints.openai.api_server": "vLLM server module",
+    "sglang.launch_server": "SGLang server arguments page",
+    "llama-server": "llama.cpp server README",
+    "mlx_lm.server": "mlx-lm server README",
+    "trtllm-serve": "TensorRT-LLM trtllm-serve page",
+    "text-generation-launcher": "TGI launcher reference",
 }
 """Programs that start an inference server (the program :func:`program_of` names, with where it is
 documented): their output is a start-up log (load times, memory), which measures no run."""
