@@ -338,3 +338,17 @@ def test_k93_a_server_and_its_benchmark_in_one_command_are_one_run():
     assert commands.starts_server("./build/bin/llama-server -m m.gguf -ngl 99")
     assert not commands.starts_server("vllm serve m & sleep 60; vllm bench serve --model m")
     assert not commands.starts_server("vllm bench serve --model m --num-prompts 100")
+
+
+def test_k94_a_line_that_opens_with_its_date_dates_the_log(tmp_path):
+    f, recs = drafts(tmp_path, "k94-lead.md", dedent("""\
+        # SGLang flags on the H200
+
+        *2025-07-30 · host h200-c4 · 1x H200 141 GB · driver 570.133.20 · CUDA 12.8 · fp8 weights*
+
+        ```
+        $ python -m sglang.bench_serving --backend sglang --num-prompts 200 --max-concurrency 16
+        Output token throughput (tok/s):         1530.44
+        ```
+        """))
+    assert [r.date.isoformat() for r in recs] == ["2025-07-30"]

@@ -77,10 +77,14 @@ _ABOVE = 4
 number columns when the header does not (``Number = aggregate output tok/s``), nearest first."""
 
 def _field_date(line: str) -> dt.date | None:
-    """The date of a line that opens with a short field whose value is a date (``**Date:**
-    2025-04-09 · **Node:** ...``, ``Fecha: 12/03/2025, portátil ...``), however long the line, or
-    ``None``."""
-    name, colon, value = prose.plain(line).partition(":")
+    """The date of a line that opens with its date (``_2025-03-27 · node h100-a3 · ..._``) or with
+    a short field whose value is a date (``**Date:** 2025-04-09 · **Node:** ...``, ``Fecha:
+    12/03/2025, portátil ...``), however long the line, or ``None``."""
+    plain = prose.plain(line).strip().strip("_*").strip()
+    lead = plain.split(" ", 1)[0].rstrip(",;.·:")
+    if lead[:1].isdigit() and dates.only_date(lead):
+        return dates.only_date(lead)  # "_2025-03-27 · node h100-a3 · ..._": a line that opens with its date
+    name, colon, value = plain.partition(":")
     if not colon or not name.strip() or len(name.split()) > 2:
         return None
     first = value.strip().split(" ", 1)[0].rstrip(",;.·")
