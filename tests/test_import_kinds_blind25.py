@@ -7,8 +7,8 @@ above the log's own date). 5 logs (one in French), 32 attempts, kept in
 tests/fixtures/kinds/blind25/.
 
 First look at 7e3409c: P 0.80, R 0.75, metric 0.95, outcome 0.83, error line 0.50 (1 of 2), date
-0.38 (bench/README.md, row 58). After k94 (a line that opens with its date): date 0.83 (row 59),
-otherwise the same. Each log is read whole (tests/blind_corpus.py); every one is still wrong in part,
+0.38 (bench/README.md, row 58). After k94 (a line that opens with its date): date 0.83 (row 59).
+After k95 (per-device lines are one run's): P 0.83, metric 1.00, outcome 0.88 (row 60). Each log is read whole (tests/blind_corpus.py); every one is still wrong in part,
 a strict expected failure for the reasons below.
 """
 
@@ -18,8 +18,8 @@ from blind_corpus import read_whole_test
 
 WRONG = {
     "2x4090-llama33-70b-exl2-tabbyapi-worklog.md":
-        "per-GPU memory lines of one run (gpu0, gpu1) are drafted as two runs, the run's own throughput is "
-        "lost to them; `4.0bpw prompt:` lines (a decimal before the width) are missed; a range row is missed",
+        "`4.0bpw prompt:` lines (a decimal before the width) are missed, a range row is missed, and a failed "
+        "row's error is its cell's 'see below', not the traceback printed below",
     "a100-llama31-8b-vllm-docker-serve-notebook.md":
         "the release date of the software on the line above the log's own `Date:` dates every run; the "
         "`docker run` server's start-up log is drafted; a closing table's row is drafted again",

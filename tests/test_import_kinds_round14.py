@@ -352,3 +352,17 @@ def test_k94_a_line_that_opens_with_its_date_dates_the_log(tmp_path):
         ```
         """))
     assert [r.date.isoformat() for r in recs] == ["2025-07-30"]
+
+
+def test_k95_per_device_lines_are_one_runs_output(tmp_path):
+    f, recs = drafts(tmp_path, "k95-devices.md", dedent("""\
+        # Tensor parallel on two A6000s, 2025-09-01
+
+        ```
+        $ python bench_tp.py --tp 2 --prompt long.txt
+        gpu0 peak mem: 41.3 GiB
+        gpu1 peak mem: 40.8 GiB
+        decode: 33.6 tok/s
+        ```
+        """))
+    assert [value(r) for r in recs] == [33.6]

@@ -277,7 +277,8 @@ def _breakdown_total(columns: list[tuple[str, str, str | None]], rows: list[tupl
 
 def _labelled_rows(lines: list[str], out: Readout) -> None:
     """Lines of a label and figures with units (``FLASH_ATTN : 0.56ms avg, 6677821 tokens/sec
-    avg``), when at least two lines have that shape: one run each."""
+    avg``), when at least two lines have that shape: one run each; lines whose labels count
+    devices (``gpu0``, ``gpu1``: :func:`kb.importers.read.labels.counting`) are none."""
     found: list[RunReading] = []
     for number_, line in enumerate(lines, 1):
         match = _ROW.match(line)
@@ -293,6 +294,9 @@ def _labelled_rows(lines: list[str], out: Readout) -> None:
         if run.metrics:
             found.append(run)  # a row of only ratios or shares ("ratio (a/b): 21.48x") compares rows; it is none
     units = {tuple(m.unit for m in run.metrics.values()) for run in found}
+    firsts = [run.settings["row"].split()[0] for run in found]
+    if len(found) >= 2 and labels.counting(firsts):
+        return  # "gpu0 mem used: 21.7 GiB" over "gpu1 mem used: ...": the devices of one run, no rows
     if len(found) >= 2 and len(units) == 1:  # rows that compare: the same figures, one row each
         for run in found:
             run.invocation = 0
