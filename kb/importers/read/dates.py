@@ -81,6 +81,27 @@ def find_date(text: str) -> dt.date | None:
     return min(found)[1] if found else None
 
 
+def opening_date(line: str) -> dt.date | None:
+    """The date of a line (markup already taken off) that opens with its date (``_2025-03-27 ·
+    node h100-a3 · ..._``) or with a short field whose value is a date (``Date: 2025-04-09 · Node:
+    ...``, ``Fecha: 12/03/2025, portátil ...``), however long the line; else ``None``.
+
+    >>> opening_date("Date: 2025-04-09 · Node: h200-b12 (1x H200 141 GB, driver 570.124.06) · Container: x")
+    datetime.date(2025, 4, 9)
+    >>> opening_date("_2025-03-27 · node a3 · 1x H100_"), opening_date("Released in 2024, see 2025-01-01") is None
+    (datetime.date(2025, 3, 27), True)
+    """
+    plain = line.strip().strip("_*").strip()
+    lead = plain.split(" ", 1)[0].rstrip(",;.·:")
+    if lead[:1].isdigit() and only_date(lead):
+        return only_date(lead)
+    name, colon, value = plain.partition(":")
+    if not colon or not name.strip() or len(name.split()) > 2:
+        return None
+    first = value.strip().split(" ", 1)[0].rstrip(",;.·")
+    return only_date(first) or (find_date(first) if first[:1].isdigit() else None)
+
+
 _RUNS_ON = re.compile(r"\b(?:runs?|ran|measured|benchmarked|tested|recorded)\b[^.;]{0,30}?\bon\s+(?=\S*\d)", re.I)
 
 

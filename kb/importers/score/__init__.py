@@ -76,21 +76,6 @@ _ABOVE = 4
 """Notes kept as the text above the next table: those of its own section name the unit of its
 number columns when the header does not (``Number = aggregate output tok/s``), nearest first."""
 
-def _field_date(line: str) -> dt.date | None:
-    """The date of a line that opens with its date (``_2025-03-27 · node h100-a3 · ..._``) or with
-    a short field whose value is a date (``**Date:** 2025-04-09 · **Node:** ...``, ``Fecha:
-    12/03/2025, portátil ...``), however long the line, or ``None``."""
-    plain = prose.plain(line).strip().strip("_*").strip()
-    lead = plain.split(" ", 1)[0].rstrip(",;.·:")
-    if lead[:1].isdigit() and dates.only_date(lead):
-        return dates.only_date(lead)  # "_2025-03-27 · node h100-a3 · ..._": a line that opens with its date
-    name, colon, value = plain.partition(":")
-    if not colon or not name.strip() or len(name.split()) > 2:
-        return None
-    first = value.strip().split(" ", 1)[0].rstrip(",;.·")
-    return dates.only_date(first) or (dates.find_date(first) if first[:1].isdigit() else None)
-
-
 _DATED_LINE_WORDS = 12
 """A note line (or a line's first sentence) of at most this many words that holds a date dates what
 follows it (``Date: 2025-12-11``, ``Week of 2024-10-07. Procurement wants ...``), as does a line of
@@ -250,7 +235,7 @@ class _State:
             for line in text.splitlines():
                 head = line if len(line.split()) <= _DATED_LINE_WORDS else prose.first_sentence(line, 400)
                 when = (dates.find_date(head) if len(head.split()) <= _DATED_LINE_WORDS else None) or dates.runs_date(line) \
-                    or _field_date(line)
+                    or dates.opening_date(prose.plain(line))
                 if when:
                     self._date(when, f"the line \"{short_quote(line, 60)}\"")
                     break
